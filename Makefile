@@ -1,0 +1,35 @@
+# Switchyard: `make run` starts the example app, `make test` runs the whole suite, `make bench` the benchmarks.
+SWIFT ?= swift
+DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev
+CONFIG ?= .
+
+.PHONY: deps build run test bench fuzz format
+
+# Installs the Debian packages the C library targets link against, when any is missing.
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing: $$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+		else \
+			echo "missing Debian packages; run:"; echo "  sudo apt-get install -y $$missing"; exit 1; \
+		fi; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+run: build
+	$(SWIFT) run switchyard run --config $(CONFIG)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	$(SWIFT) build -c release --product switchyard-bench
+	.build/release/switchyard-bench
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks functions Package.swift

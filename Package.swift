@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Switchyard",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "BSON", targets: ["BSON"]),
+        .library(name: "DocumentStore", targets: ["DocumentStore"]),
+        .executable(name: "switchyard", targets: ["switchyard"]),
+    ],
+    targets: [
+        // System libraries: one per Debian package, each with a prefixed shim for what Swift cannot import.
+        .systemLibrary(
+            name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+
+        .target(name: "BSON"),
+        .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
+        .executableTarget(name: "switchyard", dependencies: ["BSON"]),
+        .executableTarget(name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "CSQLite"], path: "Benchmarks"),
+
+        .testTarget(name: "BSONTests", dependencies: ["BSON"]),
+        .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore"]),
+        .testTarget(
+            name: "SystemLibraryTests",
+            dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),
+    ]
+)

@@ -1,0 +1,124 @@
+/// An ordered BSON document. Field order is kept (MongoDB compares documents field by field, in order);
+/// lookup by key is O(1) once a document is large enough for a hash index to pay for itself.
+public struct BSONDocument: Sendable {
+    public private(set) var keys: [String] = []
+    public private(set) var values: [BSON] = []
+    /// Key → first position, kept only above `indexThreshold` fields; small documents scan, which is faster.
+    private var index: [String: Int]? = nil
+
+    static let indexThreshold = 16
+
+    public init() {}
+
+    /// Builds a document from pairs in order; a repeated key replaces the earlier value in place.
+    public init<S: Sequence>(_ pairs: S) where S.Element == (String, BSON) {
+        for (key, value) in pairs { self[key] = value }
+    }
+
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// Position of `key`, or nil.
+    public func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return keys.firstIndex(of: key)
+    }
+
+    public func contains(_ key: String) -> Bool { position(of: key) != nil }
+
+    public subscript(key: String) -> BSON? {
+        get { position(of: key).map { values[$0] } }
+        set {
+            if let i = position(of: key) {
+                if let newValue { values[i] = newValue } else { remove(at: i) }
+            } else if let newValue {
+                append(key, newValue)
+            }
+        }
+    }
+
+    /// Appends a field without looking for an existing one. Readers of untrusted bytes use
+    /// `appendUnique` instead; this is for builders that know their keys are fresh.
+    public mutating func append(_ key: String, _ value: BSON) {
+        keys.append(key)
+        values.append(value)
+        if index != nil {
+            if index![key] == nil { index![key] = keys.count - 1 }
+        } else if keys.count > Self.indexThreshold {
+            rebuildIndex()
+        }
+    }
+
+    /// Appends a field unless the key is already present; returns false for a duplicate key.
+    @discardableResult
+    public mutating func appendUnique(_ key: String, _ value: BSON) -> Bool {
+        if contains(key) { return false }
+        append(key, value)
+        return true
+    }
+
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> BSON? {
+        guard let i = position(of: key) else { return nil }
+        let old = values[i]
+        remove(at: i)
+        return old
+    }
+
+    public mutating func remove(at position: Int) {
+        keys.remove(at: position)
+        values.remove(at: position)
+        if index != nil { rebuildIndex() }
+    }
+
+    /// Inserts a field at a position (used by `$rename`-like operations that keep order meaningful).
+    public mutating func insert(_ key: String, _ value: BSON, at position: Int) {
+        keys.insert(key, at: position)
+        values.insert(value, at: position)
+        if index != nil || keys.count > Self.indexThreshold { rebuildIndex() }
+    }
+
+    /// The first key that occurs more than once, if any (documents decoded faithfully may carry one).
+    public var firstDuplicateKey: String? {
+        var seen = Set<String>()
+        for key in keys where !seen.insert(key).inserted { return key }
+        return nil
+    }
+
+    private mutating func rebuildIndex() {
+        guard keys.count > Self.indexThreshold else {
+            index = nil
+            return
+        }
+        var newIndex = [String: Int](minimumCapacity: keys.count)
+        for (i, key) in keys.enumerated() where newIndex[key] == nil { newIndex[key] = i }
+        index = newIndex
+    }
+}
+
+extension BSONDocument: RandomAccessCollection {
+    public typealias Element = (key: String, value: BSON)
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { keys.count }
+    public subscript(position: Int) -> Element { (keys[position], values[position]) }
+}
+
+extension BSONDocument: Equatable {
+    /// Documents are equal when they hold the same fields with exactly equal values in the same order.
+    public static func == (lhs: BSONDocument, rhs: BSONDocument) -> Bool {
+        lhs.keys == rhs.keys && lhs.values == rhs.values
+    }
+}
+
+extension BSONDocument: Hashable {
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(keys)
+        hasher.combine(values)
+    }
+}
+
+extension BSONDocument: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, BSON)...) {
+        self.init(elements)
+    }
+}

@@ -1,0 +1,15 @@
+// OpenSSL hides several calls behind macros (BIO_get_mem_data, EVP_RSA_gen) and variadics: wrap them.
+#include <openssl/bio.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/rsa.h>
+#include <openssl/sha.h>
+#include <openssl/x509.h>
+
+static inline long copenssl_bio_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+static inline EVP_PKEY *copenssl_rsa_generate(unsigned int bits) { return EVP_RSA_gen(bits); }
+static inline EVP_PKEY *copenssl_ec_p256_generate(void) { return EVP_EC_gen("P-256"); }

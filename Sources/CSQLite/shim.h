@@ -1,0 +1,4 @@
+// SQLITE_TRANSIENT is a cast macro Swift cannot import: expose it as a function.
+#include <sqlite3.h>
+
+static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
