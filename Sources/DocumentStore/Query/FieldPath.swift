@@ -23,6 +23,8 @@ struct FieldPath: Sendable, Equatable {
         case elementsThenArray
         /// The array only (`$size`, `$elemMatch`).
         case arrayOnly
+        /// Each element only, as sort keys read arrays; an empty array is visited as itself.
+        case elementsOnly
     }
 
     /// Visits the values the path reaches in `document` as MongoDB's matcher sees them: nil for a missing
@@ -48,7 +50,7 @@ struct FieldPath: Sendable, Equatable {
                 guard case .array(let elements) = value else { return visit(value, nil) }
                 if leafArrays == .arrayOnly { return visit(value, nil) }
                 for (offset, element) in elements.enumerated() where visit(element, offset) { return true }
-                return visit(value, nil)
+                return leafArrays == .elementsOnly && !elements.isEmpty ? false : visit(value, nil)
             }
             switch value {
             case .document(let child):

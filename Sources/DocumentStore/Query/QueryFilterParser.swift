@@ -197,7 +197,7 @@ struct QueryFilterParser {
         }
     }
 
-    private func parseElemMatch(_ operand: BSON, depth: Int) throws(StoreError) -> QueryPredicate {
+    func parseElemMatch(_ operand: BSON, depth: Int) throws(StoreError) -> QueryPredicate {
         guard case .document(let filter) = operand else { throw .badValue("$elemMatch needs an Object") }
         if QueryFilter.isOperatorDocument(filter, allowIncompleteDBRef: true),
             let first = filter.keys.first, !Self.topLevelOperators.contains(first)
