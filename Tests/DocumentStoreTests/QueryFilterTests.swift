@@ -333,6 +333,12 @@ func filterError(_ filter: BSONDocument) -> StoreError? {
                 == .badValue("$all/$elemMatch has to be consistent"))
         #expect(filterError(["a": ["$eq": .undefined]]) == .badValue("cannot compare to undefined"))
         #expect(filterError(["a": ["$elemMatch": ["b": ["$expr": 1]]]]) == .badValue("unknown operator: $expr"))
+        #expect(
+            filterError(["a": ["$elemMatch": ["$expr": true]]])
+                == .badValue("$expr can only be applied to the top-level document"))
+        var deep: BSON = ["$gt": 1]
+        for _ in 0..<200 { deep = ["$not": deep] }
+        #expect(filterError(["a": deep])?.message.contains("depth limit") == true)
     }
 
     @Test func modArgumentErrors() {

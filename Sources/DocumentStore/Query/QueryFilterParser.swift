@@ -23,9 +23,7 @@ struct QueryFilterParser {
     ]
 
     func parse(_ filter: BSONDocument, level: Level, depth: Int) throws(StoreError) -> QueryMatcher {
-        guard depth <= Self.maximumDepth else {
-            throw .badValue("exceeded depth limit of \(Self.maximumDepth) when parsing the query filter")
-        }
+        try Self.checkDepth(depth)
         let nextLevel: Level = level == .predicateTop ? .documentTop : level
         var children: [QueryMatcher] = []
         for (key, value) in filter {
@@ -42,6 +40,13 @@ struct QueryFilterParser {
             }
         }
         return Self.conjunction(children)
+    }
+
+    /// Nesting is bounded so that matching never recurses without limit.
+    private static func checkDepth(_ depth: Int) throws(StoreError) {
+        guard depth <= maximumDepth else {
+            throw .badValue("exceeded depth limit of \(maximumDepth) when parsing the query filter")
+        }
     }
 
     static func conjunction(_ children: [QueryMatcher]) -> QueryMatcher {
@@ -108,6 +113,7 @@ struct QueryFilterParser {
     func parseOperators(_ operators: BSONDocument, path: FieldPath, level: Level, depth: Int)
         throws(StoreError) -> [QueryMatcher]
     {
+        try Self.checkDepth(depth)
         var matchers: [QueryMatcher] = []
         for (name, operand) in operators {
             if let matcher = try parseOperator(name, operand, in: operators, path: path, level: level, depth: depth) {
