@@ -1,5 +1,5 @@
 /// Finds the known word a misspelling was probably meant to be, for "did you mean …?" hints.
-/// Distance is Levenshtein over case-folded text, so `insrt` suggests `INSERT` and `Collection` suggests
+/// Distance is Levenshtein (with swapped neighbours counting as one edit) over case-folded text, so `insrt` suggests `INSERT` and `Collection` suggests
 /// `collection`; a suggestion is offered only when the words are close for their length.
 public enum ClosestMatch {
     /// The candidate closest to `word`, or nil when none is close enough to be a plausible typo.
@@ -24,9 +24,11 @@ public enum ClosestMatch {
         suggestion(for: word, among: candidates).map { " (did you mean '\($0)'?)" } ?? ""
     }
 
+    /// Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps.
     static func levenshtein(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
+        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
         for i in 1...a.count {
@@ -34,8 +36,11 @@ public enum ClosestMatch {
             for j in 1...b.count {
                 let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
-            swap(&previous, &current)
+            (beforePrevious, previous, current) = (previous, current, beforePrevious)
         }
         return previous[b.count]
     }

@@ -29,6 +29,11 @@ public struct CronSchedule: Sendable, Hashable, CustomStringConvertible {
         public var offset: Int
         public var message: String
 
+        public init(offset: Int, message: String) {
+            self.offset = offset
+            self.message = message
+        }
+
         public var description: String { message }
     }
 
