@@ -34,18 +34,14 @@ extension AppDefinition {
         if let node = pairs["triggers"], !node.isNull, let items = reader.sequence(node, "'triggers'") {
             var firstByName: [String: SourceLocation] = [:]
             for item in items {
-                guard let trigger = TriggerReader.read(item, reader: &reader) else { continue }
+                guard let trigger = TriggerReader.read(item, reader: &reader, registeredFunctions: registeredFunctions)
+                else { continue }
                 if let first = firstByName[trigger.definition.name] {
                     reader.error(
                         "duplicate trigger name '\(trigger.definition.name)'", at: trigger.nameLocation,
                         notes: [reader.note("'\(trigger.definition.name)' is first defined here", at: first)])
                 } else {
                     firstByName[trigger.definition.name] = trigger.nameLocation
-                }
-                if let registeredFunctions {
-                    checkFunction(
-                        trigger.definition.function, at: trigger.functionLocation, registered: registeredFunctions,
-                        reader: &reader)
                 }
                 definition.triggers.append(trigger.definition)
             }

@@ -25,6 +25,11 @@ public enum AppEnvironment: String, Sendable, Hashable, CaseIterable {
         /// `--environment` or `SWITCHYARD_ENV`.
         public var source: String
 
+        public init(name: String, source: String) {
+            self.name = name
+            self.source = source
+        }
+
         public var description: String {
             let names = AppEnvironment.allCases.map(\.rawValue)
             return

@@ -4,7 +4,6 @@ import BSON
 struct TriggerReader {
     let definition: TriggerDefinition
     let nameLocation: SourceLocation
-    let functionLocation: SourceLocation
 
     static let commonKeys = ["name", "type", "function", "disabled"]
     static let keysByType: [(type: String, keys: [String])] = [
@@ -20,7 +19,9 @@ struct TriggerReader {
     ]
     static let retryKeys = ["maxAttempts", "initialBackoff", "maxBackoff"]
 
-    static func read(_ node: YAMLNode, reader: inout ConfigurationReader) -> TriggerReader? {
+    static func read(
+        _ node: YAMLNode, reader: inout ConfigurationReader, registeredFunctions: Set<String>?
+    ) -> TriggerReader? {
         guard let pairs = reader.mapping(node, "a trigger") else { return nil }
         let allKeys = commonKeys + keysByType.flatMap(\.keys)
         let name = pairs["name"].flatMap { reader.string($0, "'name'") }
@@ -63,6 +64,9 @@ struct TriggerReader {
         let nameNode = require("name")
         let functionNode = require("function")
         let function = functionNode.flatMap { reader.string($0, "'function'") }
+        if let function, let functionNode, let registeredFunctions {
+            AppDefinition.checkFunction(function, at: functionNode.location, registered: registeredFunctions, reader: &reader)
+        }
         let disabled = pairs["disabled"].flatMap { reader.bool($0, "'disabled'") } ?? false
 
         let kind: TriggerDefinition.Kind?
@@ -73,10 +77,10 @@ struct TriggerReader {
             kind = authentication(pairs, at: node, described: described, reader: &reader).map { .authentication($0) }
         default: kind = nil
         }
-        guard let name, let nameNode, let function, let functionNode, let kind else { return nil }
+        guard let name, let nameNode, let function, let kind else { return nil }
         return TriggerReader(
             definition: TriggerDefinition(name: name, function: function, disabled: disabled, kind: kind),
-            nameLocation: nameNode.location, functionLocation: functionNode.location)
+            nameLocation: nameNode.location)
     }
 
     private static func database(
