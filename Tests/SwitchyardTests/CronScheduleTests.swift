@@ -108,4 +108,48 @@ import Testing
         #expect(try next("0 0 31 2,3 *", after: "2024-01-01 00:00") == date("2024-03-31 00:00"))
         #expect(try next("0 0 29 2 *", after: "2024-01-01 00:00") == date("2024-02-29 00:00"))
     }
+
+    /// Random schedules built from explicit value sets, checked against a day-by-day search that uses
+    /// Foundation's calendar: the first fire time after a random date must agree.
+    @Test func agreesWithABruteForceSearch() throws {
+        var generator = ConfigurationRobustnessTests.SeededGenerator(state: 0xC0FFEE)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        func pick(_ range: ClosedRange<Int>) -> [Int]? {
+            if Bool.random(using: &generator) { return nil }  // "*"
+            let count = Int.random(in: 1...3, using: &generator)
+            return Array(Set((0..<count).map { _ in Int.random(in: range, using: &generator) })).sorted()
+        }
+        func field(_ values: [Int]?) -> String { values.map { $0.map(String.init).joined(separator: ",") } ?? "*" }
+        var checked = 0
+        for _ in 0..<300 {
+            let (minutes, hours, days, months, weekdays) = (pick(0...59), pick(0...23), pick(1...31), pick(1...12), pick(0...6))
+            let expression = [minutes, hours, days, months, weekdays].map(field).joined(separator: " ")
+            guard let schedule = try? CronSchedule(expression) else { continue }  // a day no selected month has
+            let start = Date(timeIntervalSince1970: Double(Int.random(in: 0...4_000_000_000, using: &generator)))
+            var expected: Date?
+            var day = calendar.startOfDay(for: start)
+            for _ in 0..<(366 * 8) where expected == nil {
+                let parts = calendar.dateComponents([.month, .day, .weekday], from: day)
+                if months?.contains(parts.month!) ?? true, days?.contains(parts.day!) ?? true,
+                    weekdays?.contains(parts.weekday! - 1) ?? true
+                {
+                    for hour in hours ?? Array(0...23) where expected == nil {
+                        for minute in minutes ?? Array(0...59) {
+                            let candidate = day.addingTimeInterval(Double(hour * 3600 + minute * 60))
+                            if candidate > start {
+                                expected = candidate
+                                break
+                            }
+                        }
+                    }
+                }
+                day = day.addingTimeInterval(86_400)
+            }
+            guard let expected else { continue }  // fires less often than every 8 years
+            #expect(schedule.next(after: start) == expected, "\(expression) after \(start)")
+            checked += 1
+        }
+        #expect(checked > 100)
+    }
 }

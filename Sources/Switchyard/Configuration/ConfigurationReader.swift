@@ -5,7 +5,7 @@ struct ConfigurationReader {
     private(set) var errors: [ConfigurationError] = []
     /// Nodes still allowed to be converted to BSON: aliases can make a small file describe an enormous
     /// document ("billion laughs"), and nothing a configuration needs comes close to this.
-    private var conversionBudget = 200_000
+    private var conversionBudget = 100_000
 
     init(file: String) {
         self.file = file
@@ -103,7 +103,7 @@ struct ConfigurationReader {
     mutating func spendConversionBudget(at node: YAMLNode) -> Bool {
         conversionBudget -= 1
         if conversionBudget == 0 {
-            error("document too large (more than 200000 values, perhaps through aliases)", at: node)
+            error("document too large (more than 100000 values, perhaps through aliases)", at: node)
         }
         return conversionBudget > 0
     }
