@@ -28,7 +28,8 @@ import Testing
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
         let configuration = try AppConfiguration.load(
-            directory: root, registeredFunctions: [
+            directory: root,
+            registeredFunctions: [
                 "sendBooksTopic", "queueFavoriteBookUpdate", "sendQueuedNotification", "retryUnprocessedNotifications",
                 "createUserData",
             ], variables: [:])
@@ -76,7 +77,8 @@ import Testing
         }
         #expect(
             AppEnvironment.UnknownName(name: "testin", source: "SWITCHYARD_ENV").description
-                == "SWITCHYARD_ENV: unknown environment 'testin' (did you mean 'testing'?) (expected development, testing, qa, production)")
+                == "SWITCHYARD_ENV: unknown environment 'testin' (did you mean 'testing'?) (expected development, testing, qa, production)"
+        )
     }
 
     @Test func secretsResolveFromTheEnvironmentBeforeSecretsJSON() throws {
@@ -90,7 +92,8 @@ import Testing
         #expect(SecretStore.variableName(for: "fcm-server.key") == "SWITCHYARD_SECRET_FCM_SERVER_KEY")
         let configuration = try AppConfiguration.load(
             directory: directory.path, variables: ["SWITCHYARD_SECRET_FCM_SERVER_KEY": "from-environment"])
-        guard case .secret(let fcm) = configuration.values["fcmKey"], case .secret(let token) = configuration.values["legacy"]
+        guard case .secret(let fcm) = configuration.values["fcmKey"],
+            case .secret(let token) = configuration.values["legacy"]
         else {
             Issue.record("secrets were not resolved")
             return
@@ -106,7 +109,9 @@ import Testing
         try directory.write("values.json", "{\n  \"fcmKey\": {\"secret\": \"fcmServerKey\"}\n}")
         try directory.write("environments/production.json", "{\"values\": {\"other\": {\"secret\": \"prodOnly\"}}}")
         #expect(
-            errorLines { _ = try AppConfiguration.load(directory: directory.path, environment: .production, variables: [:]) }
+            errorLines {
+                _ = try AppConfiguration.load(directory: directory.path, environment: .production, variables: [:])
+            }
                 == [
                     "\(directory.path)/environments/production.json:1:22: secret 'prodOnly' is not set (set SWITCHYARD_SECRET_PRODONLY or add it to secrets.json)",
                     "\(directory.path)/values.json:2:13: secret 'fcmServerKey' is not set (set SWITCHYARD_SECRET_FCMSERVERKEY or add it to secrets.json)",
@@ -128,7 +133,8 @@ import Testing
         try directory.write("environments/development.json", #"{"value": {}}"#)
         #expect(
             errorLines {
-                _ = try AppConfiguration.load(directory: directory.path, registeredFunctions: ["sendBooksTopic"], variables: [:])
+                _ = try AppConfiguration.load(
+                    directory: directory.path, registeredFunctions: ["sendBooksTopic"], variables: [:])
             } == [
                 "\(directory.path)/environments/development.json:1:2: unknown key 'value' (did you mean 'values'?)",
                 "\(directory.path)/triggers.yaml:4:15: unknown function 'sendBookTopic' (did you mean 'sendBooksTopic'? registered: sendBooksTopic)",
@@ -142,9 +148,14 @@ import Testing
             errorLines { _ = try ValueDefinitions.parse("{\n\t\"a\": nope,\n\t\"b\": [1, 2.5e3, -0, true]\n}") }
                 == ["values.json:2:7: invalid JSON value (strings need double quotes)"])
         #expect(errorLines { _ = try ValueDefinitions.parse("a: 1") } == ["values.json:1:1: expected a JSON object"])
-        #expect(errorLines { _ = try ValueDefinitions.parse("") } == ["values.json:1:1: empty file, expected a JSON object"])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("") } == ["values.json:1:1: empty file, expected a JSON object"]
+        )
         #expect(try ValueDefinitions.parse(#"{"s": "caf\u00e9 \/ ok \ud83d\ude00"}"#)["s"] == .plain("café / ok 😀"))
-        #expect(errorLines { _ = try ValueDefinitions.parse(#"{"n": 1e400000}"#) } == ["values.json:1:7: number out of range"])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse(#"{"n": 1e400000}"#) } == [
+                "values.json:1:7: number out of range"
+            ])
     }
 
     @Test func aMissingTriggersFileIsReported() throws {

@@ -68,7 +68,10 @@ import Testing
               customUserData: {database: product, collection: users, userIdField: userId}
             """)
         #expect(definition.appId == "books-abcde")
-        #expect(definition.triggers.map(\.name) == ["sendBooksTopic", "everything-in-db", "deployment_wide", "nightly", "onCreate"])
+        #expect(
+            definition.triggers.map(\.name) == [
+                "sendBooksTopic", "everything-in-db", "deployment_wide", "nightly", "onCreate",
+            ])
         guard case .database(let books) = definition.triggers[0].kind else {
             Issue.record("not a database trigger")
             return
@@ -100,7 +103,9 @@ import Testing
         }
         #expect(wholeDatabase.scope == .database("product"))
         #expect(wholeDatabase.delivery == .unordered(maxConcurrency: 4))
-        #expect(wholeDatabase.retry == RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(500), maxBackoff: .seconds(90)))
+        #expect(
+            wholeDatabase.retry
+                == RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(500), maxBackoff: .seconds(90)))
         #expect(deployment.scope == .deployment)
         #expect(deployment.delivery == .unordered(maxConcurrency: DeliveryOrder.defaultMaxConcurrency))
         #expect(nightly.schedule.expression == "0 3 * * *" && nightly.skipCatchupEvents)
@@ -306,12 +311,20 @@ import Testing
     }
 
     @Test func topLevelProblems() {
-        #expect(errors("- a\n- b\n") == ["triggers.yaml:1:1: the top level of triggers.yaml must be a mapping, found a sequence"])
+        #expect(
+            errors("- a\n- b\n") == [
+                "triggers.yaml:1:1: the top level of triggers.yaml must be a mapping, found a sequence"
+            ])
         #expect(errors("trigers: []\n") == ["triggers.yaml:1:1: unknown key 'trigers' (did you mean 'triggers'?)"])
-        #expect(errors("triggers: [\n") == ["triggers.yaml:2:1: did not find expected node content (while parsing a flow node)"])
+        #expect(
+            errors("triggers: [\n") == [
+                "triggers.yaml:2:1: did not find expected node content (while parsing a flow node)"
+            ])
         #expect(errors("") == [])
         #expect(
-            errors("triggers:\n  - name: a\n    type: scheduled\n    function: f\n    schedule: \"* * * * *\"\n    match: {$oid: 12}\n")
+            errors(
+                "triggers:\n  - name: a\n    type: scheduled\n    function: f\n    schedule: \"* * * * *\"\n    match: {$oid: 12}\n"
+            )
                 == ["triggers.yaml:6:5: 'match' is not a key of scheduled triggers"])
     }
 
@@ -385,12 +398,16 @@ import Testing
                     name: "db", function: "utils/audit", disabled: true,
                     kind: .database(
                         DatabaseTrigger(
-                            scope: .collection(database: "product", collection: "book"), operations: [.update, .insert],
+                            scope: .collection(database: "product", collection: "book"),
+                            operations: [.update, .insert],
                             fullDocument: true, fullDocumentBeforeChange: true, match: match, project: ["_id": 0],
-                            delivery: .unordered(maxConcurrency: 7), skipCatchupEvents: true, tolerateResumeErrors: true,
-                            retry: RetryPolicy(maxAttempts: 9, initialBackoff: .milliseconds(250), maxBackoff: .seconds(7200))))),
+                            delivery: .unordered(maxConcurrency: 7), skipCatchupEvents: true,
+                            tolerateResumeErrors: true,
+                            retry: RetryPolicy(
+                                maxAttempts: 9, initialBackoff: .milliseconds(250), maxBackoff: .seconds(7200))))),
                 TriggerDefinition(
-                    name: "all", function: "f", kind: .database(DatabaseTrigger(scope: .deployment, operations: [.delete]))),
+                    name: "all", function: "f",
+                    kind: .database(DatabaseTrigger(scope: .deployment, operations: [.delete]))),
                 TriggerDefinition(
                     name: "cron", function: "f",
                     kind: .scheduled(ScheduledTrigger(schedule: try CronSchedule("*/5 9-17 * * MON-FRI")))),
@@ -400,11 +417,13 @@ import Testing
             ],
             functions: [
                 "f": FunctionSettings(), "utils/audit": FunctionSettings(isPrivate: true),
-                "true": FunctionSettings(runAsSystem: true, canEvaluate: ["%%request.remoteIPAddress": ["$in": ["1.2.3.4"]]]),
+                "true": FunctionSettings(
+                    runAsSystem: true, canEvaluate: ["%%request.remoteIPAddress": ["$in": ["1.2.3.4"]]]),
             ],
             auth: AuthSettings(
                 providers: [.anonymous],
-                customUserData: .init(database: "product", collection: "users", userIdField: "user id", enabled: false)))
+                customUserData: .init(database: "product", collection: "users", userIdField: "user id", enabled: false))
+        )
         let text = try definition.yamlText()
         #expect(try AppDefinition.parse(text) == definition)
         #expect(try AppDefinition.parse(try AppDefinition().yamlText()) == AppDefinition())

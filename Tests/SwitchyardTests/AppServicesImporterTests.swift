@@ -31,7 +31,8 @@ import Testing
                     name: "sendBooksTopic", function: "sendBooksTopic",
                     kind: .database(
                         DatabaseTrigger(
-                            scope: .collection(database: "product", collection: "book"), operations: [.insert, .delete],
+                            scope: .collection(database: "product", collection: "book"),
+                            operations: [.insert, .delete],
                             fullDocument: true, fullDocumentBeforeChange: true))))
         #expect(
             byName["queueFavoriteBookUpdate"]
@@ -39,7 +40,8 @@ import Testing
                     name: "queueFavoriteBookUpdate", function: "queueFavoriteBookUpdate", disabled: true,
                     kind: .database(
                         DatabaseTrigger(
-                            scope: .collection(database: "product", collection: "book"), operations: [.update, .replace],
+                            scope: .collection(database: "product", collection: "book"),
+                            operations: [.update, .replace],
                             fullDocument: true,
                             match: [
                                 "updateDescription.updatedFields.title": ["$exists": true],
@@ -54,12 +56,15 @@ import Testing
         #expect(
             byName["createUserData"]?.kind
                 == .authentication(AuthenticationTrigger(operation: .create, providers: [.anonymous, .emailPassword])))
-        #expect(definition.functions["retryUnprocessedNotifications"] == FunctionSettings(isPrivate: true, runAsSystem: true))
+        #expect(
+            definition.functions["retryUnprocessedNotifications"]
+                == FunctionSettings(isPrivate: true, runAsSystem: true))
         #expect(definition.functions["updateFCMUserToken"]?.canEvaluate == ["%%user.data.email": ["$exists": true]])
         #expect(definition.auth.providers == [.anonymous, .emailPassword])
         #expect(
             definition.auth.customUserData
-                == AuthSettings.CustomUserData(database: "product", collection: "customUserData", userIdField: "userId"))
+                == AuthSettings.CustomUserData(database: "product", collection: "customUserData", userIdField: "userId")
+        )
         #expect(
             imported.values
                 == ValueDefinitions([
@@ -67,13 +72,20 @@ import Testing
                     .init(name: "fcmServiceAccount", value: .secret(name: "fcmServiceAccountKey")),
                     .init(
                         name: "retryPolicy",
-                        value: .plain(["maxAttempts": .int32(5), "backoffSeconds": [1, 5, 30], "jitter": .double(0.25)])),
+                        value: .plain([
+                            "maxAttempts": .int32(5), "backoffSeconds": [1, 5, 30], "jitter": .double(0.25),
+                        ])),
                 ]))
-        #expect(imported.environments[.production] == ValueDefinitions([.init(name: "booksTopic", value: .plain("books-production"))]))
+        #expect(
+            imported.environments[.production]
+                == ValueDefinitions([.init(name: "booksTopic", value: .plain("books-production"))]))
         #expect(imported.environments[.development] == ValueDefinitions())
         #expect(
             imported.functionsToPort
-                == ["createUserData", "queueFavoriteBookUpdate", "retryUnprocessedNotifications", "sendBooksTopic", "updateFCMUserToken"])
+                == [
+                    "createUserData", "queueFavoriteBookUpdate", "retryUnprocessedNotifications", "sendBooksTopic",
+                    "updateFCMUserToken",
+                ])
         #expect(imported.secretsNeeded == ["fcmServiceAccountKey"])
     }
 
@@ -87,7 +99,8 @@ import Testing
                     name: "sendQueuedNotification", function: "sendQueuedNotification",
                     kind: .database(
                         DatabaseTrigger(
-                            scope: .collection(database: "product", collection: "pushNotification"), operations: [.insert],
+                            scope: .collection(database: "product", collection: "pushNotification"),
+                            operations: [.insert],
                             fullDocument: true, match: ["fullDocument.processed": false]))))
         #expect(
             byName["auditEverything"]?.kind
@@ -96,9 +109,12 @@ import Testing
             byName["onLogin"]
                 == TriggerDefinition(
                     name: "onLogin", function: "recordLogin", disabled: true,
-                    kind: .authentication(AuthenticationTrigger(operation: .login, providers: [.google, .apple, .customJWT]))))
+                    kind: .authentication(
+                        AuthenticationTrigger(operation: .login, providers: [.google, .apple, .customJWT]))))
         #expect(imported.definition.auth == AuthSettings())
-        #expect(imported.environments[.production] == ValueDefinitions([.init(name: "supportEmail", value: .plain("support-prod@example.com"))]))
+        #expect(
+            imported.environments[.production]
+                == ValueDefinitions([.init(name: "supportEmail", value: .plain("support-prod@example.com"))]))
         #expect(imported.functionsToPort == ["audit", "recordLogin", "sendQueuedNotification"])
     }
 
@@ -125,7 +141,8 @@ import Testing
             for entry in expected {
                 switch entry.value {
                 case .plain(let value): #expect(configuration.values[entry.name] == .plain(value))
-                case .secret(let name): #expect(configuration.values[entry.name] == .secret(Secret(name: name, value: "{}")))
+                case .secret(let name):
+                    #expect(configuration.values[entry.name] == .secret(Secret(name: name, value: "{}")))
                 }
             }
         }
@@ -139,7 +156,8 @@ import Testing
             written.map { String($0.dropFirst(output.path.count + 1)) }.sorted()
                 == [
                     "environments/production.json", "functions/NotImplemented.swift", "functions/audit.swift",
-                    "functions/recordLogin.swift", "functions/sendQueuedNotification.swift", "triggers.yaml", "values.json",
+                    "functions/recordLogin.swift", "functions/sendQueuedNotification.swift", "triggers.yaml",
+                    "values.json",
                 ])
         #expect(
             output.read("functions/audit.swift")
@@ -153,11 +171,16 @@ import Testing
                 }
 
                 """)
-        #expect(output.read("functions/NotImplemented.swift")?.contains("not implemented yet: port \\(function) from the export") == true)
+        #expect(
+            output.read("functions/NotImplemented.swift")?.contains(
+                "not implemented yet: port \\(function) from the export") == true)
         #expect(FunctionStub.identifier(for: "utils/send-push") == "utils_send_push")
         #expect(FunctionStub.identifier(for: "2fa") == "_2fa")
         #expect(FunctionStub.identifier(for: "default") == "`default`")
-        #expect(FunctionStub.files(for: ["default"]).map(\.path) == ["functions/default.swift", "functions/NotImplemented.swift"])
+        #expect(
+            FunctionStub.files(for: ["default"]).map(\.path) == [
+                "functions/default.swift", "functions/NotImplemented.swift",
+            ])
         // No temporary files are left behind.
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: output.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty)
@@ -191,9 +214,13 @@ import Testing
             """)
         try export.write(
             "triggers/b.json",
-            #"{"name": "b", "type": "SCHEDULED", "config": {"schedule": "0 0 * * 8"}, "event_processors": {"FUNCTION": {"config": {"function_name": "g"}}}}"#)
+            #"{"name": "b", "type": "SCHEDULED", "config": {"schedule": "0 0 * * 8"}, "event_processors": {"FUNCTION": {"config": {"function_name": "g"}}}}"#
+        )
         try export.write("triggers/c.json", #"{"name": "a", "type": "WEBHOOK", "function_name": "f", "config": {}}"#)
-        try export.write("triggers/d.json", #"{"name": "d", "type": "AUTHENTICATION", "config": {"operation_type": "SIGNUP", "providers": ["local-userpas"]}}"#)
+        try export.write(
+            "triggers/d.json",
+            #"{"name": "d", "type": "AUTHENTICATION", "config": {"operation_type": "SIGNUP", "providers": ["local-userpas"]}}"#
+        )
         try export.write("values/v.json", #"{"name": "v", "value": "x", "from_secret": "yes"}"#)
         try export.write("environments/staging.json", "{}")
         try export.write("auth/providers.json", #"{"p": {"name": "p", "type": "oauth2-github"}}"#)

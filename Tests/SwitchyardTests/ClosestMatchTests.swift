@@ -7,7 +7,9 @@ import Testing
         #expect(ClosestMatch.suggestion(for: "INSRT", among: ["INSERT", "UPDATE"]) == "INSERT")
         #expect(ClosestMatch.suggestion(for: "Collection", among: ["collection"]) == "collection")
         #expect(ClosestMatch.suggestion(for: "JNA", among: ["JAN", "FEB"]) == "JAN")
-        #expect(ClosestMatch.suggestion(for: "sendBookTopic", among: ["sendBooksTopic", "createUserData"]) == "sendBooksTopic")
+        #expect(
+            ClosestMatch.suggestion(for: "sendBookTopic", among: ["sendBooksTopic", "createUserData"])
+                == "sendBooksTopic")
     }
 
     @Test func offersNothingWhenNoWordIsClose() {

@@ -69,7 +69,8 @@ import Testing
             case 0: bytes[position] ^= UInt8(1 << Int.random(in: 0..<8, using: &generator))
             case 1: bytes.insert(UInt8.random(in: 0...255, using: &generator), at: position)
             case 2: bytes.insert(contentsOf: fragments.randomElement(using: &generator) ?? [], at: position)
-            case 3: bytes.removeSubrange(position..<min(bytes.count, position + Int.random(in: 1...8, using: &generator)))
+            case 3:
+                bytes.removeSubrange(position..<min(bytes.count, position + Int.random(in: 1...8, using: &generator)))
             default: bytes.removeSubrange(position...)
             }
         }
@@ -83,7 +84,9 @@ import Testing
                 Issue.record("iteration \(iteration): no position in \(error)")
                 continue
             }
-            #expect(location.line >= 1 && location.line <= lines + 1 && location.column >= 1, "iteration \(iteration): \(error)")
+            #expect(
+                location.line >= 1 && location.line <= lines + 1 && location.column >= 1,
+                "iteration \(iteration): \(error)")
         }
     }
 
@@ -98,7 +101,9 @@ import Testing
                 _ = try AppDefinition.parse(text, registeredFunctions: ["sendBooksTopic", "createUserData"])
             } catch {
                 rejected += 1
-                expectPositioned(error, lines: text.split(separator: "\n", omittingEmptySubsequences: false).count, iteration: iteration)
+                expectPositioned(
+                    error, lines: text.split(separator: "\n", omittingEmptySubsequences: false).count,
+                    iteration: iteration)
             }
         }
         // The mutations must reach the validator, not only the YAML parser's error paths.
@@ -114,7 +119,9 @@ import Testing
             do {
                 _ = try ValueDefinitions.parse(text)
             } catch {
-                expectPositioned(error, lines: text.split(separator: "\n", omittingEmptySubsequences: false).count, iteration: iteration)
+                expectPositioned(
+                    error, lines: text.split(separator: "\n", omittingEmptySubsequences: false).count,
+                    iteration: iteration)
             }
         }
     }
@@ -122,9 +129,12 @@ import Testing
     @Test func aliasExpansionIsBounded() {
         var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
         for level in 1...12 {
-            text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+            text +=
+                "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ")
+                + "]\n"
         }
-        text += "triggers:\n  - {name: t, type: database, function: f, database: d, operations: [INSERT], match: {x: *a12}}\n"
+        text +=
+            "triggers:\n  - {name: t, type: database, function: f, database: d, operations: [INSERT], match: {x: *a12}}\n"
         do {
             _ = try AppDefinition.parse(text)
             Issue.record("an alias bomb was accepted")

@@ -71,7 +71,9 @@ import Testing
         #expect(Array(schedule.fireTimes(from: date("2024-02-28 08:00"), to: date("2024-02-28 09:00"))).isEmpty)
         // Lazy: a long outage of an every-minute schedule costs only what is read.
         let everyMinute = try CronSchedule("* * * * *")
-        #expect(Array(everyMinute.fireTimes(from: date("2000-01-01 00:00"), to: date("2024-01-01 00:00")).prefix(2)).count == 2)
+        #expect(
+            Array(everyMinute.fireTimes(from: date("2000-01-01 00:00"), to: date("2024-01-01 00:00")).prefix(2)).count
+                == 2)
     }
 
     @Test func farFutureDatesHaveNoFireTime() throws {
@@ -92,8 +94,14 @@ import Testing
         ("0 0 * * 1-5/2", 11, "steps ('/') are only allowed in the minute and hour fields, not in the weekday field"),
         ("*/0 * * * *", 2, "step '0' in the minute field must be a number from 1 to 60"),
         ("5/15 * * * *", 0, "a step needs '*' or a range before '/' in the minute field"),
-        ("0 0 * JNA *", 6, "'JNA' is not a valid month value, expected a number or one of JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC (did you mean 'JAN'?)"),
-        ("0 0 * * MON-SUNDAY", 12, "'SUNDAY' is not a valid weekday value, expected a number or one of SUN MON TUE WED THU FRI SAT"),
+        (
+            "0 0 * JNA *", 6,
+            "'JNA' is not a valid month value, expected a number or one of JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC (did you mean 'JAN'?)"
+        ),
+        (
+            "0 0 * * MON-SUNDAY", 12,
+            "'SUNDAY' is not a valid weekday value, expected a number or one of SUN MON TUE WED THU FRI SAT"
+        ),
         ("0 17-9 * * *", 2, "range 17-9 in the hour field runs backwards"),
         ("0 0 1,,2 * *", 6, "empty value in the dayOfMonth field"),
         ("0 0 30 2 *", 4, "the schedule never fires: no selected month has that day"),
@@ -123,7 +131,9 @@ import Testing
         func field(_ values: [Int]?) -> String { values.map { $0.map(String.init).joined(separator: ",") } ?? "*" }
         var checked = 0
         for _ in 0..<300 {
-            let (minutes, hours, days, months, weekdays) = (pick(0...59), pick(0...23), pick(1...31), pick(1...12), pick(0...6))
+            let (minutes, hours, days, months, weekdays) = (
+                pick(0...59), pick(0...23), pick(1...31), pick(1...12), pick(0...6)
+            )
             let expression = [minutes, hours, days, months, weekdays].map(field).joined(separator: " ")
             guard let schedule = try? CronSchedule(expression) else { continue }  // a day no selected month has
             let start = Date(timeIntervalSince1970: Double(Int.random(in: 0...4_000_000_000, using: &generator)))

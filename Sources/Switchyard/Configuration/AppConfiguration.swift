@@ -79,7 +79,8 @@ public struct AppConfiguration: Sendable, Equatable {
         let environmentFile = "\(environmentsDirectory)/\(environment.rawValue).json"
         if let text = read(environmentFile, required: false) {
             var reader = ConfigurationReader(file: label(environmentFile))
-            if let node = JSONText.parse(text, reader: &reader), let pairs = reader.mapping(node, "an environment file") {
+            if let node = JSONText.parse(text, reader: &reader), let pairs = reader.mapping(node, "an environment file")
+            {
                 reader.rejectUnknownKeys(pairs, known: ["values"])
                 if let valuesNode = pairs["values"] {
                     let (overrides, locations) = ValueDefinitions.read(valuesNode, reader: &reader)

@@ -19,7 +19,9 @@ extension AppDefinition {
                 if scheduled.skipCatchupEvents { out.field(4, "skipCatchupEvents", "true") }
             case .authentication(let authentication):
                 out.field(4, "operation", authentication.operation.rawValue)
-                out.field(4, "providers", "[" + authentication.providers.sorted().map(\.rawValue).joined(separator: ", ") + "]")
+                out.field(
+                    4, "providers",
+                    "[" + authentication.providers.sorted().map(\.rawValue).joined(separator: ", ") + "]")
             }
         }
         if !functions.isEmpty {

@@ -183,7 +183,9 @@ extension ConfigurationReader {
         case "$date":
             if case .scalar(let text, let isPlain) = value.value {
                 if !isPlain, let date = ISO8601Timestamp.parse(text) { return .value(.datetime(date)) }
-                if isPlain, let milliseconds = Int64(text) { return .value(.datetime(BSONDate(millisecondsSinceEpoch: milliseconds))) }
+                if isPlain, let milliseconds = Int64(text) {
+                    return .value(.datetime(BSONDate(millisecondsSinceEpoch: milliseconds)))
+                }
             } else if let nested = bson(value, rules: rules), case .int64(let milliseconds) = nested {
                 return .value(.datetime(BSONDate(millisecondsSinceEpoch: milliseconds)))
             }

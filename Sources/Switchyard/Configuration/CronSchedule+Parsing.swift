@@ -104,7 +104,9 @@ extension CronSchedule {
                 guard let value = Int(stepText), value >= 1, value <= range.upperBound + 1 else {
                     throw ParseError(
                         offset: offset + slash + 1,
-                        message: "step '\(stepText)' in the \(name) field must be a number from 1 to \(range.upperBound + 1)")
+                        message:
+                            "step '\(stepText)' in the \(name) field must be a number from 1 to \(range.upperBound + 1)"
+                    )
                 }
                 guard body == ["*"] || body.contains("-") else {
                     throw ParseError(
@@ -140,7 +142,8 @@ extension CronSchedule {
                     throw ParseError(
                         offset: offset,
                         message:
-                            "\(number) is out of range for the \(name) field (\(range.lowerBound)-\(range.upperBound))\(sunday)")
+                            "\(number) is out of range for the \(name) field (\(range.lowerBound)-\(range.upperBound))\(sunday)"
+                    )
                 }
                 return number
             }
@@ -148,7 +151,9 @@ extension CronSchedule {
             let expected = names.isEmpty ? "a number" : "a number or one of \(names.joined(separator: " "))"
             throw ParseError(
                 offset: offset,
-                message: "'\(word)' is not a valid \(name) value, expected \(expected)\(ClosestMatch.hint(for: word, among: names))")
+                message:
+                    "'\(word)' is not a valid \(name) value, expected \(expected)\(ClosestMatch.hint(for: word, among: names))"
+            )
         }
     }
 }

@@ -104,7 +104,9 @@ extension CronSchedule {
             let date = CivilDate(daysSinceEpoch: day)
             guard date.year < 10_000 else { return nil }
             if !Self.has(months, date.month) {
-                let nextMonth = date.month == 12 ? CivilDate(year: date.year + 1, month: 1, day: 1)
+                let nextMonth =
+                    date.month == 12
+                    ? CivilDate(year: date.year + 1, month: 1, day: 1)
                     : CivilDate(year: date.year, month: date.month + 1, day: 1)
                 minute = nextMonth.daysSinceEpoch * 1440
                 continue

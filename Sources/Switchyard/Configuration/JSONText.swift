@@ -52,7 +52,8 @@ extension String {
                 {
                     let combined = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
                     let digits = String(combined, radix: 16, uppercase: true)
-                    out.append(contentsOf: ("\\U" + String(repeating: "0", count: 8 - digits.count) + digits).unicodeScalars)
+                    out.append(
+                        contentsOf: ("\\U" + String(repeating: "0", count: 8 - digits.count) + digits).unicodeScalars)
                     index += 12
                     continue
                 }

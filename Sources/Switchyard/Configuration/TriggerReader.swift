@@ -65,14 +65,16 @@ struct TriggerReader {
         let functionNode = require("function")
         let function = functionNode.flatMap { reader.string($0, "'function'") }
         if let function, let functionNode, let registeredFunctions {
-            AppDefinition.checkFunction(function, at: functionNode.location, registered: registeredFunctions, reader: &reader)
+            AppDefinition.checkFunction(
+                function, at: functionNode.location, registered: registeredFunctions, reader: &reader)
         }
         let disabled = pairs["disabled"].flatMap { reader.bool($0, "'disabled'") } ?? false
 
         let kind: TriggerDefinition.Kind?
         switch typeName {
         case "database": kind = database(pairs, at: node, described: described, reader: &reader).map { .database($0) }
-        case "scheduled": kind = scheduled(pairs, at: node, described: described, reader: &reader).map { .scheduled($0) }
+        case "scheduled":
+            kind = scheduled(pairs, at: node, described: described, reader: &reader).map { .scheduled($0) }
         case "authentication":
             kind = authentication(pairs, at: node, described: described, reader: &reader).map { .authentication($0) }
         default: kind = nil
@@ -104,7 +106,8 @@ struct TriggerReader {
                 } else if let collection, let collectionNode {
                     if collection.isEmpty {
                         reader.error(
-                            "'collection' must not be empty (leave it out to watch the whole database)", at: collectionNode)
+                            "'collection' must not be empty (leave it out to watch the whole database)",
+                            at: collectionNode)
                     } else {
                         scope = .collection(database: database, collection: collection)
                     }
@@ -120,7 +123,8 @@ struct TriggerReader {
         if let operationsNode = pairs["operations"] {
             if let items = reader.sequence(operationsNode, "'operations'") {
                 if items.isEmpty {
-                    reader.error("'operations' must list at least one of INSERT, UPDATE, REPLACE, DELETE", at: operationsNode)
+                    reader.error(
+                        "'operations' must list at least one of INSERT, UPDATE, REPLACE, DELETE", at: operationsNode)
                     valid = false
                 }
                 for item in items {
@@ -130,7 +134,8 @@ struct TriggerReader {
                     }
                     guard let operation = DatabaseOperation(rawValue: text.uppercased()) else {
                         let names = DatabaseOperation.allCases.map(\.rawValue)
-                        reader.error("unknown operation type '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
+                        reader.error(
+                            "unknown operation type '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
                         valid = false
                         continue
                     }
@@ -153,14 +158,17 @@ struct TriggerReader {
         }
         if let v = pairs["match"], !v.isNull { trigger.match = reader.document(v, rules: .yaml) ?? [:] }
         if let v = pairs["project"], !v.isNull { trigger.project = reader.document(v, rules: .yaml) ?? [:] }
-        if let v = pairs["skipCatchupEvents"], let b = reader.bool(v, "'skipCatchupEvents'") { trigger.skipCatchupEvents = b }
+        if let v = pairs["skipCatchupEvents"], let b = reader.bool(v, "'skipCatchupEvents'") {
+            trigger.skipCatchupEvents = b
+        }
         if let v = pairs["tolerateResumeErrors"], let b = reader.bool(v, "'tolerateResumeErrors'") {
             trigger.tolerateResumeErrors = b
         }
         let ordered = pairs["ordered"].flatMap { reader.bool($0, "'ordered'") } ?? true
         if let concurrencyNode = pairs["maxConcurrency"] {
             if ordered {
-                reader.error("'maxConcurrency' applies only to unordered triggers (add 'ordered: false')", at: concurrencyNode)
+                reader.error(
+                    "'maxConcurrency' applies only to unordered triggers (add 'ordered: false')", at: concurrencyNode)
             } else if let limit = reader.integer(
                 concurrencyNode, "'maxConcurrency'", in: DeliveryOrder.maxConcurrencyRange)
             {
@@ -181,7 +189,9 @@ struct TriggerReader {
         guard let pairs = reader.mapping(node, "'retry'") else { return nil }
         reader.rejectUnknownKeys(pairs, known: retryKeys)
         var policy = RetryPolicy()
-        if let v = pairs["maxAttempts"], let n = reader.integer(v, "'maxAttempts'", in: 1...1000) { policy.maxAttempts = n }
+        if let v = pairs["maxAttempts"], let n = reader.integer(v, "'maxAttempts'", in: 1...1000) {
+            policy.maxAttempts = n
+        }
         if let v = pairs["initialBackoff"], let d = reader.duration(v, "'initialBackoff'") { policy.initialBackoff = d }
         if let v = pairs["maxBackoff"], let d = reader.duration(v, "'maxBackoff'") { policy.maxBackoff = d }
         if policy.maxBackoff < policy.initialBackoff {
@@ -262,7 +272,8 @@ struct TriggerReader {
             }
             guard let provider = AuthenticationProvider(rawValue: text) else {
                 let names = AuthenticationProvider.allCases.map(\.rawValue)
-                reader.error("unknown authentication provider '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
+                reader.error(
+                    "unknown authentication provider '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
                 valid = false
                 continue
             }

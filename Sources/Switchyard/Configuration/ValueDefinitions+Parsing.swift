@@ -1,6 +1,8 @@
 extension ValueDefinitions {
     /// Parses `values.json`: an object of name → value (see `ValueDefinition` for secret references).
-    public static func parse(_ text: String, file: String = "values.json") throws(ConfigurationErrors) -> ValueDefinitions {
+    public static func parse(_ text: String, file: String = "values.json") throws(ConfigurationErrors)
+        -> ValueDefinitions
+    {
         var reader = ConfigurationReader(file: file)
         let result = JSONText.parse(text, reader: &reader).map { read($0, reader: &reader) }
         guard reader.errors.isEmpty, let result else { throw ConfigurationErrors(reader.errors) }
@@ -22,7 +24,9 @@ extension ValueDefinitions {
         return (definitions, locations)
     }
 
-    private static func definition(_ node: YAMLNode, name: String, reader: inout ConfigurationReader) -> ValueDefinition? {
+    private static func definition(_ node: YAMLNode, name: String, reader: inout ConfigurationReader)
+        -> ValueDefinition?
+    {
         if case .mapping(let rawPairs) = node.value {
             let keys = rawPairs.compactMap(\.key.scalar)
             if keys == ["secret"], let secretNode = rawPairs.first?.value {

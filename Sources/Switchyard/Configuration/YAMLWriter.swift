@@ -38,7 +38,9 @@ struct YAMLWriter {
                     var nested = YAMLWriter()
                     try nested.block(item, indent: indent + 2)
                     for (index, text) in nested.lines.enumerated() {
-                        lines.append(index == 0 ? String(repeating: " ", count: indent) + "- " + text.dropFirst(indent + 2) : text)
+                        lines.append(
+                            index == 0
+                                ? String(repeating: " ", count: indent) + "- " + text.dropFirst(indent + 2) : text)
                     }
                 }
             }
@@ -77,7 +79,8 @@ struct YAMLWriter {
         let plainSafe =
             text.unicodeScalars.first.map { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || $0 == "_" } ?? false
             && text.unicodeScalars.allSatisfy {
-                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-./".unicodeScalars.contains($0))
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-./".unicodeScalars.contains($0))
             }
             && !reserved.contains(text.lowercased())
         return plainSafe ? text : quoted(text)
@@ -93,7 +96,8 @@ struct YAMLWriter {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+            case _
+            where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
                 || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF:
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex

@@ -31,7 +31,8 @@ extension AppServicesImport {
             if !existing.isEmpty {
                 throw WriteError(
                     description:
-                        "refusing to overwrite existing files (use --force to replace them): \(existing.joined(separator: ", "))")
+                        "refusing to overwrite existing files (use --force to replace them): \(existing.joined(separator: ", "))"
+                )
             }
         }
         var staged: [(temporary: String, target: String)] = []

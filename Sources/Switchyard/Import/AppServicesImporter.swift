@@ -58,7 +58,11 @@ private struct ImportSession {
                 errors.append(
                     ConfigurationError(
                         file: path(file), location: location, message: "duplicate trigger name '\(trigger.name)'",
-                        notes: [.init(file: first.file, location: first.location, message: "'\(trigger.name)' is first defined here")]))
+                        notes: [
+                            .init(
+                                file: first.file, location: first.location,
+                                message: "'\(trigger.name)' is first defined here")
+                        ]))
                 continue
             }
             firstByName[trigger.name] = (path(file), location)
@@ -100,13 +104,16 @@ private struct ImportSession {
         guard let items = reader.sequence(node, "functions/config.json") else { return nil }
         var functions: [String: FunctionSettings] = [:]
         for item in items {
-            guard let pairs = reader.mapping(item, "a function"), let nameNode = pairs["name"] ?? missing("name", item, &reader),
+            guard let pairs = reader.mapping(item, "a function"),
+                let nameNode = pairs["name"] ?? missing("name", item, &reader),
                 let name = reader.string(nameNode, "'name'")
             else { continue }
             var settings = FunctionSettings()
             if let v = pairs["private"], let b = reader.bool(v, "'private'") { settings.isPrivate = b }
             if let v = pairs["run_as_system"], let b = reader.bool(v, "'run_as_system'") { settings.runAsSystem = b }
-            if let v = pairs["can_evaluate"], !v.isNull, let d = reader.document(v, rules: .json) { settings.canEvaluate = d }
+            if let v = pairs["can_evaluate"], !v.isNull, let d = reader.document(v, rules: .json) {
+                settings.canEvaluate = d
+            }
             functions[name] = settings
         }
         return functions
@@ -122,13 +129,16 @@ private struct ImportSession {
         }
         var providers: Set<AuthenticationProvider> = []
         for entry in entries {
-            guard let pairs = reader.mapping(entry, "a provider"), let typeNode = pairs["type"] ?? missing("type", entry, &reader),
+            guard let pairs = reader.mapping(entry, "a provider"),
+                let typeNode = pairs["type"] ?? missing("type", entry, &reader),
                 let type = reader.string(typeNode, "'type'")
             else { continue }
             if let v = pairs["disabled"], reader.bool(v, "'disabled'") == true { continue }
             guard let provider = AuthenticationProvider(rawValue: type) else {
                 let names = AuthenticationProvider.allCases.map(\.rawValue)
-                reader.error("unsupported authentication provider '\(type)'\(ClosestMatch.hint(for: type, among: names))", at: typeNode)
+                reader.error(
+                    "unsupported authentication provider '\(type)'\(ClosestMatch.hint(for: type, among: names))",
+                    at: typeNode)
                 continue
             }
             providers.insert(provider)
@@ -148,13 +158,17 @@ private struct ImportSession {
             }
         }
         guard fields.count == 3 else { return .some(nil) }
-        return .some(AuthSettings.CustomUserData(database: fields[0], collection: fields[1], userIdField: fields[2], enabled: enabled))
+        return .some(
+            AuthSettings.CustomUserData(
+                database: fields[0], collection: fields[1], userIdField: fields[2], enabled: enabled))
     }
 
     /// `values/<name>.json`: `{"name": …, "value": …, "from_secret": bool}`.
     static func value(_ node: YAMLNode, reader: inout ConfigurationReader) -> ValueDefinitions.Entry? {
-        guard let pairs = reader.mapping(node, "a value"), let nameNode = pairs["name"] ?? missing("name", node, &reader),
-            let name = reader.string(nameNode, "'name'"), let valueNode = pairs["value"] ?? missing("value", node, &reader)
+        guard let pairs = reader.mapping(node, "a value"),
+            let nameNode = pairs["name"] ?? missing("name", node, &reader),
+            let name = reader.string(nameNode, "'name'"),
+            let valueNode = pairs["value"] ?? missing("value", node, &reader)
         else { return nil }
         let fromSecret = pairs["from_secret"].flatMap { reader.bool($0, "'from_secret'") } ?? false
         if fromSecret {

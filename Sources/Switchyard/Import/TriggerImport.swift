@@ -21,7 +21,8 @@ enum TriggerImport {
 
         // The current form names the function under event_processors; the legacy form at the top level.
         var functionNode = pairs["function_name"]
-        if let processors = pairs["event_processors"], let processorPairs = reader.mapping(processors, "'event_processors'"),
+        if let processors = pairs["event_processors"],
+            let processorPairs = reader.mapping(processors, "'event_processors'"),
             let function = processorPairs["FUNCTION"], let functionPairs = reader.mapping(function, "'FUNCTION'"),
             let config = functionPairs["config"], let configPairs = reader.mapping(config, "'config'"),
             let nested = configPairs["function_name"]
@@ -47,7 +48,8 @@ enum TriggerImport {
                 kind = authentication(config, at: configNode, reader: &reader).map { .authentication($0) }
             default:
                 let types = ["DATABASE", "SCHEDULED", "AUTHENTICATION"]
-                reader.error("unsupported trigger type '\(type)'\(ClosestMatch.hint(for: type, among: types))", at: typeNode)
+                reader.error(
+                    "unsupported trigger type '\(type)'\(ClosestMatch.hint(for: type, among: types))", at: typeNode)
             }
         }
         guard let name, let nameNode, let function, let kind else { return nil }
@@ -63,12 +65,14 @@ enum TriggerImport {
     }
 
     private static func database(
-        _ config: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode, reader: inout ConfigurationReader
+        _ config: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode,
+        reader: inout ConfigurationReader
     ) -> DatabaseTrigger? {
         let database = config["database"].flatMap { reader.string($0, "'config.database'") } ?? ""
         let collection = config["collection"].flatMap { reader.string($0, "'config.collection'") } ?? ""
         let scope: WatchScope =
-            database.isEmpty ? .deployment
+            database.isEmpty
+            ? .deployment
             : collection.isEmpty ? .database(database) : .collection(database: database, collection: collection)
         var operations: Set<DatabaseOperation> = []
         var valid = true
@@ -78,7 +82,8 @@ enum TriggerImport {
                     operations.insert(operation)
                 } else {
                     let names = DatabaseOperation.allCases.map(\.rawValue)
-                    reader.error("unsupported operation type '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
+                    reader.error(
+                        "unsupported operation type '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
                     valid = false
                 }
             }
@@ -108,7 +113,8 @@ enum TriggerImport {
     }
 
     /// An object, or (as the Admin API sometimes stores them) a string holding one.
-    private static func expression(_ node: YAMLNode, _ what: String, reader: inout ConfigurationReader) -> BSONDocument? {
+    private static func expression(_ node: YAMLNode, _ what: String, reader: inout ConfigurationReader) -> BSONDocument?
+    {
         if case .scalar(let text, isPlain: false) = node.value {
             var inner = ConfigurationReader(file: reader.file)
             let document = JSONText.parse(text, reader: &inner).flatMap { inner.document($0, rules: .json) }
@@ -122,11 +128,13 @@ enum TriggerImport {
     }
 
     private static func scheduled(
-        _ config: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode, reader: inout ConfigurationReader
+        _ config: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode,
+        reader: inout ConfigurationReader
     ) -> ScheduledTrigger? {
         let skip = config["skip_catchup_events"].flatMap { reader.bool($0, "'config.skip_catchup_events'") } ?? false
         guard let scheduleNode = config["schedule"] else {
-            reader.error("missing required key 'schedule' (basic schedules cannot be exported; use a CRON expression)", at: node)
+            reader.error(
+                "missing required key 'schedule' (basic schedules cannot be exported; use a CRON expression)", at: node)
             return nil
         }
         guard let text = reader.string(scheduleNode, "'config.schedule'") else { return nil }
@@ -139,7 +147,8 @@ enum TriggerImport {
     }
 
     private static func authentication(
-        _ config: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode, reader: inout ConfigurationReader
+        _ config: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode,
+        reader: inout ConfigurationReader
     ) -> AuthenticationTrigger? {
         var operation: AuthenticationOperation?
         if let operationNode = config["operation_type"] ?? config["operation_types"] {
@@ -160,7 +169,9 @@ enum TriggerImport {
                     providers.insert(provider)
                 } else {
                     let names = AuthenticationProvider.allCases.map(\.rawValue)
-                    reader.error("unsupported authentication provider '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
+                    reader.error(
+                        "unsupported authentication provider '\(text)'\(ClosestMatch.hint(for: text, among: names))",
+                        at: item)
                     valid = false
                 }
             }
