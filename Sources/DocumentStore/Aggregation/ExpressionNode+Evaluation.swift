@@ -105,7 +105,8 @@ extension ExpressionNode {
         var limit = Int.max
         if let limitNode, let value = try limitNode.evaluate(in: scope), value != .null {
             guard let n = value.int64Value, value.isNumber else {
-                throw .location(327_391, "$filter: limit must be represented as a 32-bit integral value: \(value.shellDescription)")
+                throw .location(
+                    327_391, "$filter: limit must be represented as a 32-bit integral value: \(value.shellDescription)")
             }
             guard n > 0 else { throw .location(327_392, "$filter: limit must be greater than 0: \(n)") }
             limit = Int(clamping: n)

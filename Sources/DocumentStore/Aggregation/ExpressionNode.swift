@@ -97,7 +97,9 @@ extension ExpressionNode {
             if key.hasPrefix("$") {
                 throw .location(16410, "FieldPath field names may not start with '$'. Found: '\(key)'")
             }
-            if key.contains(".") { throw .location(16412, "FieldPath field names may not contain '.'. Found: '\(key)'") }
+            if key.contains(".") {
+                throw .location(16412, "FieldPath field names may not contain '.'. Found: '\(key)'")
+            }
             if key.isEmpty { throw .location(15998, "FieldPath field names may not be empty strings.") }
             fields.append((key, try ExpressionNode(parsing: value, depth: depth + 1)))
         }
@@ -186,7 +188,8 @@ extension ExpressionNode {
                 }
                 for branch in list {
                     guard case .document(let b) = branch else {
-                        throw .location(40062, "$switch expected each branch to be an object, found: \(branch.typeName)")
+                        throw .location(
+                            40062, "$switch expected each branch to be an object, found: \(branch.typeName)")
                     }
                     var caseNode: ExpressionNode?
                     var thenNode: ExpressionNode?
@@ -197,8 +200,12 @@ extension ExpressionNode {
                         default: throw .location(40063, "$switch found an unknown argument to a branch: \(bk)")
                         }
                     }
-                    guard let caseNode else { throw .location(40064, "$switch requires each branch have a 'case' expression") }
-                    guard let thenNode else { throw .location(40065, "$switch requires each branch have a 'then' expression.") }
+                    guard let caseNode else {
+                        throw .location(40064, "$switch requires each branch have a 'case' expression")
+                    }
+                    guard let thenNode else {
+                        throw .location(40065, "$switch requires each branch have a 'then' expression.")
+                    }
                     branches.append((caseNode, thenNode))
                 }
             case "default":

@@ -68,7 +68,8 @@ enum ArithmeticOperators {
             if overflow { throw .location(16556, "date overflow in $subtract") }
             return .datetime(BSONDate(millisecondsSinceEpoch: result))
         case (let a, let b) where a.isNumber && b.isNumber:
-            return try binary(a, b, operatorName: "$subtract", integer: { $0.subtractingReportingOverflow($1) }, double: -)
+            return try binary(
+                a, b, operatorName: "$subtract", integer: { $0.subtractingReportingOverflow($1) }, double: -)
         case (let a, let b):
             throw .location(16556, "can't $subtract \(b.typeName) from \(a.typeName)")
         }
@@ -82,7 +83,8 @@ enum ArithmeticOperators {
                 throw .location(16555, "$multiply only supports numeric types, not \(typeName(arg))")
             }
             product = try binary(
-                product, value, operatorName: "$multiply", integer: { $0.multipliedReportingOverflow(by: $1) }, double: *)
+                product, value, operatorName: "$multiply", integer: { $0.multipliedReportingOverflow(by: $1) },
+                double: *)
         }
         return product
     }
@@ -134,7 +136,8 @@ enum ArithmeticOperators {
         }
     }
 
-    static func roundWhole(_ arg: BSON?, _ name: String, _ rule: FloatingPointRoundingRule) throws(StoreError) -> BSON? {
+    static func roundWhole(_ arg: BSON?, _ name: String, _ rule: FloatingPointRoundingRule) throws(StoreError) -> BSON?
+    {
         if arg.isNullish { return .null }
         switch arg! {
         case .int32, .int64: return arg
@@ -226,7 +229,9 @@ enum ArithmeticOperators {
         case .int64(let i): return i
         case .double(let d):
             let rounded = d.rounded(.toNearestOrAwayFromZero)
-            guard let millis = Int64(exactly: rounded) else { throw .location(16612, "date overflow in \(operatorName)") }
+            guard let millis = Int64(exactly: rounded) else {
+                throw .location(16612, "date overflow in \(operatorName)")
+            }
             return millis
         default: throw NumericSum.decimalUnsupported(operatorName)
         }

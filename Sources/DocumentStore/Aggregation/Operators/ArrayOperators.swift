@@ -99,7 +99,8 @@ enum ArrayOperators {
         }
         guard let whole = i.int64Value, let position = Int32(exactly: whole) else {
             throw .location(
-                28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: \(i.shellDescription)")
+                28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: \(i.shellDescription)"
+            )
         }
         let offset = position < 0 ? elements.count + Int(position) : Int(position)
         guard elements.indices.contains(offset) else { return nil }

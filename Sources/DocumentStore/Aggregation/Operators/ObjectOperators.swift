@@ -44,17 +44,24 @@ enum ObjectOperators {
             switch element {
             case .array(let pair):
                 guard pairForm != false else {
-                    throw .location(40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array was detected, now found: object")
+                    throw .location(
+                        40391,
+                        "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array was detected, now found: object"
+                    )
                 }
                 pairForm = true
                 guard pair.count == 2 else {
-                    throw .location(40397, "$arrayToObject requires an array of size 2 arrays,found array of size: \(pair.count)")
+                    throw .location(
+                        40397, "$arrayToObject requires an array of size 2 arrays,found array of size: \(pair.count)")
                 }
                 key = pair[0]
                 value = pair[1]
             case .document(let document):
                 guard pairForm != true else {
-                    throw .location(40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object was detected, now found: array")
+                    throw .location(
+                        40391,
+                        "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object was detected, now found: array"
+                    )
                 }
                 pairForm = false
                 guard document.count == 2, let k = document["k"], let v = document["v"] else {

@@ -17,7 +17,8 @@ extension ExpressionOperator {
             .string(StringOperators.mapASCII(try StringOperators.coerce(args[0], "$toLower"), offset: 32, in: 65...90))
         },
         ExpressionOperator("$toUpper", 1...1) { args throws(StoreError) in
-            .string(StringOperators.mapASCII(try StringOperators.coerce(args[0], "$toUpper"), offset: -32, in: 97...122))
+            .string(
+                StringOperators.mapASCII(try StringOperators.coerce(args[0], "$toUpper"), offset: -32, in: 97...122))
         },
         ExpressionOperator("$strLenCP", 1...1) { args throws(StoreError) in
             guard case .string(let s)? = args[0] else {
@@ -52,7 +53,8 @@ enum StringOperators {
     static func substrCP(_ args: [BSON?]) throws(StoreError) -> BSON? {
         let s = try coerce(args[0], "$substrCP")
         guard let start = args[1], start.isNumber else {
-            throw .location(34450, "$substrCP: starting index must be a numeric type (is BSON type \(typeName(args[1])))")
+            throw .location(
+                34450, "$substrCP: starting index must be a numeric type (is BSON type \(typeName(args[1])))")
         }
         guard let startIndex = start.int64Value.flatMap({ Int32(exactly: $0) }) else {
             throw .location(34451, "$substrCP: starting index cannot be represented as a 32-bit integral value")
@@ -63,7 +65,9 @@ enum StringOperators {
         guard let count = length.int64Value.flatMap({ Int32(exactly: $0) }) else {
             throw .location(34453, "$substrCP: length cannot be represented as a 32-bit integral value")
         }
-        guard startIndex >= 0 else { throw .location(34455, "$substrCP: the starting index must be nonnegative integer.") }
+        guard startIndex >= 0 else {
+            throw .location(34455, "$substrCP: the starting index must be nonnegative integer.")
+        }
         guard count >= 0 else { throw .location(34454, "$substrCP: length must be a nonnegative integer.") }
         let scalars = Array(s.unicodeScalars)
         let from = min(Int(startIndex), scalars.count)
