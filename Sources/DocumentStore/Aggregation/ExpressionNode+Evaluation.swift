@@ -13,7 +13,7 @@ extension ExpressionNode {
         case .constant(let value):
             return value
         case .fieldPath(let path):
-            return FieldPath.resolve(.document(scope.root), path[...])
+            return AggregationFieldPath.resolve(.document(scope.root), path[...])
         case .variable(let name, let path):
             let base: BSON
             switch name {
@@ -26,7 +26,7 @@ extension ExpressionNode {
                 }
                 base = value
             }
-            return FieldPath.resolve(base, path[...])
+            return AggregationFieldPath.resolve(base, path[...])
         case .object(let fields):
             var document = BSONDocument()
             for (key, node) in fields {
@@ -138,7 +138,7 @@ extension ExpressionNode {
 
 /// Aggregation field paths: unlike query paths, a numeric component never indexes an array; an array on the
 /// way yields the array of what each of its documents holds at the rest of the path.
-enum FieldPath {
+enum AggregationFieldPath {
     static func resolve(_ value: BSON, _ path: ArraySlice<String>) -> BSON? {
         guard let first = path.first else { return value }
         switch value {
