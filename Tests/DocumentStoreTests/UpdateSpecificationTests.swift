@@ -550,7 +550,9 @@ private func failure(
         #expect(
             failure(["$set": ["a.$[x]": 1]])
                 == .badValue("No array filter found for identifier 'x' in path 'a.$[x]'"))
-        #expect(failure(["$set": ["a": 1]], arrayFilters: [["x": 1]])?.code == 9)
+        #expect(
+            failure(["$set": ["a": 1]], arrayFilters: [["x": 1]])
+                == .failedToParse("The array filter for identifier 'x' was not used in the update { $set: { a: 1 } }"))
         #expect(
             failure(["$set": ["a.$[X]": 1]], arrayFilters: [["X": 1]])
                 == .badValue(
@@ -607,6 +609,12 @@ private func failure(
                 == .failedToParse(
                     "Modifiers operate on fields but we found type int instead. For example: {$mod: {<field>: ...}} not {$set: 1}"
                 ))
+    }
+
+    @Test func hugePathsAndIndexesAreRefused() {
+        let deep = Array(repeating: "a", count: 10_000).joined(separator: ".")
+        #expect(failure(["$set": [deep: 1]])?.code == 2)
+        #expect(failure(["$set": ["a.99999999": 1]], on: ["_id": 1, "a": []])?.code == 2)
     }
 
     @Test func badPathsAreRejected() {

@@ -22,7 +22,7 @@ struct PullCondition: Sendable {
             test = .equal(argument)
             return
         }
-        if condition.keys.first?.hasPrefix("$") == true {
+        if QueryFilter.isOperatorDocument(condition) {
             test = .elementCondition(try QueryFilter([Self.wrapperField: argument]))
         } else {
             test = .documentQuery(try QueryFilter(condition))
