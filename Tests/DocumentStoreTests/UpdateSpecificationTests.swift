@@ -539,6 +539,13 @@ private func failure(
             ])
     }
 
+    @Test func allAndFilteredChildrenMergeOnOneElement() throws {
+        let result = try applying(
+            ["$set": ["a.$[].seen": true, "a.$[big].flag": "big"]], to: ["_id": 1, "a": [["n": 1], ["n": 9]]],
+            arrayFilters: [["big.n": ["$gt": 5]]])
+        #expect(result["a"] == [["n": 1, "seen": true], ["n": 9, "flag": "big", "seen": true]])
+    }
+
     @Test func allAndFilteredOnTheSameElementConflict() {
         #expect(
             failure(

@@ -9,7 +9,8 @@ import BSON
 ///   path with its whole new value;
 /// - a field only in the pre-image is in `removedFields`;
 /// - documents present in both are compared field by field (a nested document whose fields changed
-///   order is reported whole, since an update description cannot express a reordering);
+///   order is reported whole, since an update description cannot express a reordering; a reordering of
+///   top-level fields is not reported, as only a replacement can cause one);
 /// - arrays present in both are compared by index: changed elements up to the shorter length are
 ///   reported per index (`tokens.1`, recursing into documents and arrays), appended elements per index,
 ///   and a shorter array in `truncatedArrays`. When more than half of the kept elements changed (and more
