@@ -82,7 +82,8 @@ extension BSON {
                 a[i] = value
             } else {
                 if case .null = a[i] { a[i] = .document(BSONDocument()) }
-                try a[i].setValue(value, at: rest, parentPath: parentPath + "." + first)
+                // MongoDB names only the immediate element in its error: {0: <value>}.
+                try a[i].setValue(value, at: rest, parentPath: first)
             }
             self = .array(a)
         default:
