@@ -14,5 +14,5 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" \
     Sources/BSON/*.swift "$harness" -o ".build/fuzz/$target" 2> ".build/fuzz/$target-build.log" \
     || { cat ".build/fuzz/$target-build.log" >&2; exit 1; }
 # New inputs go to the scratch corpus under .build; the checked-in seeds stay small.
-exec ".build/fuzz/$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+exec ".build/fuzz/$target" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix=".build/fuzz/$target-artifacts/" ".build/fuzz/$target-corpus" "Fuzz/corpus/$target"

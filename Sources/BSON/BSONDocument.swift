@@ -53,10 +53,20 @@ public struct BSONDocument: Sendable {
     /// Appends a field unless the key is already present; returns false for a duplicate key.
     @discardableResult
     public mutating func appendUnique(_ key: String, _ value: BSON) -> Bool {
-        if contains(key) { return false }
-        append(key, value)
+        guard index != nil else {
+            if contains(key) { return false }
+            append(key, value)
+            return true
+        }
+        // One hash lookup: the defaulted subscript's in-place access stores `position` only for a new key.
+        let position = keys.count
+        guard Self.read(&index![FieldName(key), default: position]) == position else { return false }
+        keys.append(key)
+        values.append(value)
         return true
     }
+
+    private static func read(_ value: inout Int) -> Int { value }
 
     @discardableResult
     public mutating func removeValue(forKey key: String) -> BSON? {
