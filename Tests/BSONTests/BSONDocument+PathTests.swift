@@ -49,6 +49,8 @@ import Testing
             try doc.setValue(1, atPath: "tokens.0.z")
         }
         #expect(throws: BSONPathError.emptyComponent) { try doc.setValue(1, atPath: "a..b") }
+        let deepPath = Array(repeating: "a", count: 50_000).joined(separator: ".")
+        #expect(throws: BSONPathError.tooManyComponents(count: 50_000)) { try doc.setValue(1, atPath: deepPath) }
         #expect(throws: BSONPathError.emptyComponent) { try doc.setValue(1, atPath: "") }
         #expect(doc == Self.sample)
         #expect(
