@@ -340,7 +340,8 @@ extension ExtendedJSONReader {
         } else {
             return nil
         }
-        return close() ? value : nil
+        guard close() else { return nil }
+        return value
     }
 
     /// A string of printable ASCII without escapes, after optional whitespace; the range of its contents.
