@@ -30,10 +30,13 @@ let package = Package(
         .target(name: "BSON"),
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
         .executableTarget(name: "switchyard", dependencies: ["BSON"]),
-        .executableTarget(name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "CSQLite"], path: "Benchmarks"),
+        .executableTarget(
+            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "CSQLite"], path: "Benchmarks"),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore"]),
+        // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
+        .testTarget(name: "SwitchyardCLITests"),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

@@ -56,7 +56,8 @@ import Testing
         #expect(
             try value(#"{"$scope":{"x":1},"$code":"c"}"#)
                 == .javascriptWithScope(BSONCodeWithScope(code: "c", scope: ["x": 1])))
-        #expect(try value(#"{"$timestamp":{"t":4294967295,"i":1}}"#) == .timestamp(BSONTimestamp(time: .max, increment: 1)))
+        #expect(
+            try value(#"{"$timestamp":{"t":4294967295,"i":1}}"#) == .timestamp(BSONTimestamp(time: .max, increment: 1)))
         #expect(
             try value(#"{"$regularExpression":{"pattern":"a.c","options":"xi"}}"#)
                 == .regex(BSONRegularExpression(pattern: "a.c", options: "ix")))
@@ -66,7 +67,9 @@ import Testing
         #expect(try value(#"{"$minKey":1}"#) == .minKey)
         #expect(try value(#"{"$maxKey":1}"#) == .maxKey)
         #expect(try value(#"{"$undefined":true}"#) == .undefined)
-        #expect(try value(#"{"$binary":{"base64":"//8=","subType":"80"}}"#) == .binary(BSONBinary(subtype: 0x80, data: [255, 255])))
+        #expect(
+            try value(#"{"$binary":{"base64":"//8=","subType":"80"}}"#)
+                == .binary(BSONBinary(subtype: 0x80, data: [255, 255])))
         #expect(try value(#"{"$binary":{"subType":"5","base64":""}}"#) == .binary(BSONBinary(subtype: 5, data: [])))
         #expect(
             try value(#"{ "$date" : { "$numberLong" : "-284643869501" } }"#)
@@ -76,28 +79,37 @@ import Testing
     @Test func legacyFormsAreAccepted() throws {
         #expect(try value(#"{"$binary":"//8=","$type":"00"}"#) == .binary(BSONBinary(subtype: 0, data: [255, 255])))
         #expect(try value(#"{"$type":"80","$binary":""}"#) == .binary(BSONBinary(subtype: 0x80, data: [])))
-        #expect(try value(#"{"$regex":"^a","$options":"mi"}"#) == .regex(BSONRegularExpression(pattern: "^a", options: "im")))
+        #expect(
+            try value(#"{"$regex":"^a","$options":"mi"}"#)
+                == .regex(BSONRegularExpression(pattern: "^a", options: "im")))
         #expect(try value(#"{"$regex":"^a"}"#) == .regex(BSONRegularExpression(pattern: "^a")))
-        #expect(try value(#"{"$date":1356351330501}"#) == .datetime(BSONDate(millisecondsSinceEpoch: 1_356_351_330_501)))
+        #expect(
+            try value(#"{"$date":1356351330501}"#) == .datetime(BSONDate(millisecondsSinceEpoch: 1_356_351_330_501)))
         #expect(try value(#"{"$date":-1}"#) == .datetime(BSONDate(millisecondsSinceEpoch: -1)))
-        let uuid = BSON.binary(BSONBinary(subtype: 4, data: [0xC8, 0xED, 0xAB, 0xC3, 0xF7, 0x38, 0x4C, 0xA3,
-            0xB6, 0x8D, 0xAB, 0x92, 0xA9, 0x14, 0x78, 0xA3]))
+        let uuid = BSON.binary(
+            BSONBinary(
+                subtype: 4,
+                data: [
+                    0xC8, 0xED, 0xAB, 0xC3, 0xF7, 0x38, 0x4C, 0xA3,
+                    0xB6, 0x8D, 0xAB, 0x92, 0xA9, 0x14, 0x78, 0xA3,
+                ]))
         #expect(try value(#"{"$uuid":"c8edabc3-f738-4ca3-b68d-ab92a91478a3"}"#) == uuid)
         #expect(try value(#"{"$uuid":"C8EDABC3F7384CA3B68DAB92A91478A3"}"#) == uuid)
     }
 
-    @Test(arguments: [
-        ("2022-06-08T17:20:29.678Z", 1_654_708_829_678),
-        ("2022-06-08T17:20:29Z", 1_654_708_829_000),
-        ("2022-06-08T18:20:29.678+01:00", 1_654_708_829_678),
-        ("2022-06-08T16:50:29.678-0030", 1_654_708_829_678),
-        ("2022-06-08t17:20:29.6789z", 1_654_708_829_678),
-        ("1970-01-01T00:00:00Z", 0),
-        ("1969-12-31T23:59:59.999Z", -1),
-        ("0000-01-01T00:00:00Z", -62_167_219_200_000),
-        ("9999-12-31T23:59:59.999Z", 253_402_300_799_999),
-        ("2000-02-29T00:00:00Z", 951_782_400_000),
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("2022-06-08T17:20:29.678Z", 1_654_708_829_678),
+            ("2022-06-08T17:20:29Z", 1_654_708_829_000),
+            ("2022-06-08T18:20:29.678+01:00", 1_654_708_829_678),
+            ("2022-06-08T16:50:29.678-0030", 1_654_708_829_678),
+            ("2022-06-08t17:20:29.6789z", 1_654_708_829_678),
+            ("1970-01-01T00:00:00Z", 0),
+            ("1969-12-31T23:59:59.999Z", -1),
+            ("0000-01-01T00:00:00Z", -62_167_219_200_000),
+            ("9999-12-31T23:59:59.999Z", 253_402_300_799_999),
+            ("2000-02-29T00:00:00Z", 951_782_400_000),
+        ] as [(String, Int64)])
     func dateTextReadsAsMilliseconds(text: String, ms: Int64) throws {
         #expect(try value(#"{"$date":"\#(text)"}"#) == .datetime(BSONDate(millisecondsSinceEpoch: ms)))
     }
@@ -109,8 +121,10 @@ import Testing
         #expect(dbRef == .document(["$ref": "c", "$id": .objectId(oid), "$db": "d"]))
         #expect(try value(#"{"$gt":1}"#) == .document(["$gt": 1]))
         #expect(try value(#"{"$type":"string"}"#) == .document(["$type": "string"]))
-        let queryOperator = try value(#"{"$regex":{"$regularExpression":{"pattern":"foo*","options":""}},"$options":"ix"}"#)
-        #expect(queryOperator == .document(["$regex": .regex(BSONRegularExpression(pattern: "foo*")), "$options": "ix"]))
+        let queryOperator = try value(
+            #"{"$regex":{"$regularExpression":{"pattern":"foo*","options":""}},"$options":"ix"}"#)
+        #expect(
+            queryOperator == .document(["$regex": .regex(BSONRegularExpression(pattern: "foo*")), "$options": "ix"]))
     }
 
     @Test func stringsDecodeEscapesAndUnicode() throws {
@@ -123,7 +137,10 @@ import Testing
         #expect(try ExtendedJSON.parseDocuments(#"[{"a":1},{"b":2}]"#) == [["a": 1], ["b": 2]])
         #expect(try ExtendedJSON.parseDocuments(#"{"a":1}"#) == [["a": 1]])
         #expect(try ExtendedJSON.parseDocuments("[]") == [])
-        #expect(try ExtendedJSON.parseDocuments(#"[{"$oid":"57e193d7a9cc81b4027498b5"}]"#) == [["$oid": "57e193d7a9cc81b4027498b5"]])
+        #expect(
+            try ExtendedJSON.parseDocuments(#"[{"$oid":"57e193d7a9cc81b4027498b5"}]"#) == [
+                ["$oid": "57e193d7a9cc81b4027498b5"]
+            ])
         #expect(try ExtendedJSON.parseValue(#"{"$numberLong":"7"}"#) == .int64(7))
         #expect(try ExtendedJSON.parseValue(" [1, \"x\", null] ") == [1, "x", .null])
         #expect(try ExtendedJSON.parseValue("true") == .bool(true))
@@ -132,33 +149,34 @@ import Testing
 
     // MARK: Errors
 
-    @Test(arguments: [
-        (#"{"a":1 "b":2}"#, 1, 8, "expected ',' or '}' after object member"),
-        ("{\n  \"a\": 1,\n  \"a\": 2\n}", 3, 3, "duplicate key 'a'"),
-        ("{\"é\": tru}", 1, 7, "unexpected 't': expected a value"),
-        ("{\"a\": [1 2]}", 1, 10, "expected ',' or ']' after array element"),
-        ("{\"a\": 01}", 1, 7, "leading zeros are not allowed in numbers"),
-        ("{\"a\": 1.}", 1, 7, "expected a digit after the decimal point"),
-        ("{\"a\": 1e}", 1, 7, "expected a digit in the exponent"),
-        ("{\"a\": -}", 1, 7, "expected a digit after '-'"),
-        ("{\"a\": \"x}", 1, 7, "unterminated string"),
-        ("{\"a\": \"\t\"}", 1, 8, "control character byte 0x9 in a string must be escaped"),
-        (#"{"a": "\x"}"#, 1, 8, "invalid escape sequence: '\\' followed by 'x'"),
-        (#"{"a": "\ud800"}"#, 1, 8, "lone surrogate \\uD800"),
-        (#"{"a": "\udc00\ud800"}"#, 1, 8, "lone surrogate \\uDC00"),
-        (#"{"a": "\ud800\u0041"}"#, 1, 8, "lone surrogate \\uD800"),
-        (#"{"a": "\u12"}"#, 1, 12, "expected four hexadecimal digits after \\u"),
-        (#"{"a\u0000": 1}"#, 1, 2, "key contains U+0000, which BSON cannot store"),
-        ("{\"a\": 1e400}", 1, 7, "number 1e400 is out of range for a double"),
-        (#"{"a": 1}x"#, 1, 9, "unexpected text after the document"),
-        ("", 1, 1, "empty input: expected a document"),
-        ("{", 1, 2, "expected '\"' to start a key, or '}'"),
-        ("{\"a\":1,}", 1, 8, "expected '\"' to start a key after ','"),
-        ("{\"a\" 1}", 1, 6, "expected ':' after object key"),
-        ("{\"a\":", 1, 6, "unexpected end of input: expected a value"),
-        ("[1]", 1, 2, "expected '{': the elements of a top-level array must be documents"),
-        ("\"x\"", 1, 1, "expected '{' or '[' to start a document or an array of documents"),
-    ] as [(String, Int, Int, String)])
+    @Test(
+        arguments: [
+            (#"{"a":1 "b":2}"#, 1, 8, "expected ',' or '}' after object member"),
+            ("{\n  \"a\": 1,\n  \"a\": 2\n}", 3, 3, "duplicate key 'a'"),
+            ("{\"é\": tru}", 1, 7, "unexpected 't': expected a value"),
+            ("{\"a\": [1 2]}", 1, 10, "expected ',' or ']' after array element"),
+            ("{\"a\": 01}", 1, 7, "leading zeros are not allowed in numbers"),
+            ("{\"a\": 1.}", 1, 7, "expected a digit after the decimal point"),
+            ("{\"a\": 1e}", 1, 7, "expected a digit in the exponent"),
+            ("{\"a\": -}", 1, 7, "expected a digit after '-'"),
+            ("{\"a\": \"x}", 1, 7, "unterminated string"),
+            ("{\"a\": \"\t\"}", 1, 8, "control character byte 0x9 in a string must be escaped"),
+            (#"{"a": "\x"}"#, 1, 8, "invalid escape sequence: '\\' followed by 'x'"),
+            (#"{"a": "\ud800"}"#, 1, 8, "lone surrogate \\uD800"),
+            (#"{"a": "\udc00\ud800"}"#, 1, 8, "lone surrogate \\uDC00"),
+            (#"{"a": "\ud800\u0041"}"#, 1, 8, "lone surrogate \\uD800"),
+            (#"{"a": "\u12"}"#, 1, 12, "expected four hexadecimal digits after \\u"),
+            (#"{"a\u0000": 1}"#, 1, 2, "key contains U+0000, which BSON cannot store"),
+            ("{\"a\": 1e400}", 1, 7, "number 1e400 is out of range for a double"),
+            (#"{"a": 1}x"#, 1, 9, "unexpected text after the document"),
+            ("", 1, 1, "empty input: expected a document"),
+            ("{", 1, 2, "expected '\"' to start a key, or '}'"),
+            ("{\"a\":1,}", 1, 8, "expected '\"' to start a key after ','"),
+            ("{\"a\" 1}", 1, 6, "expected ':' after object key"),
+            ("{\"a\":", 1, 6, "unexpected end of input: expected a value"),
+            ("[1]", 1, 2, "expected '{': the elements of a top-level array must be documents"),
+            ("\"x\"", 1, 1, "expected '{' or '[' to start a document or an array of documents"),
+        ] as [(String, Int, Int, String)])
     func syntaxErrorsSayWhatWasExpectedAndWhere(text: String, line: Int, column: Int, message: String) {
         let error = error(text)
         #expect(error?.message == message)
@@ -233,7 +251,9 @@ import Testing
     @Test func wrapperErrorsNameTheProblem() {
         #expect(error(#"{"a":{"$date":"x","unrelated":1}}"#)?.message == "unexpected key 'unrelated' beside '$date'")
         #expect(error(#"{"a":{"$oid":"xyz"}}"#)?.message == "$oid must be 24 hexadecimal digits")
-        #expect(error(#"{"a":{"$numberInt":"2147483648"}}"#)?.message == #"$numberInt must be a 32-bit integer as a string, like "42""#)
+        #expect(
+            error(#"{"a":{"$numberInt":"2147483648"}}"#)?.message
+                == #"$numberInt must be a 32-bit integer as a string, like "42""#)
         #expect(error(#"{"a":{"$binary":"//8="}}"#)?.message == "'$binary' needs a '$type' key")
         // An inner wrapper's error points at the inner wrapper.
         let inner = error(#"{"a":{"$date":{"$numberLong":"x"}}}"#)

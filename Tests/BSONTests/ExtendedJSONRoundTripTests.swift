@@ -6,7 +6,8 @@ import Testing
 
     /// One value of every BSON type, including boundary values.
     static let everyType: BSONDocument = [
-        "double": .double(42.42), "negativeZero": .double(-0.0), "subnormal": .double(.leastNonzeroMagnitude), "huge": .double(1e308),
+        "double": .double(42.42), "negativeZero": .double(-0.0), "subnormal": .double(.leastNonzeroMagnitude),
+        "huge": .double(1e308),
         "max": .double(.greatestFiniteMagnitude), "infinity": .double(.infinity), "nan": .double(.nan),
         "string": "ü\n\"\\\u{0}", "document": ["nested": ["deeper": true]], "array": [1, "two", [3.0]],
         "binary": .binary(BSONBinary(subtype: 0x80, data: [0, 1, 2, 255])),
@@ -66,11 +67,12 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude, 2.2250738585072014e-308,
-        Double.leastNormalMagnitude.nextDown, 1e308, 1.7976931348623157e308, 0.1, 1 / 3,
-        123_456_789.123_456_78, 9_007_199_254_740_994, 1e22, 1e23, 4.35, 1e-7, 100,
-    ] as [Double])
+    @Test(
+        arguments: [
+            Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude, 2.2250738585072014e-308,
+            Double.leastNormalMagnitude.nextDown, 1e308, 1.7976931348623157e308, 0.1, 1 / 3,
+            123_456_789.123_456_78, 9_007_199_254_740_994, 1e22, 1e23, 4.35, 1e-7, 100,
+        ] as [Double])
     func doublesSurviveBothModes(value: Double) throws {
         for mode in [ExtendedJSON.Mode.canonical, .relaxed] {
             let text = BSON.double(value).extendedJSON(mode: mode)

@@ -22,7 +22,8 @@ import Testing
     @Test(arguments: [
         (1.0, "1.0"), (-1.0, "-1.0"), (0.0, "0.0"), (-0.0, "-0.0"), (1.0001220703125, "1.0001220703125"),
         (1.2345678921232e18, "1.2345678921232E+18"), (-1.2345678921232e18, "-1.2345678921232E+18"),
-        (1e308, "1.0E+308"), (Double.leastNonzeroMagnitude, "5.0E-324"), (1e-5, "1.0E-5"), (0.0001, "0.0001"), (0.1, "0.1"),
+        (1e308, "1.0E+308"), (Double.leastNonzeroMagnitude, "5.0E-324"), (1e-5, "1.0E-5"), (0.0001, "0.0001"),
+        (0.1, "0.1"),
         (1e15, "1000000000000000.0"), (1e16, "1.0E+16"), (Double.greatestFiniteMagnitude, "1.7976931348623157E+308"),
         (2.0001220703125e10, "20001220703.125"),
     ])
@@ -53,22 +54,40 @@ import Testing
             (.objectId(oid), #"{"$oid":"57e193d7a9cc81b4027498b5"}"#),
             (.string("s"), #""s""#),
             (.bool(true), "true"), (.bool(false), "false"), (.null, "null"),
-            (.binary(BSONBinary(subtype: 4, data: [0xC8, 0xED, 0xAB, 0xC3, 0xF7, 0x38, 0x4C, 0xA3,
-                0xB6, 0x8D, 0xAB, 0x92, 0xA9, 0x14, 0x78, 0xA3])),
-             #"{"$binary":{"base64":"yO2rw/c4TKO2jauSqRR4ow==","subType":"04"}}"#),
-            (.binary(BSONBinary(subtype: 0x80, data: Array("123".utf8))), #"{"$binary":{"base64":"MTIz","subType":"80"}}"#),
+            (
+                .binary(
+                    BSONBinary(
+                        subtype: 4,
+                        data: [
+                            0xC8, 0xED, 0xAB, 0xC3, 0xF7, 0x38, 0x4C, 0xA3,
+                            0xB6, 0x8D, 0xAB, 0x92, 0xA9, 0x14, 0x78, 0xA3,
+                        ])),
+                #"{"$binary":{"base64":"yO2rw/c4TKO2jauSqRR4ow==","subType":"04"}}"#
+            ),
+            (
+                .binary(BSONBinary(subtype: 0x80, data: Array("123".utf8))),
+                #"{"$binary":{"base64":"MTIz","subType":"80"}}"#
+            ),
             (.binary(BSONBinary(subtype: 0, data: [])), #"{"$binary":{"base64":"","subType":"00"}}"#),
             (.binary(BSONBinary(subtype: 0, data: [0xFF, 0xFF])), #"{"$binary":{"base64":"//8=","subType":"00"}}"#),
             (.javascript("function() {}"), #"{"$code":"function() {}"}"#),
-            (.javascriptWithScope(BSONCodeWithScope(code: "f", scope: ["x": 1])),
-             #"{"$code":"f","$scope":{"x":{"$numberInt":"1"}}}"#),
+            (
+                .javascriptWithScope(BSONCodeWithScope(code: "f", scope: ["x": 1])),
+                #"{"$code":"f","$scope":{"x":{"$numberInt":"1"}}}"#
+            ),
             (.timestamp(BSONTimestamp(time: 42, increment: 1)), #"{"$timestamp":{"t":42,"i":1}}"#),
-            (.timestamp(BSONTimestamp(time: .max, increment: .max)),
-             #"{"$timestamp":{"t":4294967295,"i":4294967295}}"#),
-            (.regex(BSONRegularExpression(pattern: "foo*", options: "xi")),
-             #"{"$regularExpression":{"pattern":"foo*","options":"ix"}}"#),
-            (.dbPointer(BSONDBPointer(namespace: "db.c", id: oid)),
-             #"{"$dbPointer":{"$ref":"db.c","$id":{"$oid":"57e193d7a9cc81b4027498b5"}}}"#),
+            (
+                .timestamp(BSONTimestamp(time: .max, increment: .max)),
+                #"{"$timestamp":{"t":4294967295,"i":4294967295}}"#
+            ),
+            (
+                .regex(BSONRegularExpression(pattern: "foo*", options: "xi")),
+                #"{"$regularExpression":{"pattern":"foo*","options":"ix"}}"#
+            ),
+            (
+                .dbPointer(BSONDBPointer(namespace: "db.c", id: oid)),
+                #"{"$dbPointer":{"$ref":"db.c","$id":{"$oid":"57e193d7a9cc81b4027498b5"}}}"#
+            ),
             (.symbol("sym"), #"{"$symbol":"sym"}"#),
             (.minKey, #"{"$minKey":1}"#), (.maxKey, #"{"$maxKey":1}"#), (.undefined, #"{"$undefined":true}"#),
             (.decimal128(Decimal128("1234.5")!), #"{"$numberDecimal":"1234.5"}"#),

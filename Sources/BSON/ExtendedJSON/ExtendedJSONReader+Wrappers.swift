@@ -58,7 +58,8 @@ extension ExtendedJSONReader {
             if document.contains("$scope") {
                 try expectKeys(["$code", "$scope"])
                 guard case .document(let scope) = document["$scope"]! else { throw fail("$scope must be a document") }
-                return .javascriptWithScope(BSONCodeWithScope(code: try string(document["$code"]!, "$code"), scope: scope))
+                return .javascriptWithScope(
+                    BSONCodeWithScope(code: try string(document["$code"]!, "$code"), scope: scope))
             }
             try expectKeys(["$code"])
             return .javascript(try string(value, "$code"))
@@ -66,7 +67,9 @@ extension ExtendedJSONReader {
             try expectKeys(["$timestamp"])
             guard case .document(let parts) = value, frame.isPlain(at: document.position(of: "$timestamp")!),
                 parts.count == 2, let t = Self.uint32(parts["t"]), let i = Self.uint32(parts["i"])
-            else { throw fail("$timestamp must be {\"t\": <seconds>, \"i\": <increment>} with unsigned 32-bit integers") }
+            else {
+                throw fail("$timestamp must be {\"t\": <seconds>, \"i\": <increment>} with unsigned 32-bit integers")
+            }
             return .timestamp(BSONTimestamp(time: t, increment: i))
         case "$regularExpression":
             try expectKeys(["$regularExpression"])
@@ -93,7 +96,8 @@ extension ExtendedJSONReader {
             case .int32(let ms) where frame.isPlain(at: 0):
                 return .datetime(BSONDate(millisecondsSinceEpoch: Int64(ms)))
             default:
-                throw fail("$date must be a date-time string, {\"$numberLong\": <string>} or a whole number of milliseconds")
+                throw fail(
+                    "$date must be a date-time string, {\"$numberLong\": <string>} or a whole number of milliseconds")
             }
         case "$minKey", "$maxKey":
             try expectKeys([wrapper])
@@ -123,7 +127,8 @@ extension ExtendedJSONReader {
     /// Keys that make an object a type wrapper (`$type` and `$options` only ever accompany one of these).
     static let wrapperKeys: Set<String> = [
         "$oid", "$symbol", "$numberInt", "$numberLong", "$numberDouble", "$numberDecimal", "$binary", "$code", "$scope",
-        "$timestamp", "$regularExpression", "$regex", "$date", "$minKey", "$maxKey", "$undefined", "$dbPointer", "$uuid",
+        "$timestamp", "$regularExpression", "$regex", "$date", "$minKey", "$maxKey", "$undefined", "$dbPointer",
+        "$uuid",
     ]
 
     private func binary(
