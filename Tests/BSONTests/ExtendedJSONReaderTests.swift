@@ -120,6 +120,7 @@ import Testing
         let dbRef = try value(#"{"$ref":"c","$id":{"$oid":"57e193d7a9cc81b4027498b5"},"$db":"d"}"#)
         #expect(dbRef == .document(["$ref": "c", "$id": .objectId(oid), "$db": "d"]))
         #expect(try value(#"{"$gt":1}"#) == .document(["$gt": 1]))
+        #expect(try value(#"{"\u0024numberInt":"5"}"#) == .int32(5))
         #expect(try value(#"{"$type":"string"}"#) == .document(["$type": "string"]))
         let queryOperator = try value(
             #"{"$regex":{"$regularExpression":{"pattern":"foo*","options":""}},"$options":"ix"}"#)

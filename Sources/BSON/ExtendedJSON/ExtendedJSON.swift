@@ -83,10 +83,11 @@ extension BSONDocument {
 
     /// Appends the document's Extended JSON to a buffer (for writing many documents without copies).
     public func appendExtendedJSON(to buffer: inout [UInt8], mode: ExtendedJSON.Mode = .canonical) {
-        var writer = ExtendedJSONWriter(mode: mode, output: buffer)
-        buffer = []
+        // Swap the buffer in and out so it stays uniquely referenced and is never copied.
+        var writer = ExtendedJSONWriter(mode: mode, output: [])
+        swap(&writer.output, &buffer)
         writer.write(self)
-        buffer = writer.output
+        swap(&writer.output, &buffer)
     }
 }
 

@@ -210,7 +210,8 @@ struct ExtendedJSONReader {
         let key = try readString()
         if lastStringHadNUL { throw error("key contains U+0000, which BSON cannot store", at: keyStart) }
         if frame.document.contains(key) { throw error("duplicate key '\(key)'", at: keyStart) }
-        if bytes[keyStart + 1] == UInt8(ascii: "$") { frame.hasDollarKey = true }
+        // Checked on the decoded key: `"\u0024oid"` is the key `$oid` too.
+        if key.utf8.first == UInt8(ascii: "$") { frame.hasDollarKey = true }
         frame.pendingKey = key
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {

@@ -6,7 +6,6 @@ struct ExtendedJSONWriter {
     init(mode: ExtendedJSON.Mode, output: [UInt8] = []) {
         self.mode = mode
         self.output = output
-        self.output.reserveCapacity(256)
     }
 
     mutating func write(_ document: BSONDocument) {
