@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "BSON", targets: ["BSON"]),
         .library(name: "DocumentStore", targets: ["DocumentStore"]),
+        .library(name: "Switchyard", targets: ["Switchyard"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
     targets: [
@@ -29,12 +30,14 @@ let package = Package(
 
         .target(name: "BSON"),
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
-        .executableTarget(name: "switchyard", dependencies: ["BSON"]),
+        .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "CYAML"]),
+        .executableTarget(name: "switchyard", dependencies: ["BSON", "Switchyard"]),
         .executableTarget(
             name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "CSQLite"], path: "Benchmarks"),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore"]),
+        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard"]),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
         .testTarget(name: "SwitchyardCLITests"),
         .testTarget(
