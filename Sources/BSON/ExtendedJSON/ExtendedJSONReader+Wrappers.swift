@@ -340,7 +340,9 @@ extension ExtendedJSONReader {
             else { return nil }
             value = .binary(BSONBinary(subtype: subtype, data: data))
         } else if matches(key, "$numberDecimal") {
-            guard let text = plainString(), let d = Decimal128.parse(text) else { return nil }
+            guard let text = plainString(), let d = Decimal128(String(decoding: text, as: UTF8.self)) else {
+                return nil
+            }
             value = .decimal128(d)
         } else {
             return nil

@@ -112,7 +112,7 @@ struct ExtendedJSONWriter {
             }
         case .decimal128(let d):
             output.append(contentsOf: #"{"$numberDecimal":""#.utf8)
-            d.appendDescription(to: &output)
+            output.append(contentsOf: d.description.utf8)
             output.append(contentsOf: #""}"#.utf8)
         case .minKey:
             output.append(contentsOf: #"{"$minKey":1}"#.utf8)
