@@ -2,6 +2,7 @@
 SWIFT ?= swift
 DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev
 CONFIG ?= .
+FUZZ_SECONDS ?= 20
 
 .PHONY: deps build run test bench fuzz format
 
@@ -23,9 +24,16 @@ build: deps
 run: build
 	$(SWIFT) run switchyard run --config $(CONFIG)
 
+# The suite, then each fuzzer for a short bounded run (new crashes fail the build; `make fuzz` runs longer).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	Fuzz/run.sh ejson $(FUZZ_SECONDS)
+	Fuzz/run.sh bson $(FUZZ_SECONDS)
+
+fuzz: deps
+	Fuzz/run.sh ejson 600
+	Fuzz/run.sh bson 600
 
 bench: deps
 	$(SWIFT) build -c release --product switchyard-bench
