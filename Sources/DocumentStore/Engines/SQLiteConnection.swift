@@ -71,7 +71,9 @@ struct SQLiteStatement {
     func bind(_ index: Int32, _ bytes: [UInt8]) {
         bytes.withUnsafeBytes { buffer in
             // A zero-length blob still needs a non-null pointer to be a blob rather than NULL.
-            _ = sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), csqlite_transient())
+            _ = sqlite3_bind_blob(
+                handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
+                csqlite_transient())
         }
     }
 

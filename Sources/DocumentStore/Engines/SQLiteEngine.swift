@@ -133,7 +133,9 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func deleteCollection(id: Int64) throws(StoreError) {
-        try run("DELETE FROM index_entries WHERE idx IN (SELECT id FROM indexes WHERE collection = ?)") { $0.bind(1, id) }
+        try run("DELETE FROM index_entries WHERE idx IN (SELECT id FROM indexes WHERE collection = ?)") {
+            $0.bind(1, id)
+        }
         try run("DELETE FROM indexes WHERE collection = ?") { $0.bind(1, id) }
         try run("DELETE FROM documents WHERE collection = ?") { $0.bind(1, id) }
         try run("DELETE FROM collections WHERE id = ?") { $0.bind(1, id) }
@@ -254,7 +256,8 @@ final class SQLiteEngine: StorageEngine {
         statement.bind(2, Int64(limit))
         var records: [ChangeRecord] = []
         while try statement.step(sql) {
-            records.append(ChangeRecord(sequence: statement.int64(0), wallTime: statement.int64(1), event: statement.blob(2)))
+            records.append(
+                ChangeRecord(sequence: statement.int64(0), wallTime: statement.int64(1), event: statement.blob(2)))
         }
         return records
     }
