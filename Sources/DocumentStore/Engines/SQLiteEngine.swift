@@ -1,11 +1,6 @@
 import BSON
 import CSQLite
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Foundation
 
 /// The durable engine: one SQLite database file in WAL mode. Documents live in one table keyed by
 /// (collection id, `_id` index key); index entries in another keyed by (index id, key, document key), so
@@ -15,8 +10,10 @@ final class SQLiteEngine: StorageEngine {
 
     /// Opens (creating when needed) `store.sqlite` inside `directory`, creating the directory too.
     init(directory: String, synchronous: SQLiteSynchronous, busyTimeoutMilliseconds: Int32) throws(StoreError) {
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            throw .location(17_010, "cannot create data directory \(directory): \(String(cString: strerror(errno)))")
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .location(17_010, "cannot create data directory \(directory): \(error.localizedDescription)")
         }
         connection = try SQLiteConnection(path: directory + "/store.sqlite")
         do {
