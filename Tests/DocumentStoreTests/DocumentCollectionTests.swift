@@ -6,7 +6,9 @@ import Testing
 @Suite struct DocumentCollectionTests {
     // MARK: Storage paths that need no query or update operators
 
-    @Test(arguments: EngineKind.allCases) func insertAddsObjectIdFirstAndFindReturnsDocuments(kind: EngineKind) async throws {
+    @Test(arguments: EngineKind.allCases) func insertAddsObjectIdFirstAndFindReturnsDocuments(kind: EngineKind)
+        async throws
+    {
         try await withStore(kind) { store in
             let books = store.database("app").collection("books")
             let result = try await books.insertOne(["title": "Dune", "year": 1965])
@@ -27,7 +29,8 @@ import Testing
             try await books.insertOne(["_id": 1, "title": "Dune"])
             let error = await expectStoreError(11000) { try await books.insertOne(["_id": 1.0, "title": "Emma"]) }
             #expect(error?.codeName == "DuplicateKey")
-            #expect(error?.message == "E11000 duplicate key error collection: app.books index: _id_ dup key: { _id: 1.0 }")
+            #expect(
+                error?.message == "E11000 duplicate key error collection: app.books index: _id_ dup key: { _id: 1.0 }")
             #expect(try await books.find().toArray() == [["_id": 1, "title": "Dune"]])
         }
     }
@@ -38,7 +41,9 @@ import Testing
         }
     }
 
-    @Test(arguments: EngineKind.allCases) func orderedInsertManyStopsAtFirstErrorKeepingEarlierDocuments(kind: EngineKind)
+    @Test(arguments: EngineKind.allCases) func orderedInsertManyStopsAtFirstErrorKeepingEarlierDocuments(
+        kind: EngineKind
+    )
         async throws
     {
         try await withStore(kind) { store in
@@ -70,13 +75,17 @@ import Testing
         }
     }
 
-    @Test(arguments: EngineKind.allCases) func uniqueIndexRejectsDuplicatesAcrossNumericTypes(kind: EngineKind) async throws {
+    @Test(arguments: EngineKind.allCases) func uniqueIndexRejectsDuplicatesAcrossNumericTypes(kind: EngineKind)
+        async throws
+    {
         try await withStore(kind) { store in
             let users = store.database("app").collection("users")
             #expect(try await users.createIndex(["name": 1], unique: true) == "name_1")
             try await users.insertOne(["_id": 1, "name": "x", "n": 1])
             let error = await expectStoreError(11000) { try await users.insertOne(["_id": 2, "name": "x"]) }
-            #expect(error?.message == #"E11000 duplicate key error collection: app.users index: name_1 dup key: { name: "x" }"#)
+            #expect(
+                error?.message
+                    == #"E11000 duplicate key error collection: app.users index: name_1 dup key: { name: "x" }"#)
             try await users.createIndex(["n": 1], unique: true)
             await expectStoreError(11000) { try await users.insertOne(["_id": 3, "name": "y", "n": 1.0]) }
             #expect(try await users.estimatedDocumentCount() == 1)
@@ -120,7 +129,8 @@ import Testing
     @Test(arguments: EngineKind.allCases) func collectionsAndDatabases(kind: EngineKind) async throws {
         try await withStore(kind) { store in
             let app = store.database("app")
-            try await app.createCollection("books", options: CreateCollectionOptions(changeStreamPreAndPostImages: true))
+            try await app.createCollection(
+                "books", options: CreateCollectionOptions(changeStreamPreAndPostImages: true))
             await expectStoreError(48) { try await app.createCollection("books") }
             try await app.collection("users").insertOne(["_id": 1])
             try await store.database("other").collection("x").insertOne(["_id": 1])
@@ -196,14 +206,17 @@ import Testing
         try await withStore(kind) { store in
             let c = store.database("app").collection("c")
             try await c.insertMany([
-                ["_id": 1, "tags": ["a", "b"], "k": 1], ["_id": 2, "tags": "b", "k": 1], ["_id": 3, "tags": [], "k": 1],
+                ["_id": 1, "tags": ["a", "b"], "k": 1], ["_id": 2, "tags": "b", "k": 1],
+                ["_id": 3, "tags": [], "k": 1],
                 ["_id": 4, "k": 2, "tags": ["z"]], ["_id": 5, "tags": [1, 1.0], "k": 1],
             ])
             #expect(try await c.distinct("tags", filter: ["k": 1]) == [1, "a", "b"])
         }
     }
 
-    @Test(arguments: EngineKind.allCases) func updateResultsCountMatchesAndRealModifications(kind: EngineKind) async throws {
+    @Test(arguments: EngineKind.allCases) func updateResultsCountMatchesAndRealModifications(kind: EngineKind)
+        async throws
+    {
         try await withStore(kind) { store in
             let c = store.database("app").collection("c")
             try await c.insertMany([["_id": 1, "n": 1], ["_id": 2, "n": 2], ["_id": 3, "n": 2]])
@@ -226,11 +239,15 @@ import Testing
         try await withStore(kind) { store in
             let c = store.database("app").collection("c")
             let result = try await c.updateOne(
-                ["name": "ann", "age": ["$gt": 3], "team.id": 7], ["$set": ["x": 1], "$setOnInsert": ["created": true]],
+                ["name": "ann", "age": ["$gt": 3], "team.id": 7],
+                ["$set": ["x": 1], "$setOnInsert": ["created": true]],
                 upsert: true)
             #expect(result.matchedCount == 0 && result.modifiedCount == 0 && result.upsertedCount == 1)
             let id = try #require(result.upsertedId)
-            #expect(try await c.findOne(["_id": id]) == ["_id": id, "name": "ann", "team": ["id": 7], "x": 1, "created": true])
+            #expect(
+                try await c.findOne(["_id": id]) == [
+                    "_id": id, "name": "ann", "team": ["id": 7], "x": 1, "created": true,
+                ])
             let replaced = try await c.replaceOne(["_id": 42], ["title": "t"], upsert: true)
             #expect(replaced.upsertedId == 42)
             #expect(try await c.findOne(["_id": 42]) == ["_id": 42, "title": "t"])
@@ -239,7 +256,9 @@ import Testing
         }
     }
 
-    @Test(arguments: EngineKind.allCases) func uniqueIndexEnforcedOnUpdateUpsertAndReplace(kind: EngineKind) async throws {
+    @Test(arguments: EngineKind.allCases) func uniqueIndexEnforcedOnUpdateUpsertAndReplace(kind: EngineKind)
+        async throws
+    {
         try await withStore(kind) { store in
             let c = store.database("app").collection("c")
             try await c.createIndex(["email": 1], unique: true)
@@ -249,7 +268,10 @@ import Testing
             await expectStoreError(11000) { try await c.updateOne(["_id": 9], ["$set": ["email": "a"]], upsert: true) }
             // A multi-document update that would collide changes nothing at all.
             await expectStoreError(11000) { try await c.updateMany([:], ["$set": ["email": "same"]]) }
-            #expect(try await c.find(options: FindOptions(sort: ["_id": 1])).toArray().map { $0["email"] } == ["a", "b", "c"])
+            #expect(
+                try await c.find(options: FindOptions(sort: ["_id": 1])).toArray().map { $0["email"] } == [
+                    "a", "b", "c",
+                ])
             // Moving a key away frees it.
             try await c.updateOne(["_id": 1], ["$set": ["email": "z"]])
             try await c.updateOne(["_id": 2], ["$set": ["email": "a"]])
@@ -280,7 +302,8 @@ import Testing
             let upserted = try await c.findOneAndUpdate(
                 ["_id": 3], ["$set": ["p": 1]], options: FindOneAndModifyOptions(returnDocument: .after, upsert: true))
             #expect(upserted == ["_id": 3, "p": 1])
-            let replaced = try await c.findOneAndReplace(["_id": 3], ["p": 9], options: FindOneAndModifyOptions(returnDocument: .after))
+            let replaced = try await c.findOneAndReplace(
+                ["_id": 3], ["p": 9], options: FindOneAndModifyOptions(returnDocument: .after))
             #expect(replaced == ["_id": 3, "p": 9])
             #expect(try await c.findOneAndDelete([:], sort: ["p": 1]) == ["_id": 2, "p": 5, "done": true])
             #expect(try await c.findOneAndDelete(["_id": 99]) == nil)
@@ -302,7 +325,10 @@ import Testing
             #expect(result.deletedCount == 1)
             do {
                 try await c.bulkWrite(
-                    [.insertOne(["_id": 1]), .deleteOne(filter: ["_id": 2]), .insertOne(["_id": 2]), .insertOne(["_id": 2])],
+                    [
+                        .insertOne(["_id": 1]), .deleteOne(filter: ["_id": 2]), .insertOne(["_id": 2]),
+                        .insertOne(["_id": 2]),
+                    ],
                     ordered: false)
                 Issue.record("expected a BulkWriteError")
             } catch let error as BulkWriteError {
@@ -315,7 +341,8 @@ import Testing
     @Test(arguments: EngineKind.allCases) func explainShowsIndexUse(kind: EngineKind) async throws {
         try await withStore(kind) { store in
             let c = store.database("app").collection("c")
-            try await c.insertMany((0..<50).map { ["_id": .int32(Int32($0)), "name": .string("n\($0)"), "n": .int32(Int32($0))] })
+            try await c.insertMany(
+                (0..<50).map { ["_id": .int32(Int32($0)), "name": .string("n\($0)"), "n": .int32(Int32($0))] })
             let scan = try await c.explain(["name": "n7"])
             #expect(scan.stage == "COLLSCAN" && scan.documentsExamined == 50 && scan.returned == 1)
             try await c.createIndex(["name": 1])
@@ -326,7 +353,9 @@ import Testing
             #expect(byId.stage == "IDHACK" && byId.documentsExamined == 2 && byId.returned == 2)
             try await c.createIndex(["n": 1])
             let range = try await c.explain(["n": ["$gte": 45]])
-            #expect(range.stage == "IXSCAN" && range.indexName == "n_1" && range.documentsExamined == 5 && range.returned == 5)
+            #expect(
+                range.stage == "IXSCAN" && range.indexName == "n_1" && range.documentsExamined == 5
+                    && range.returned == 5)
             #expect(try await c.find(["n": ["$gte": 45.5]]).toArray().map { $0["_id"] } == [46, 47, 48, 49])
         }
     }
@@ -351,7 +380,9 @@ import Testing
         try await withStore(kind) { store in
             let app = store.database("app")
             try await app.collection("authors").insertOne(["_id": 1, "name": "Herbert"])
-            try await app.collection("books").insertMany([["_id": 1, "author": 1, "year": 1965], ["_id": 2, "author": 1, "year": 1969]])
+            try await app.collection("books").insertMany([
+                ["_id": 1, "author": 1, "year": 1965], ["_id": 2, "author": 1, "year": 1969],
+            ])
             let result = try await app.collection("books").aggregate([
                 ["$match": ["year": ["$gt": 1966]]],
                 ["$lookup": ["from": "authors", "localField": "author", "foreignField": "_id", "as": "by"]],

@@ -19,6 +19,8 @@ final class StoreWorker: @unchecked Sendable {
     private var core: StoreCore?
     private let maximumBatch: Int
     let notifier = ChangeNotifier()
+    /// Committed group-commit transactions (for tests proving that writes were batched).
+    let transactionsCommitted = Atomic<Int>(0)
 
     struct WriteJob {
         /// Runs the operation inside its savepoint, keeping its result until the commit is known.
@@ -105,6 +107,7 @@ final class StoreWorker: @unchecked Sendable {
             for job in jobs { job.complete(error) }
             return
         }
+        transactionsCommitted.add(1, ordering: .relaxed)
         if core.lastSequence > saved.lastSequence { notifier.publish(core.lastSequence) }
         for job in jobs { job.complete(nil) }
         if core.needsPruning { prune(core) }
