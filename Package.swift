@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "BSON", targets: ["BSON"]),
         .library(name: "DocumentStore", targets: ["DocumentStore"]),
+        .library(name: "Switchyard", targets: ["Switchyard"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
     targets: [
@@ -29,11 +30,13 @@ let package = Package(
 
         .target(name: "BSON"),
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
-        .executableTarget(name: "switchyard", dependencies: ["BSON"]),
+        .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "CYAML"]),
+        .executableTarget(name: "switchyard", dependencies: ["BSON", "Switchyard"]),
         .executableTarget(name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "CSQLite"], path: "Benchmarks"),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore"]),
+        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

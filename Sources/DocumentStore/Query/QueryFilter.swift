@@ -1,21 +1,58 @@
 import BSON
 
 /// A compiled MongoDB query filter (`{"favoriteBooks": id, "age": {"$gte": 18}}`).
+///
+/// The filter is parsed once into a tree of matchers, with MongoDB's semantics: dotted paths through embedded
+/// documents and arrays, implicit matching of array elements, null matching missing fields, comparisons
+/// within one type bracket, and numbers equal across int, long, double and decimal.
 public struct QueryFilter: Sendable {
+    let root: QueryMatcher
+
+    /// Top-level, AND-ed conditions an index on `path` can serve; see `IndexableCondition`.
+    public let indexableConditions: [IndexableCondition]
+
     public init(_ filter: BSONDocument) throws(StoreError) {
-        throw .badValue("query filters are not implemented yet")
+        root = try QueryFilterParser().parse(filter, level: .predicateTop, depth: 0)
+        indexableConditions = IndexableCondition.conditions(of: filter)
     }
 
-    /// The match, or nil when the document does not match. The match carries the array position that the
-    /// positional update operator `$` refers to.
-    public func match(_ document: BSONDocument) -> QueryMatch? { nil }
+    /// True when the filter matches every document (`{}`, or only `$comment`).
+    public var matchesAllDocuments: Bool {
+        if case .always(true) = root { return true }
+        return false
+    }
+
+    /// The match, or nil when the document does not match (or when a `$expr` fails to evaluate on it; use
+    /// `evaluate(_:)` to see that error). The match carries the array position that the positional update
+    /// operator `$` refers to.
+    public func match(_ document: BSONDocument) -> QueryMatch? {
+        (try? evaluate(document)) ?? nil
+    }
+
+    /// Like `match(_:)`, but throws what a `$expr` raises (`$divide` by zero, …) as MongoDB fails the query.
+    public func evaluate(_ document: BSONDocument) throws(StoreError) -> QueryMatch? {
+        var position: Int? = nil
+        guard try root.matches(document, position: &position) else { return nil }
+        return QueryMatch(arrayPosition: position)
+    }
 
     public func matches(_ document: BSONDocument) -> Bool { match(document) != nil }
+
+    /// `{$gt: 1}` is an operator document; `{a: 1}`, `{}` and DBRefs (`{$ref, $id}`) are plain values.
+    static func isOperatorDocument(_ document: BSONDocument, allowIncompleteDBRef: Bool = false) -> Bool {
+        guard let first = document.keys.first, first.hasPrefix("$") else { return false }
+        let hasRef = document.contains("$ref")
+        let hasID = document.contains("$id")
+        let isDBRef = allowIncompleteDBRef ? hasRef || hasID || document.contains("$db") : hasRef && hasID
+        return !isDBRef
+    }
 }
 
 /// What a successful match learned on the way.
 public struct QueryMatch: Sendable, Equatable {
-    /// Index of the first array element matched, for the positional `$` update operator.
+    /// Index of the array element matched, for the positional `$` update operator and `field.$` projection:
+    /// the offset in the first array traversed on the matching path (as MongoDB records it, the last AND-ed
+    /// condition that matched through an array wins).
     public var arrayPosition: Int?
 
     public init(arrayPosition: Int? = nil) { self.arrayPosition = arrayPosition }

@@ -17,7 +17,8 @@ public struct UpdateDescription: Sendable, Equatable {
         }
     }
 
-    public init(updatedFields: BSONDocument = [:], removedFields: [String] = [], truncatedArrays: [TruncatedArray] = []) {
+    public init(updatedFields: BSONDocument = [:], removedFields: [String] = [], truncatedArrays: [TruncatedArray] = [])
+    {
         self.updatedFields = updatedFields
         self.removedFields = removedFields
         self.truncatedArrays = truncatedArrays
