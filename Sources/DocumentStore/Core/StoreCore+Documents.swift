@@ -203,10 +203,10 @@ extension StoreCore {
         _ state: CollectionState, filter: BSONDocument, limit: Int? = nil, statistics: inout ScanStatistics
     ) throws(StoreError) -> [(document: BSONDocument, match: QueryMatch)] {
         let matcher = try DocumentMatcher(filter)
-        let plan = QueryPlanner.plan(filter, indexes: state.indexes)
+        let plan = QueryPlanner.plan(matcher.indexableConditions, indexes: state.indexes)
         var results: [(document: BSONDocument, match: QueryMatch)] = []
-        try scanCandidates(state, plan: plan, statistics: &statistics) { document in
-            if let match = matcher.match(document) { results.append((document, match)) }
+        try scanCandidates(state, plan: plan, statistics: &statistics) { document throws(StoreError) in
+            if let match = try matcher.match(document) { results.append((document, match)) }
             return limit.map { results.count < $0 } ?? true
         }
         return results
@@ -221,8 +221,11 @@ struct DocumentMatcher {
         self.filter = filter.isEmpty ? nil : try QueryFilter(filter)
     }
 
-    func match(_ document: BSONDocument) -> QueryMatch? {
+    var indexableConditions: [IndexableCondition] { filter?.indexableConditions ?? [] }
+
+    /// The match, nil for no match; throws what a `$expr` raises, failing the query as MongoDB does.
+    func match(_ document: BSONDocument) throws(StoreError) -> QueryMatch? {
         guard let filter else { return QueryMatch() }
-        return filter.match(document)
+        return try filter.evaluate(document)
     }
 }

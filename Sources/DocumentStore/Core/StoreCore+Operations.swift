@@ -45,7 +45,8 @@ extension StoreCore {
     {
         var statistics = ScanStatistics()
         let results = try findMatches(namespace, filter: filter, options: options, statistics: &statistics)
-        let plan = collection(namespace).map { QueryPlanner.plan(filter, indexes: $0.indexes) } ?? .collectionScan
+        let conditions = try DocumentMatcher(filter).indexableConditions
+        let plan = collection(namespace).map { QueryPlanner.plan(conditions, indexes: $0.indexes) } ?? .collectionScan
         return QueryExplanation(
             stage: plan.stage, indexName: plan.indexName, keysExamined: statistics.keysExamined,
             documentsExamined: statistics.documentsExamined, returned: results.count)

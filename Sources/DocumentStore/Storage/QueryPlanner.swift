@@ -32,29 +32,24 @@ enum QueryPlan: Sendable {
     }
 }
 
-/// Chooses an index from a filter's top-level conditions (and those under a top-level `$and`):
-/// equality or `$in` on `_id`, then equality or `$in` on an index's leading field, then a range on an
-/// ascending leading field.
+/// Chooses an index from the filter's indexable conditions (`QueryFilter.indexableConditions`: top-level
+/// and `$and` equalities, `$in` and ranges): equality or `$in` on `_id`, then equality or `$in` on an
+/// index's leading field (unique indexes first), then a range on an ascending leading field.
 enum QueryPlanner {
-    enum Condition {
-        case points([BSON])
-        case lowerBound(BSON)
-        case upperBound(BSON)
-    }
-
-    static func plan(_ filter: BSONDocument, indexes: [IndexDefinition]) -> QueryPlan {
-        var conditions: [String: [Condition]] = [:]
-        collect(filter, into: &conditions, depth: 0)
-        if let points = conditions["_id"]?.firstPoints { return .idLookup(points) }
+    static func plan(_ conditions: [IndexableCondition], indexes: [IndexDefinition]) -> QueryPlan {
+        if let points = conditions.points(on: "_id") { return .idLookup(points) }
         var rangeCandidate: QueryPlan?
         for index in indexes.sorted(by: { $0.unique && !$1.unique }) {
-            guard let leading = index.fields.first, let fieldConditions = conditions[leading.path] else { continue }
-            if let points = fieldConditions.firstPoints {
+            guard let leading = index.fields.first else { continue }
+            if let points = conditions.points(on: leading.path) {
                 let ranges = points.compactMap { try? pointRange($0, descending: leading.descending) }
                 if ranges.count == points.count { return .indexScan(index, deduplicated(ranges)) }
             }
             if rangeCandidate == nil, !leading.descending,
-                let range = fieldConditions.lazy.compactMap({ try? boundRange($0) }).first
+                let range = conditions.lazy.filter({ $0.path == leading.path }).compactMap({
+                    try? boundRange($0.bounds)
+                })
+                .first
             {
                 rangeCandidate = .indexScan(index, [range])
             }
@@ -89,54 +84,10 @@ enum QueryPlanner {
         }
     }
 
-    private static func collect(_ filter: BSONDocument, into conditions: inout [String: [Condition]], depth: Int) {
-        guard depth < 20 else { return }
-        for (key, value) in filter {
-            if key == "$and", case .array(let clauses) = value {
-                for case .document(let clause) in clauses { collect(clause, into: &conditions, depth: depth + 1) }
-                continue
-            }
-            guard !key.hasPrefix("$") else { continue }
-            if case .document(let operators) = value, let first = operators.keys.first, first.hasPrefix("$") {
-                for (op, operand) in operators {
-                    switch op {
-                    case "$eq" where isIndexable(operand): conditions[key, default: []].append(.points([operand]))
-                    case "$in":
-                        if case .array(let values) = operand, values.allSatisfy(isIndexable) {
-                            conditions[key, default: []].append(.points(values))
-                        }
-                    case "$gt",
-                        "$gte" where isRangeBound(operand):
-                        conditions[key, default: []].append(.lowerBound(operand))
-                    case "$lt",
-                        "$lte" where isRangeBound(operand):
-                        conditions[key, default: []].append(.upperBound(operand))
-                    default: break
-                    }
-                }
-            } else if isIndexable(value) {
-                conditions[key, default: []].append(.points([value]))
-            }
-        }
-    }
-
-    /// Values whose equality matches exactly the index entries with their key. Arrays (which also match
-    /// as a whole), regular expressions (which match by pattern) and decimal128 (indexed approximately)
-    /// are left to a scan.
-    private static func isIndexable(_ value: BSON) -> Bool {
-        switch value {
-        case .array, .regex, .decimal128: false
-        case .document(let d): !(d.keys.first?.hasPrefix("$") ?? false)
-        default: true
-        }
-    }
-
-    /// Range operators compare within one type bracket, except MinKey/MaxKey which span all types.
-    private static func isRangeBound(_ value: BSON) -> Bool {
-        switch value {
-        case .minKey, .maxKey, .array: false
-        default: isIndexable(value)
-        }
+    /// Decimal128 is indexed through its nearest double, so its exact comparisons are left to a scan.
+    fileprivate static func isExact(_ value: BSON) -> Bool {
+        if case .decimal128 = value { return false }
+        return true
     }
 
     private static func pointRange(_ value: BSON, descending: Bool) throws(StoreError) -> KeyRange {
@@ -146,15 +97,17 @@ enum QueryPlanner {
     }
 
     /// One bound only: on a multikey field a lower and an upper bound may be met by different elements.
-    private static func boundRange(_ condition: Condition) throws(StoreError) -> KeyRange? {
-        switch condition {
-        case .points: return nil
-        case .lowerBound(let value):
-            return KeyRange(lower: try IndexKey.encode(value), upper: [IndexKey.rankByte(of: value) + 1])
-        case .upperBound(let value):
-            return KeyRange(
-                lower: [IndexKey.rankByte(of: value)], upper: IndexKey.successor(of: try IndexKey.encode(value)))
+    private static func boundRange(_ bounds: IndexableCondition.Bounds) throws(StoreError) -> KeyRange? {
+        guard case .range(let lower, let upper) = bounds else { return nil }
+        if let lower, isExact(lower.value) {
+            return KeyRange(lower: try IndexKey.encode(lower.value), upper: [IndexKey.rankByte(of: lower.value) + 1])
         }
+        if let upper, isExact(upper.value) {
+            return KeyRange(
+                lower: [IndexKey.rankByte(of: upper.value)],
+                upper: IndexKey.successor(of: try IndexKey.encode(upper.value)))
+        }
+        return nil
     }
 
     private static func deduplicated(_ ranges: [KeyRange]) -> [KeyRange] {
@@ -163,9 +116,16 @@ enum QueryPlanner {
     }
 }
 
-extension Array where Element == QueryPlanner.Condition {
-    fileprivate var firstPoints: [BSON]? {
-        for case .points(let values) in self { return values }
+extension Array where Element == IndexableCondition {
+    /// The values of the first equality or `$in` on `path` whose values the index holds exactly.
+    fileprivate func points(on path: String) -> [BSON]? {
+        for condition in self where condition.path == path {
+            switch condition.bounds {
+            case .equal(let value) where QueryPlanner.isExact(value): return [value]
+            case .in(let values) where values.allSatisfy(QueryPlanner.isExact): return values
+            default: continue
+            }
+        }
         return nil
     }
 }
