@@ -1,0 +1,43 @@
+import BSON
+
+/// Which elements `$pull` removes, decided as the server decides:
+/// - a document of operators (`{$gte: 6}`, `{$in: [...]}`) is a condition on each element;
+/// - any other document (`{score: 8}`) is a query that document elements must match (extra fields and
+///   field order do not matter);
+/// - any other value removes the elements equal to it by BSON comparison (`1` removes `1.0` too).
+struct PullCondition: Sendable {
+    private enum Test: Sendable {
+        case equal(BSON)
+        case elementCondition(QueryFilter)
+        case documentQuery(QueryFilter)
+    }
+
+    private let test: Test
+
+    /// The field name an element is wrapped in so that an operator condition can run as a query.
+    private static let wrapperField = "element"
+
+    init(_ argument: BSON) throws(StoreError) {
+        guard case .document(let condition) = argument else {
+            test = .equal(argument)
+            return
+        }
+        if QueryFilter.isOperatorDocument(condition) {
+            test = .elementCondition(try QueryFilter([Self.wrapperField: argument]))
+        } else {
+            test = .documentQuery(try QueryFilter(condition))
+        }
+    }
+
+    func matches(_ element: BSON) -> Bool {
+        switch test {
+        case .equal(let value):
+            return BSON.equivalent(value, element)
+        case .elementCondition(let filter):
+            return filter.matches([Self.wrapperField: element])
+        case .documentQuery(let filter):
+            guard case .document(let document) = element else { return false }
+            return filter.matches(document)
+        }
+    }
+}
