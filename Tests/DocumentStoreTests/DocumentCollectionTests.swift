@@ -246,7 +246,7 @@ import Testing
             let id = try #require(result.upsertedId)
             #expect(
                 try await c.findOne(["_id": id]) == [
-                    "_id": id, "name": "ann", "team": ["id": 7], "x": 1, "created": true,
+                    "_id": id, "name": "ann", "team": ["id": 7], "created": true, "x": 1,
                 ])
             let replaced = try await c.replaceOne(["_id": 42], ["title": "t"], upsert: true)
             #expect(replaced.upsertedId == 42)
@@ -305,7 +305,7 @@ import Testing
             let replaced = try await c.findOneAndReplace(
                 ["_id": 3], ["p": 9], options: FindOneAndModifyOptions(returnDocument: .after))
             #expect(replaced == ["_id": 3, "p": 9])
-            #expect(try await c.findOneAndDelete([:], sort: ["p": 1]) == ["_id": 2, "p": 5, "done": true])
+            #expect(try await c.findOneAndDelete([:], sort: ["p": 1]) == ["_id": 1, "p": 2, "done": true])
             #expect(try await c.findOneAndDelete(["_id": 99]) == nil)
         }
     }
