@@ -1,1 +1,1 @@
-print("bench")
+try await runStoreBenchmarks()
