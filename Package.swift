@@ -39,7 +39,7 @@ let package = Package(
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(
             name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
-        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard"]),
+        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard", "BSON"], exclude: ["Fixtures"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

@@ -60,6 +60,9 @@ extension BSON {
             let c = compareBytes(a.pattern, b.pattern)
             return c != 0 ? c : compareBytes(a.options, b.options)
         case (.dbPointer(let a), .dbPointer(let b)):
+            // The server compares the namespace's length before its bytes.
+            let (al, bl) = (a.namespace.utf8.count, b.namespace.utf8.count)
+            if al != bl { return al < bl ? -1 : 1 }
             let c = compareBytes(a.namespace, b.namespace)
             return c != 0 ? c : (a.id == b.id ? 0 : (a.id < b.id ? -1 : 1))
         case (.javascriptWithScope(let a), .javascriptWithScope(let b)):
@@ -100,8 +103,20 @@ extension BSON {
         case (.int64(let a), .double(let d)): return compareIntegerToDouble(a, d)
         case (.double(let d), .int32(let a)): return -compareIntegerToDouble(Int64(a), d)
         case (.double(let d), .int64(let a)): return -compareIntegerToDouble(a, d)
+        case (.double(let a), .double(let b)): return compareDoubles(a, b)
         default:
-            return compareDoubles(lhs.doubleValue ?? .nan, rhs.doubleValue ?? .nan)
+            // At least one decimal: compare as decimals, a double rounded to 34 digits as MongoDB does.
+            return Decimal128.compareValues(lhs.decimalForComparison, rhs.decimalForComparison)
+        }
+    }
+
+    private var decimalForComparison: Decimal128 {
+        switch self {
+        case .decimal128(let d): d
+        case .int32(let i): Decimal128(exactly: Int64(i))
+        case .int64(let i): Decimal128(exactly: i)
+        case .double(let d): Decimal128(roundingTo34Digits: d)
+        default: .nan
         }
     }
 

@@ -132,7 +132,7 @@ extension BSON {
         case .int32(let i): Int64(i)
         case .int64(let i): i
         case .double(let d): Int64(exactly: d)
-        case .decimal128(let d): d.doubleValue.flatMap { Int64(exactly: $0) }
+        case .decimal128(let d): d.int64Value
         default: nil
         }
     }

@@ -13,11 +13,16 @@ extension BSONDocument {
 
     /// Sets the value at a dotted path, creating missing intermediate documents. An array is indexed by a
     /// numeric component and padded with nulls up to it, as MongoDB's `$set` does.
+    /// A path may have at most `BSONDocument.maximumNestingDepth - 1` components, so that the document it
+    /// builds can still be encoded (and the recursion here stays shallow whatever the path's source).
     public mutating func setValue(_ value: BSON, atPath path: String) throws(BSONPathError) {
         try setValue(value, at: path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)[...])
     }
 
     public mutating func setValue(_ value: BSON, at components: ArraySlice<String>) throws(BSONPathError) {
+        guard components.count < BSONDocument.maximumNestingDepth else {
+            throw BSONPathError.tooManyComponents(count: components.count)
+        }
         guard let first = components.first, !first.isEmpty else { throw BSONPathError.emptyComponent }
         let rest = components.dropFirst()
         if rest.isEmpty {
@@ -82,7 +87,8 @@ extension BSON {
                 a[i] = value
             } else {
                 if case .null = a[i] { a[i] = .document(BSONDocument()) }
-                try a[i].setValue(value, at: rest, parentPath: parentPath + "." + first)
+                // MongoDB names only the immediate element in its error: {0: <value>}.
+                try a[i].setValue(value, at: rest, parentPath: first)
             }
             self = .array(a)
         default:
@@ -120,6 +126,8 @@ public enum BSONPathError: Error, Equatable, CustomStringConvertible {
     case emptyComponent
     /// `component` cannot be created below `path`, which holds a value of `type`.
     case notTraversable(path: String, component: String, type: String)
+    /// The path has `count` components, more than documents may nest.
+    case tooManyComponents(count: Int)
 
     public var description: String {
         switch self {
@@ -127,6 +135,8 @@ public enum BSONPathError: Error, Equatable, CustomStringConvertible {
             "a field path must not contain an empty component"
         case .notTraversable(let path, let component, let type):
             "Cannot create field '\(component)' in element {\(path): <\(type)>}"
+        case .tooManyComponents(let count):
+            "a field path of \(count) components is deeper than documents may nest (\(BSONDocument.maximumNestingDepth))"
         }
     }
 }

@@ -4,7 +4,7 @@ public struct BSONDocument: Sendable {
     public private(set) var keys: [String] = []
     public private(set) var values: [BSON] = []
     /// Key → first position, kept only above `indexThreshold` fields; small documents scan, which is faster.
-    private var index: [String: Int]? = nil
+    private var index: [FieldName: Int]? = nil
 
     static let indexThreshold = 16
 
@@ -18,10 +18,11 @@ public struct BSONDocument: Sendable {
     public var count: Int { keys.count }
     public var isEmpty: Bool { keys.isEmpty }
 
-    /// Position of `key`, or nil.
+    /// Position of `key`, or nil. Keys match by their UTF-8 bytes, as in MongoDB: "é" written precomposed
+    /// and "e" followed by a combining accent are different keys, though Swift's `==` calls them equal.
     public func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        return keys.firstIndex(of: key)
+        if let index { return index[FieldName(key)] }
+        return keys.firstIndex { FieldName.same($0, key) }
     }
 
     public func contains(_ key: String) -> Bool { position(of: key) != nil }
@@ -43,7 +44,7 @@ public struct BSONDocument: Sendable {
         keys.append(key)
         values.append(value)
         if index != nil {
-            if index![key] == nil { index![key] = keys.count - 1 }
+            if index![FieldName(key)] == nil { index![FieldName(key)] = keys.count - 1 }
         } else if keys.count > Self.indexThreshold {
             rebuildIndex()
         }
@@ -52,10 +53,20 @@ public struct BSONDocument: Sendable {
     /// Appends a field unless the key is already present; returns false for a duplicate key.
     @discardableResult
     public mutating func appendUnique(_ key: String, _ value: BSON) -> Bool {
-        if contains(key) { return false }
-        append(key, value)
+        guard index != nil else {
+            if contains(key) { return false }
+            append(key, value)
+            return true
+        }
+        // One hash lookup: the defaulted subscript's in-place access stores `position` only for a new key.
+        let position = keys.count
+        guard Self.read(&index![FieldName(key), default: position]) == position else { return false }
+        keys.append(key)
+        values.append(value)
         return true
     }
+
+    private static func read(_ value: inout Int) -> Int { value }
 
     @discardableResult
     public mutating func removeValue(forKey key: String) -> BSON? {
@@ -80,8 +91,8 @@ public struct BSONDocument: Sendable {
 
     /// The first key that occurs more than once, if any (documents decoded faithfully may carry one).
     public var firstDuplicateKey: String? {
-        var seen = Set<String>()
-        for key in keys where !seen.insert(key).inserted { return key }
+        var seen = Set<FieldName>()
+        for key in keys where !seen.insert(FieldName(key)).inserted { return key }
         return nil
     }
 
@@ -90,9 +101,26 @@ public struct BSONDocument: Sendable {
             index = nil
             return
         }
-        var newIndex = [String: Int](minimumCapacity: keys.count)
-        for (i, key) in keys.enumerated() where newIndex[key] == nil { newIndex[key] = i }
+        var newIndex = [FieldName: Int](minimumCapacity: keys.count)
+        for (i, key) in keys.enumerated() where newIndex[FieldName(key)] == nil { newIndex[FieldName(key)] = i }
         index = newIndex
+    }
+
+    /// A key compared and hashed by its UTF-8 bytes rather than by Unicode canonical equivalence.
+    struct FieldName: Hashable {
+        let string: String
+        init(_ string: String) { self.string = string }
+
+        static func same(_ a: String, _ b: String) -> Bool {
+            a == b && a.utf8.elementsEqual(b.utf8)
+        }
+
+        static func == (lhs: FieldName, rhs: FieldName) -> Bool { same(lhs.string, rhs.string) }
+
+        func hash(into hasher: inout Hasher) {
+            var string = string
+            string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
     }
 }
 
@@ -106,7 +134,7 @@ extension BSONDocument: RandomAccessCollection {
 extension BSONDocument: Equatable {
     /// Documents are equal when they hold the same fields with exactly equal values in the same order.
     public static func == (lhs: BSONDocument, rhs: BSONDocument) -> Bool {
-        lhs.keys == rhs.keys && lhs.values == rhs.values
+        lhs.keys.elementsEqual(rhs.keys, by: FieldName.same) && lhs.values == rhs.values
     }
 }
 

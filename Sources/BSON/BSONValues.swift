@@ -31,7 +31,11 @@ public struct BSONRegularExpression: Sendable, Hashable {
 
     public init(pattern: String, options: String = "") {
         self.pattern = pattern
-        self.options = String(options.sorted())
+        // Sorted by Unicode scalar, not by Character: sorting grapheme clusters can merge them into new ones,
+        // and then sorting the result again would not give the same string.
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: options.unicodeScalars.sorted())
+        self.options = String(scalars)
     }
 }
 

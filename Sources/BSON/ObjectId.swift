@@ -23,6 +23,13 @@ public struct ObjectId: Sendable, Hashable, Comparable {
         self.bytes = (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11])
     }
 
+    /// The 12 bytes at `pointer` (no alignment needed).
+    init(reading pointer: UnsafeRawPointer) {
+        bytes = pointer.loadUnaligned(as: Bytes.self)
+    }
+
+    typealias Bytes = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
     /// An ObjectId from 24 hexadecimal digits (either case).
     public init?(hex: String) {
         let utf8 = Array(hex.utf8)
@@ -60,7 +67,7 @@ public struct ObjectId: Sendable, Hashable, Comparable {
     }
 
     public static func == (lhs: ObjectId, rhs: ObjectId) -> Bool {
-        lhs.byteArray == rhs.byteArray
+        compareBytes(lhs, rhs) == 0
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -68,7 +75,13 @@ public struct ObjectId: Sendable, Hashable, Comparable {
     }
 
     public static func < (lhs: ObjectId, rhs: ObjectId) -> Bool {
-        lhs.byteArray.lexicographicallyPrecedes(rhs.byteArray)
+        compareBytes(lhs, rhs) < 0
+    }
+
+    private static func compareBytes(_ lhs: ObjectId, _ rhs: ObjectId) -> Int32 {
+        withUnsafeBytes(of: lhs.bytes) { l in
+            withUnsafeBytes(of: rhs.bytes) { r in memcmp(l.baseAddress!, r.baseAddress!, 12) }
+        }
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {

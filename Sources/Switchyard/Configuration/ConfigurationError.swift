@@ -1,17 +1,38 @@
 /// A problem in a configuration file, printed as `file:line:col: message` (the form editors jump to).
+/// Notes point at related places (the first definition of a duplicate name) and print on their own lines.
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     public var file: String
     public var location: SourceLocation?
     public var message: String
+    public var notes: [Note]
 
-    public init(file: String, location: SourceLocation?, message: String) {
+    /// A related place, printed as `file:line:col: note: message` after the error it belongs to.
+    public struct Note: Sendable, Equatable, CustomStringConvertible {
+        public var file: String
+        public var location: SourceLocation?
+        public var message: String
+
+        public init(file: String, location: SourceLocation?, message: String) {
+            self.file = file
+            self.location = location
+            self.message = message
+        }
+
+        public var description: String {
+            if let location { return "\(file):\(location): note: \(message)" }
+            return "\(file): note: \(message)"
+        }
+    }
+
+    public init(file: String, location: SourceLocation?, message: String, notes: [Note] = []) {
         self.file = file
         self.location = location
         self.message = message
+        self.notes = notes
     }
 
     public var description: String {
-        if let location { return "\(file):\(location): \(message)" }
-        return "\(file): \(message)"
+        let head = location.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
+        return ([head] + notes.map(\.description)).joined(separator: "\n")
     }
 }

@@ -1,0 +1,130 @@
+import Foundation
+
+/// An app's whole configuration for one environment, loaded from a directory:
+///
+/// - `triggers.yaml` (required): `appId`, `triggers`, `functions` (per-function settings) and `auth`;
+/// - `values.json` (optional): name → value or secret reference;
+/// - `environments/<environment>.json` (optional): `{"values": {…}}` overriding or adding values;
+/// - `secrets.json` (optional, git-ignored): name → secret value, after `SWITCHYARD_SECRET_<NAME>`
+///   environment variables.
+public struct AppConfiguration: Sendable, Equatable {
+    public var definition: AppDefinition
+    public var environment: AppEnvironment
+    public var values: AppValues
+
+    public init(definition: AppDefinition, environment: AppEnvironment, values: AppValues) {
+        self.definition = definition
+        self.environment = environment
+        self.values = values
+    }
+
+    public var triggers: [TriggerDefinition] { definition.triggers }
+    public var functions: [String: FunctionSettings] { definition.functions }
+
+    public static let triggersFile = "triggers.yaml"
+    public static let valuesFile = "values.json"
+    public static let secretsFile = "secrets.json"
+    public static let environmentsDirectory = "environments"
+
+    /// Loads and validates everything, reporting all problems at once.
+    /// - Parameters:
+    ///   - registeredFunctions: the functions the app implements; nil skips the check that triggers and
+    ///     function settings name existing functions.
+    ///   - variables: where `SWITCHYARD_SECRET_<NAME>` secrets are looked up (the process environment).
+    public static func load(
+        directory: String, environment: AppEnvironment = .development, registeredFunctions: Set<String>? = nil,
+        variables: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationErrors) -> AppConfiguration {
+        var errors: [ConfigurationError] = []
+        func label(_ name: String) -> String {
+            let trimmed = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+            return trimmed.isEmpty || trimmed == "." ? name : "\(trimmed)/\(name)"
+        }
+        func read(_ name: String, required: Bool) -> String? {
+            let path = label(name)
+            guard FileManager.default.fileExists(atPath: path) else {
+                if required {
+                    errors.append(ConfigurationError(file: path, location: nil, message: "file not found"))
+                }
+                return nil
+            }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                errors.append(ConfigurationError(file: path, location: nil, message: "cannot be read"))
+                return nil
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                errors.append(ConfigurationError(file: path, location: nil, message: "is not valid UTF-8"))
+                return nil
+            }
+            return text
+        }
+
+        var definition: AppDefinition?
+        if let text = read(triggersFile, required: true) {
+            var reader = ConfigurationReader(file: label(triggersFile))
+            definition = AppDefinition.read(text, reader: &reader, registeredFunctions: registeredFunctions)
+            errors += reader.errors
+        }
+
+        // Each value remembers the file and position that declared it, for "secret not set" errors.
+        var declared: [(entry: ValueDefinitions.Entry, file: String, location: SourceLocation?)] = []
+        if let text = read(valuesFile, required: false) {
+            var reader = ConfigurationReader(file: label(valuesFile))
+            if let node = JSONText.parse(text, reader: &reader) {
+                let (definitions, locations) = ValueDefinitions.read(node, reader: &reader)
+                declared = definitions.entries.map { ($0, reader.file, locations[$0.name]) }
+            }
+            errors += reader.errors
+        }
+        let environmentFile = "\(environmentsDirectory)/\(environment.rawValue).json"
+        if let text = read(environmentFile, required: false) {
+            var reader = ConfigurationReader(file: label(environmentFile))
+            if let node = JSONText.parse(text, reader: &reader), let pairs = reader.mapping(node, "an environment file")
+            {
+                reader.rejectUnknownKeys(pairs, known: ["values"])
+                if let valuesNode = pairs["values"] {
+                    let (overrides, locations) = ValueDefinitions.read(valuesNode, reader: &reader)
+                    for entry in overrides.entries {
+                        let item = (entry, reader.file, locations[entry.name])
+                        if let index = declared.firstIndex(where: { $0.entry.name == entry.name }) {
+                            declared[index] = item
+                        } else {
+                            declared.append(item)
+                        }
+                    }
+                }
+            }
+            errors += reader.errors
+        }
+
+        var secretsInFile: [String: String] = [:]
+        if let text = read(secretsFile, required: false) {
+            var reader = ConfigurationReader(file: label(secretsFile))
+            secretsInFile = SecretStore.readFile(text, reader: &reader)
+            errors += reader.errors
+        }
+        let store = SecretStore(variables: variables, file: secretsInFile)
+
+        var values = AppValues()
+        for item in declared {
+            switch item.entry.value {
+            case .plain(let value):
+                values[item.entry.name] = .plain(value)
+            case .secret(let name):
+                if let secret = store.secret(named: name) {
+                    values[item.entry.name] = .secret(secret)
+                } else {
+                    errors.append(
+                        ConfigurationError(
+                            file: item.file, location: item.location,
+                            message:
+                                "secret '\(name)' is not set (set \(SecretStore.variableName(for: name)) or add it to \(secretsFile))"
+                        ))
+                }
+            }
+        }
+
+        guard errors.isEmpty, let definition else { throw ConfigurationErrors(errors) }
+        return AppConfiguration(definition: definition, environment: environment, values: values)
+    }
+}

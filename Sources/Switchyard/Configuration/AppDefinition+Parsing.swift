@@ -1,0 +1,121 @@
+import BSON
+
+extension AppDefinition {
+    /// Parses and validates `triggers.yaml`. With `registeredFunctions`, every function a trigger calls or
+    /// the `functions:` section configures must be one of them.
+    public static func parse(
+        _ text: String, file: String = "triggers.yaml", registeredFunctions: Set<String>? = nil
+    ) throws(ConfigurationErrors) -> AppDefinition {
+        var reader = ConfigurationReader(file: file)
+        let definition = read(text, reader: &reader, registeredFunctions: registeredFunctions)
+        guard reader.errors.isEmpty, let definition else {
+            throw ConfigurationErrors(reader.errors)
+        }
+        return definition
+    }
+
+    static let topLevelKeys = ["appId", "triggers", "functions", "auth"]
+
+    /// Reads what it can, reporting every problem into `reader`.
+    static func read(
+        _ text: String, reader: inout ConfigurationReader, registeredFunctions: Set<String>?
+    ) -> AppDefinition? {
+        let root: YAMLNode
+        do {
+            root = try YAMLParser.parse(text, file: reader.file)
+        } catch {
+            reader.error(error.message, at: error.location)
+            return nil
+        }
+        guard let pairs = reader.mapping(root, "the top level of \(reader.file)") else { return nil }
+        reader.rejectUnknownKeys(pairs, known: topLevelKeys)
+        var definition = AppDefinition()
+        if let node = pairs["appId"], !node.isNull { definition.appId = reader.string(node, "'appId'") }
+        if let node = pairs["triggers"], !node.isNull, let items = reader.sequence(node, "'triggers'") {
+            var firstByName: [String: SourceLocation] = [:]
+            for item in items {
+                guard let trigger = TriggerReader.read(item, reader: &reader, registeredFunctions: registeredFunctions)
+                else { continue }
+                if let first = firstByName[trigger.definition.name] {
+                    reader.error(
+                        "duplicate trigger name '\(trigger.definition.name)'", at: trigger.nameLocation,
+                        notes: [reader.note("'\(trigger.definition.name)' is first defined here", at: first)])
+                } else {
+                    firstByName[trigger.definition.name] = trigger.nameLocation
+                }
+                definition.triggers.append(trigger.definition)
+            }
+        }
+        if let node = pairs["functions"], !node.isNull {
+            definition.functions = readFunctions(node, reader: &reader, registeredFunctions: registeredFunctions)
+        }
+        if let node = pairs["auth"], !node.isNull { definition.auth = readAuth(node, reader: &reader) }
+        return definition
+    }
+
+    static func checkFunction(
+        _ name: String, at location: SourceLocation, registered: Set<String>, reader: inout ConfigurationReader
+    ) {
+        guard !registered.contains(name) else { return }
+        let sorted = registered.sorted()
+        var known = sorted.prefix(20).joined(separator: ", ")
+        if sorted.count > 20 { known += ", … (\(sorted.count - 20) more)" }
+        let suggestion = ClosestMatch.suggestion(for: name, among: sorted).map { "did you mean '\($0)'? " } ?? ""
+        let list = sorted.isEmpty ? "no functions are registered" : "registered: \(known)"
+        reader.error("unknown function '\(name)' (\(suggestion)\(list))", at: location)
+    }
+
+    static let functionKeys = ["private", "runAsSystem", "canEvaluate"]
+
+    private static func readFunctions(
+        _ node: YAMLNode, reader: inout ConfigurationReader, registeredFunctions: Set<String>?
+    ) -> [String: FunctionSettings] {
+        guard let entries = reader.mapping(node, "'functions'") else { return [:] }
+        var functions: [String: FunctionSettings] = [:]
+        for entry in entries {
+            if let registeredFunctions {
+                checkFunction(entry.key, at: entry.keyNode.location, registered: registeredFunctions, reader: &reader)
+            }
+            var settings = FunctionSettings()
+            if !entry.value.isNull, let pairs = reader.mapping(entry.value, "function '\(entry.key)'") {
+                reader.rejectUnknownKeys(pairs, known: functionKeys)
+                if let v = pairs["private"], let b = reader.bool(v, "'private'") { settings.isPrivate = b }
+                if let v = pairs["runAsSystem"], let b = reader.bool(v, "'runAsSystem'") { settings.runAsSystem = b }
+                if let v = pairs["canEvaluate"], !v.isNull, let d = reader.document(v, rules: .yaml) {
+                    settings.canEvaluate = d
+                }
+            }
+            functions[entry.key] = settings
+        }
+        return functions
+    }
+
+    static let authKeys = ["providers", "customUserData"]
+    static let customUserDataKeys = ["database", "collection", "userIdField", "enabled"]
+
+    private static func readAuth(_ node: YAMLNode, reader: inout ConfigurationReader) -> AuthSettings {
+        var auth = AuthSettings()
+        guard let pairs = reader.mapping(node, "'auth'") else { return auth }
+        reader.rejectUnknownKeys(pairs, known: authKeys)
+        if let v = pairs["providers"], !v.isNull { auth.providers = TriggerReader.providers(v, reader: &reader) ?? [] }
+        if let v = pairs["customUserData"], !v.isNull, let fields = reader.mapping(v, "'customUserData'") {
+            reader.rejectUnknownKeys(fields, known: customUserDataKeys)
+            var values: [String: String] = [:]
+            for key in ["database", "collection", "userIdField"] {
+                if let field = fields[key] {
+                    values[key] = reader.string(field, "'\(key)'")
+                } else {
+                    reader.error("missing required key '\(key)' in 'customUserData'", at: v)
+                }
+            }
+            let enabled = fields["enabled"].flatMap { reader.bool($0, "'enabled'") } ?? true
+            if let database = values["database"], let collection = values["collection"],
+                let userIdField = values["userIdField"]
+            {
+                auth.customUserData = AuthSettings.CustomUserData(
+                    database: database, collection: collection, userIdField: userIdField, enabled: enabled)
+            }
+        }
+        return auth
+    }
+}

@@ -1,0 +1,83 @@
+import BSON
+
+extension AppDefinition {
+    /// The `triggers.yaml` text that `AppDefinition.parse` reads back as this definition. Defaults are left
+    /// out; function and auth sections appear only when they say something.
+    public func yamlText() throws(UnwritableValue) -> String {
+        var out = YAMLWriter()
+        if let appId { out.field(0, "appId", YAMLWriter.string(appId)) }
+        out.line(0, triggers.isEmpty ? "triggers: []" : "triggers:")
+        for trigger in triggers {
+            out.line(2, "- name: \(YAMLWriter.string(trigger.name))")
+            out.field(4, "type", trigger.kind.typeName)
+            out.field(4, "function", YAMLWriter.string(trigger.function))
+            if trigger.disabled { out.field(4, "disabled", "true") }
+            switch trigger.kind {
+            case .database(let database): try write(database, to: &out)
+            case .scheduled(let scheduled):
+                out.field(4, "schedule", YAMLWriter.quoted(scheduled.schedule.expression))
+                if scheduled.skipCatchupEvents { out.field(4, "skipCatchupEvents", "true") }
+            case .authentication(let authentication):
+                out.field(4, "operation", authentication.operation.rawValue)
+                out.field(
+                    4, "providers",
+                    "[" + authentication.providers.sorted().map(\.rawValue).joined(separator: ", ") + "]")
+            }
+        }
+        if !functions.isEmpty {
+            out.line(0, "functions:")
+            for name in functions.keys.sorted() {
+                guard let settings = functions[name] else { continue }
+                guard settings != FunctionSettings() else {
+                    out.line(2, "\(YAMLWriter.string(name)): {}")
+                    continue
+                }
+                out.line(2, "\(YAMLWriter.string(name)):")
+                if settings.isPrivate { out.field(4, "private", "true") }
+                if settings.runAsSystem { out.field(4, "runAsSystem", "true") }
+                if !settings.canEvaluate.isEmpty { try out.field(4, "canEvaluate", .document(settings.canEvaluate)) }
+            }
+        }
+        if auth != AuthSettings() {
+            out.line(0, "auth:")
+            if !auth.providers.isEmpty {
+                out.field(2, "providers", "[" + auth.providers.sorted().map(\.rawValue).joined(separator: ", ") + "]")
+            }
+            if let data = auth.customUserData {
+                out.line(2, "customUserData:")
+                out.field(4, "database", YAMLWriter.string(data.database))
+                out.field(4, "collection", YAMLWriter.string(data.collection))
+                out.field(4, "userIdField", YAMLWriter.string(data.userIdField))
+                if !data.enabled { out.field(4, "enabled", "false") }
+            }
+        }
+        return out.text
+    }
+
+    private func write(_ trigger: DatabaseTrigger, to out: inout YAMLWriter) throws(UnwritableValue) {
+        switch trigger.scope {
+        case .deployment: out.field(4, "database", "\"*\"")
+        case .database(let name): out.field(4, "database", YAMLWriter.string(name))
+        case .collection(let database, let collection):
+            out.field(4, "database", YAMLWriter.string(database))
+            out.field(4, "collection", YAMLWriter.string(collection))
+        }
+        out.field(4, "operations", "[" + trigger.operations.sorted().map(\.rawValue).joined(separator: ", ") + "]")
+        if trigger.fullDocument { out.field(4, "fullDocument", "true") }
+        if trigger.fullDocumentBeforeChange { out.field(4, "fullDocumentBeforeChange", "true") }
+        if !trigger.match.isEmpty { try out.field(4, "match", .document(trigger.match)) }
+        if !trigger.project.isEmpty { try out.field(4, "project", .document(trigger.project)) }
+        if case .unordered(let limit) = trigger.delivery {
+            out.field(4, "ordered", "false")
+            out.field(4, "maxConcurrency", "\(limit)")
+        }
+        if trigger.skipCatchupEvents { out.field(4, "skipCatchupEvents", "true") }
+        if trigger.tolerateResumeErrors { out.field(4, "tolerateResumeErrors", "true") }
+        if trigger.retry != RetryPolicy() {
+            out.line(4, "retry:")
+            out.field(6, "maxAttempts", "\(trigger.retry.maxAttempts)")
+            out.field(6, "initialBackoff", trigger.retry.initialBackoff.configurationText)
+            out.field(6, "maxBackoff", trigger.retry.maxBackoff.configurationText)
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import BSON
+
+/// How a function may be called, from the `functions:` section of `triggers.yaml` (App Services'
+/// `functions/config.json`). Functions not listed there get the defaults.
+public struct FunctionSettings: Sendable, Equatable {
+    /// A private function can be called by triggers and other functions, not by clients.
+    public var isPrivate: Bool
+    /// Run with full database access instead of the calling user's rules.
+    public var runAsSystem: Bool
+    /// A query expression over `%%user` / `%%request` that must match for a client call to be allowed;
+    /// empty allows every call.
+    public var canEvaluate: BSONDocument
+
+    public init(isPrivate: Bool = false, runAsSystem: Bool = false, canEvaluate: BSONDocument = [:]) {
+        self.isPrivate = isPrivate
+        self.runAsSystem = runAsSystem
+        self.canEvaluate = canEvaluate
+    }
+}

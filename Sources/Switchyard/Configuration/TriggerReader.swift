@@ -1,0 +1,284 @@
+import BSON
+
+/// Reads one entry of `triggers:` into a `TriggerDefinition`, reporting every problem it finds.
+struct TriggerReader {
+    let definition: TriggerDefinition
+    let nameLocation: SourceLocation
+
+    static let commonKeys = ["name", "type", "function", "disabled"]
+    static let keysByType: [(type: String, keys: [String])] = [
+        (
+            "database",
+            [
+                "database", "collection", "operations", "fullDocument", "fullDocumentBeforeChange", "match", "project",
+                "ordered", "maxConcurrency", "skipCatchupEvents", "tolerateResumeErrors", "retry",
+            ]
+        ),
+        ("scheduled", ["schedule", "skipCatchupEvents"]),
+        ("authentication", ["operation", "providers"]),
+    ]
+    static let retryKeys = ["maxAttempts", "initialBackoff", "maxBackoff"]
+
+    static func read(
+        _ node: YAMLNode, reader: inout ConfigurationReader, registeredFunctions: Set<String>?
+    ) -> TriggerReader? {
+        guard let pairs = reader.mapping(node, "a trigger") else { return nil }
+        let allKeys = commonKeys + keysByType.flatMap(\.keys)
+        let name = pairs["name"].flatMap { reader.string($0, "'name'") }
+        let described = name.map { " in trigger '\($0)'" } ?? ""
+        func require(_ key: String) -> YAMLNode? {
+            if let value = pairs[key] { return value }
+            reader.error("missing required key '\(key)'\(described)", at: node)
+            return nil
+        }
+
+        var typeName: String?
+        if let typeNode = require("type"), let text = reader.string(typeNode, "'type'") {
+            let types = keysByType.map(\.type)
+            if types.contains(text.lowercased()) {
+                typeName = text.lowercased()
+            } else {
+                reader.error(
+                    "unknown trigger type '\(text)'\(ClosestMatch.hint(for: text, among: types)) (expected database, scheduled or authentication)",
+                    at: typeNode)
+            }
+        }
+        let typeKeys = keysByType.first { $0.type == typeName }?.keys
+        for pair in pairs where !commonKeys.contains(pair.key) && !(typeKeys?.contains(pair.key) ?? false) {
+            if let typeName, allKeys.contains(pair.key) {
+                reader.error("'\(pair.key)' is not a key of \(typeName) triggers", at: pair.keyNode)
+            } else if !allKeys.contains(pair.key) {
+                let preferred = commonKeys + (typeKeys ?? [])
+                let suggestion =
+                    ClosestMatch.suggestion(for: pair.key, among: preferred)
+                    ?? ClosestMatch.suggestion(for: pair.key, among: allKeys)
+                reader.error(
+                    "unknown key '\(pair.key)'\(suggestion.map { " (did you mean '\($0)'?)" } ?? "")", at: pair.keyNode)
+            }
+        }
+
+        if let name, let nameNode = pairs["name"], !TriggerDefinition.isValidName(name) {
+            reader.error(
+                "trigger name '\(name)' may only contain letters, digits, '_' and '-'", at: nameNode)
+        }
+        let nameNode = require("name")
+        let functionNode = require("function")
+        let function = functionNode.flatMap { reader.string($0, "'function'") }
+        if let function, let functionNode, let registeredFunctions {
+            AppDefinition.checkFunction(
+                function, at: functionNode.location, registered: registeredFunctions, reader: &reader)
+        }
+        let disabled = pairs["disabled"].flatMap { reader.bool($0, "'disabled'") } ?? false
+
+        let kind: TriggerDefinition.Kind?
+        switch typeName {
+        case "database": kind = database(pairs, at: node, described: described, reader: &reader).map { .database($0) }
+        case "scheduled":
+            kind = scheduled(pairs, at: node, described: described, reader: &reader).map { .scheduled($0) }
+        case "authentication":
+            kind = authentication(pairs, at: node, described: described, reader: &reader).map { .authentication($0) }
+        default: kind = nil
+        }
+        guard let name, let nameNode, let function, let kind else { return nil }
+        return TriggerReader(
+            definition: TriggerDefinition(name: name, function: function, disabled: disabled, kind: kind),
+            nameLocation: nameNode.location)
+    }
+
+    private static func database(
+        _ pairs: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode, described: String,
+        reader: inout ConfigurationReader
+    ) -> DatabaseTrigger? {
+        var valid = true
+        var scope: WatchScope?
+        if let databaseNode = pairs["database"] {
+            if let database = reader.string(databaseNode, "'database'") {
+                let collectionNode = pairs["collection"]
+                let collection = collectionNode.flatMap { reader.string($0, "'collection'") }
+                if database == "*" {
+                    if let collectionNode {
+                        reader.error("'collection' needs a specific database, not '*'", at: collectionNode)
+                        valid = false
+                    }
+                    scope = .deployment
+                } else if database.isEmpty {
+                    reader.error("'database' must not be empty (use \"*\" to watch every database)", at: databaseNode)
+                } else if let collection, let collectionNode {
+                    if collection.isEmpty {
+                        reader.error(
+                            "'collection' must not be empty (leave it out to watch the whole database)",
+                            at: collectionNode)
+                    } else {
+                        scope = .collection(database: database, collection: collection)
+                    }
+                } else {
+                    scope = .database(database)
+                }
+            }
+        } else {
+            reader.error("missing required key 'database'\(described) (use \"*\" to watch every database)", at: node)
+        }
+
+        var operations: Set<DatabaseOperation> = []
+        if let operationsNode = pairs["operations"] {
+            if let items = reader.sequence(operationsNode, "'operations'") {
+                if items.isEmpty {
+                    reader.error(
+                        "'operations' must list at least one of INSERT, UPDATE, REPLACE, DELETE", at: operationsNode)
+                    valid = false
+                }
+                for item in items {
+                    guard let text = reader.string(item, "an operation type") else {
+                        valid = false
+                        continue
+                    }
+                    guard let operation = DatabaseOperation(rawValue: text.uppercased()) else {
+                        let names = DatabaseOperation.allCases.map(\.rawValue)
+                        reader.error(
+                            "unknown operation type '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
+                        valid = false
+                        continue
+                    }
+                    if !operations.insert(operation).inserted {
+                        reader.error("duplicate operation type '\(operation.rawValue)'", at: item)
+                    }
+                }
+            } else {
+                valid = false
+            }
+        } else {
+            reader.error("missing required key 'operations'\(described)", at: node)
+            valid = false
+        }
+
+        var trigger = DatabaseTrigger(scope: .deployment, operations: operations)
+        if let v = pairs["fullDocument"], let b = reader.bool(v, "'fullDocument'") { trigger.fullDocument = b }
+        if let v = pairs["fullDocumentBeforeChange"], let b = reader.bool(v, "'fullDocumentBeforeChange'") {
+            trigger.fullDocumentBeforeChange = b
+        }
+        if let v = pairs["match"], !v.isNull { trigger.match = reader.document(v, rules: .yaml) ?? [:] }
+        if let v = pairs["project"], !v.isNull { trigger.project = reader.document(v, rules: .yaml) ?? [:] }
+        if let v = pairs["skipCatchupEvents"], let b = reader.bool(v, "'skipCatchupEvents'") {
+            trigger.skipCatchupEvents = b
+        }
+        if let v = pairs["tolerateResumeErrors"], let b = reader.bool(v, "'tolerateResumeErrors'") {
+            trigger.tolerateResumeErrors = b
+        }
+        let ordered = pairs["ordered"].flatMap { reader.bool($0, "'ordered'") } ?? true
+        if let concurrencyNode = pairs["maxConcurrency"] {
+            if ordered {
+                reader.error(
+                    "'maxConcurrency' applies only to unordered triggers (add 'ordered: false')", at: concurrencyNode)
+            } else if let limit = reader.integer(
+                concurrencyNode, "'maxConcurrency'", in: DeliveryOrder.maxConcurrencyRange)
+            {
+                trigger.delivery = .unordered(maxConcurrency: limit)
+            }
+        } else if !ordered {
+            trigger.delivery = .unordered(maxConcurrency: DeliveryOrder.defaultMaxConcurrency)
+        }
+        if let retryNode = pairs["retry"], !retryNode.isNull, let retry = retryPolicy(retryNode, reader: &reader) {
+            trigger.retry = retry
+        }
+        guard valid, let scope else { return nil }
+        trigger.scope = scope
+        return trigger
+    }
+
+    private static func retryPolicy(_ node: YAMLNode, reader: inout ConfigurationReader) -> RetryPolicy? {
+        guard let pairs = reader.mapping(node, "'retry'") else { return nil }
+        reader.rejectUnknownKeys(pairs, known: retryKeys)
+        var policy = RetryPolicy()
+        if let v = pairs["maxAttempts"], let n = reader.integer(v, "'maxAttempts'", in: 1...1000) {
+            policy.maxAttempts = n
+        }
+        if let v = pairs["initialBackoff"], let d = reader.duration(v, "'initialBackoff'") { policy.initialBackoff = d }
+        if let v = pairs["maxBackoff"], let d = reader.duration(v, "'maxBackoff'") { policy.maxBackoff = d }
+        if policy.maxBackoff < policy.initialBackoff {
+            reader.error(
+                "'maxBackoff' (\(policy.maxBackoff.configurationText)) must not be shorter than 'initialBackoff' (\(policy.initialBackoff.configurationText))",
+                at: pairs["maxBackoff"] ?? pairs["initialBackoff"] ?? node)
+        }
+        return policy
+    }
+
+    private static func scheduled(
+        _ pairs: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode, described: String,
+        reader: inout ConfigurationReader
+    ) -> ScheduledTrigger? {
+        let skip = pairs["skipCatchupEvents"].flatMap { reader.bool($0, "'skipCatchupEvents'") } ?? false
+        guard let scheduleNode = pairs["schedule"] else {
+            reader.error("missing required key 'schedule'\(described)", at: node)
+            return nil
+        }
+        guard let text = reader.string(scheduleNode, "'schedule'") else { return nil }
+        do {
+            return ScheduledTrigger(schedule: try CronSchedule(text), skipCatchupEvents: skip)
+        } catch {
+            reader.error(error.message, at: columnInside(scheduleNode, offset: error.offset))
+            return nil
+        }
+    }
+
+    /// The position of a character inside a single-line scalar (one further in for a quoted one).
+    static func columnInside(_ node: YAMLNode, offset: Int) -> SourceLocation {
+        guard case .scalar(let text, let isPlain) = node.value, !text.contains("\n"), !text.contains("\\") else {
+            return node.location
+        }
+        return SourceLocation(line: node.location.line, column: node.location.column + offset + (isPlain ? 0 : 1))
+    }
+
+    private static func authentication(
+        _ pairs: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode, described: String,
+        reader: inout ConfigurationReader
+    ) -> AuthenticationTrigger? {
+        var operation: AuthenticationOperation?
+        if let operationNode = pairs["operation"] {
+            if let text = reader.string(operationNode, "'operation'") {
+                operation = AuthenticationOperation(rawValue: text.lowercased())
+                if operation == nil {
+                    let names = AuthenticationOperation.allCases.map(\.rawValue)
+                    reader.error(
+                        "unknown authentication operation '\(text)'\(ClosestMatch.hint(for: text, among: names)) (expected create, login or delete)",
+                        at: operationNode)
+                }
+            }
+        } else {
+            reader.error("missing required key 'operation'\(described)", at: node)
+        }
+        var providers: Set<AuthenticationProvider>?
+        if let providersNode = pairs["providers"] {
+            providers = Self.providers(providersNode, reader: &reader)
+            if providers?.isEmpty == true {
+                reader.error("'providers' must list at least one authentication provider", at: providersNode)
+                providers = nil
+            }
+        } else {
+            reader.error("missing required key 'providers'\(described)", at: node)
+        }
+        guard let operation, let providers else { return nil }
+        return AuthenticationTrigger(operation: operation, providers: providers)
+    }
+
+    /// A list of provider names; nil when any is unknown.
+    static func providers(_ node: YAMLNode, reader: inout ConfigurationReader) -> Set<AuthenticationProvider>? {
+        guard let items = reader.sequence(node, "'providers'") else { return nil }
+        var providers: Set<AuthenticationProvider> = []
+        var valid = true
+        for item in items {
+            guard let text = reader.string(item, "a provider") else {
+                valid = false
+                continue
+            }
+            guard let provider = AuthenticationProvider(rawValue: text) else {
+                let names = AuthenticationProvider.allCases.map(\.rawValue)
+                reader.error(
+                    "unknown authentication provider '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
+                valid = false
+                continue
+            }
+            providers.insert(provider)
+        }
+        return valid ? providers : nil
+    }
+}

@@ -1,0 +1,444 @@
+import BSON
+import Switchyard
+import Testing
+
+@Suite struct AppDefinitionTests {
+    /// The error lines `triggers.yaml` text produces, or [] when it parses.
+    func errors(_ text: String, registered: Set<String>? = nil) -> [String] {
+        do {
+            _ = try AppDefinition.parse(text, file: "triggers.yaml", registeredFunctions: registered)
+            return []
+        } catch {
+            return error.description.split(separator: "\n").map(String.init)
+        }
+    }
+
+    @Test func readsEveryTriggerTypeWithDefaults() throws {
+        let definition = try AppDefinition.parse(
+            """
+            appId: books-abcde
+            triggers:
+              - name: sendBooksTopic
+                type: database
+                function: sendBooksTopic
+                database: product
+                collection: book
+                operations: [insert, Delete]
+                fullDocument: true
+                match:
+                  operationType: insert
+                  fullDocument.price: {$gt: 10, $lte: 2.5e3}
+                  fullDocument.tag: "42"
+                  fullDocument.count: 3000000000
+                  fullDocument.owner: {$oid: "64b7f0c2a1b2c3d4e5f60718"}
+                  fullDocument.missing: ~
+                  fullDocument.on: [true, null, "true"]
+                project: {fullDocument: 1}
+              - name: everything-in-db
+                type: database
+                function: audit
+                database: product
+                operations: [UPDATE]
+                ordered: false
+                maxConcurrency: 4
+                retry: {maxAttempts: 2, initialBackoff: 500ms, maxBackoff: 1m30s}
+              - name: deployment_wide
+                type: DATABASE
+                function: audit
+                database: "*"
+                operations: [REPLACE]
+                ordered: false
+              - name: nightly
+                type: scheduled
+                function: report
+                schedule: "0 3 * * *"
+                skipCatchupEvents: true
+                disabled: true
+              - name: onCreate
+                type: authentication
+                function: createUserData
+                operation: CREATE
+                providers: [anon-user, local-userpass]
+            functions:
+              createUserData: {private: true, runAsSystem: true}
+              report:
+                canEvaluate: {"%%user.custom_data.role": admin}
+            auth:
+              providers: [local-userpass, api-key]
+              customUserData: {database: product, collection: users, userIdField: userId}
+            """)
+        #expect(definition.appId == "books-abcde")
+        #expect(
+            definition.triggers.map(\.name) == [
+                "sendBooksTopic", "everything-in-db", "deployment_wide", "nightly", "onCreate",
+            ])
+        guard case .database(let books) = definition.triggers[0].kind else {
+            Issue.record("not a database trigger")
+            return
+        }
+        #expect(books.scope == .collection(database: "product", collection: "book"))
+        #expect(books.operations == [.insert, .delete])
+        #expect(books.fullDocument && !books.fullDocumentBeforeChange)
+        #expect(books.delivery == .ordered)
+        #expect(books.retry == RetryPolicy(maxAttempts: 5, initialBackoff: .seconds(1), maxBackoff: .seconds(60)))
+        let expectedMatch: BSONDocument = [
+            "operationType": "insert",
+            "fullDocument.price": ["$gt": .int32(10), "$lte": .double(2500)],
+            "fullDocument.tag": "42",
+            "fullDocument.count": .int64(3_000_000_000),
+            "fullDocument.owner": .objectId(ObjectId(hex: "64b7f0c2a1b2c3d4e5f60718")!),
+            "fullDocument.missing": .null,
+            "fullDocument.on": [true, nil, "true"],
+        ]
+        #expect(books.match == expectedMatch)
+        #expect(books.project == ["fullDocument": .int32(1)])
+
+        guard case .database(let wholeDatabase) = definition.triggers[1].kind,
+            case .database(let deployment) = definition.triggers[2].kind,
+            case .scheduled(let nightly) = definition.triggers[3].kind,
+            case .authentication(let onCreate) = definition.triggers[4].kind
+        else {
+            Issue.record("wrong trigger kinds")
+            return
+        }
+        #expect(wholeDatabase.scope == .database("product"))
+        #expect(wholeDatabase.delivery == .unordered(maxConcurrency: 4))
+        #expect(
+            wholeDatabase.retry
+                == RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(500), maxBackoff: .seconds(90)))
+        #expect(deployment.scope == .deployment)
+        #expect(deployment.delivery == .unordered(maxConcurrency: DeliveryOrder.defaultMaxConcurrency))
+        #expect(nightly.schedule.expression == "0 3 * * *" && nightly.skipCatchupEvents)
+        #expect(definition.triggers[3].disabled && !definition.triggers[0].disabled)
+        #expect(onCreate == AuthenticationTrigger(operation: .create, providers: [.anonymous, .emailPassword]))
+        #expect(definition.functions["createUserData"] == FunctionSettings(isPrivate: true, runAsSystem: true))
+        #expect(definition.functions["report"]?.canEvaluate == ["%%user.custom_data.role": "admin"])
+        #expect(definition.auth.providers == [.emailPassword, .apiKey])
+        #expect(
+            definition.auth.customUserData
+                == AuthSettings.CustomUserData(database: "product", collection: "users", userIdField: "userId"))
+    }
+
+    @Test func unknownKeysAndOperationsSuggestTheClosestName() {
+        #expect(
+            errors(
+                """
+                triggers:
+                  - name: a
+                    type: database
+                    function: f
+                    database: d
+                    colection: c
+                    operations: [INSRT, update, FLUSH]
+                """)
+                == [
+                    "triggers.yaml:6:5: unknown key 'colection' (did you mean 'collection'?)",
+                    "triggers.yaml:7:18: unknown operation type 'INSRT' (did you mean 'INSERT'?)",
+                    "triggers.yaml:7:33: unknown operation type 'FLUSH'",
+                ])
+    }
+
+    @Test func keysOfAnotherTriggerTypeAreNamedAsSuch() {
+        #expect(
+            errors(
+                """
+                triggers:
+                  - name: a
+                    type: database
+                    function: f
+                    database: d
+                    operations: [INSERT]
+                    schedule: "* * * * *"
+                    providers: [anon-user]
+                  - name: b
+                    type: scheduled
+                    function: f
+                    schedule: "* * * * *"
+                    collection: c
+                """)
+                == [
+                    "triggers.yaml:7:5: 'schedule' is not a key of database triggers",
+                    "triggers.yaml:8:5: 'providers' is not a key of database triggers",
+                    "triggers.yaml:13:5: 'collection' is not a key of scheduled triggers",
+                ])
+    }
+
+    @Test func typeErrorsNameTheExpectedType() {
+        #expect(
+            errors(
+                """
+                triggers:
+                  - name: a
+                    type: database
+                    function: f
+                    database: d
+                    operations: INSERT
+                    ordered: "false"
+                    fullDocument: yes
+                    disabled: 1
+                    maxConcurrency: 5
+                    retry: {maxAttempts: 0, initialBackoff: soon, maxBackoff: 1s}
+                    match: [1]
+                """)
+                == [
+                    "triggers.yaml:6:17: 'operations' must be a list, found a scalar",
+                    "triggers.yaml:7:14: 'ordered' must be true or false",
+                    "triggers.yaml:8:19: 'fullDocument' must be true or false",
+                    "triggers.yaml:9:15: 'disabled' must be true or false",
+                    "triggers.yaml:10:21: 'maxConcurrency' applies only to unordered triggers (add 'ordered: false')",
+                    "triggers.yaml:11:26: 'maxAttempts' must be a whole number from 1 to 1000",
+                    "triggers.yaml:11:45: 'initialBackoff' must be a duration like 500ms, 2s, 1m or 1h",
+                    "triggers.yaml:12:12: a document must be a mapping, found a sequence",
+                ])
+    }
+
+    @Test func missingKeysPointAtTheTrigger() {
+        #expect(
+            errors(
+                """
+                triggers:
+                  - name: a
+                    type: database
+                    collection: c
+                  - type: authentication
+                    function: f
+                    operation: signup
+                    providers: [local-userpas, []]
+                  - name: bad name!
+                    type: timer
+                    function: f
+                """)
+                == [
+                    "triggers.yaml:2:5: missing required key 'function' in trigger 'a'",
+                    "triggers.yaml:2:5: missing required key 'database' in trigger 'a' (use \"*\" to watch every database)",
+                    "triggers.yaml:2:5: missing required key 'operations' in trigger 'a'",
+                    "triggers.yaml:5:5: missing required key 'name'",
+                    "triggers.yaml:7:16: unknown authentication operation 'signup' (expected create, login or delete)",
+                    "triggers.yaml:8:17: unknown authentication provider 'local-userpas' (did you mean 'local-userpass'?)",
+                    "triggers.yaml:8:32: a provider must be a string",
+                    "triggers.yaml:9:11: trigger name 'bad name!' may only contain letters, digits, '_' and '-'",
+                    "triggers.yaml:10:11: unknown trigger type 'timer' (expected database, scheduled or authentication)",
+                ])
+    }
+
+    @Test func rangesAndScopesAreChecked() {
+        #expect(
+            errors(
+                """
+                triggers:
+                  - name: a
+                    type: database
+                    function: f
+                    database: "*"
+                    collection: c
+                    operations: [INSERT, INSERT]
+                    ordered: false
+                    maxConcurrency: 1001
+                    retry:
+                      initialBackoff: 2m
+                      maxBackoff: 1m
+                      maxAttempt: 3
+                """)
+                == [
+                    "triggers.yaml:6:17: 'collection' needs a specific database, not '*'",
+                    "triggers.yaml:7:26: duplicate operation type 'INSERT'",
+                    "triggers.yaml:9:21: 'maxConcurrency' must be a whole number from 1 to 1000",
+                    "triggers.yaml:12:19: 'maxBackoff' (1m) must not be shorter than 'initialBackoff' (2m)",
+                    "triggers.yaml:13:7: unknown key 'maxAttempt' (did you mean 'maxAttempts'?)",
+                ])
+    }
+
+    @Test func scheduleErrorsPointInsideTheExpression() {
+        #expect(
+            errors(
+                """
+                triggers:
+                  - name: a
+                    type: scheduled
+                    function: f
+                    schedule: "0 0 */2 * *"
+                  - name: b
+                    type: scheduled
+                    function: f
+                    schedule: 0 0 * JNA *
+                """)
+                == [
+                    "triggers.yaml:5:21: steps ('/') are only allowed in the minute and hour fields, not in the dayOfMonth field",
+                    "triggers.yaml:9:21: 'JNA' is not a valid month value, expected a number or one of JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC (did you mean 'JAN'?)",
+                ])
+    }
+
+    @Test func duplicateNamesPointAtTheSecondWithANoteAboutTheFirst() {
+        #expect(
+            errors(
+                """
+                triggers:
+                  - name: nightly
+                    type: scheduled
+                    function: f
+                    schedule: "0 0 * * *"
+                  - name: nightly
+                    type: scheduled
+                    function: f
+                    schedule: "0 1 * * *"
+                """)
+                == [
+                    "triggers.yaml:6:11: duplicate trigger name 'nightly'",
+                    "triggers.yaml:2:11: note: 'nightly' is first defined here",
+                ])
+    }
+
+    @Test func unknownFunctionsListTheRegisteredOnes() {
+        let registered: Set = ["sendBooksTopic", "createUserData"]
+        #expect(
+            errors(
+                """
+                triggers:
+                  - name: a
+                    type: scheduled
+                    function: sendBookTopic
+                    schedule: "0 0 * * *"
+                functions:
+                  report: {}
+                """, registered: registered)
+                == [
+                    "triggers.yaml:4:15: unknown function 'sendBookTopic' (did you mean 'sendBooksTopic'? registered: createUserData, sendBooksTopic)",
+                    "triggers.yaml:7:3: unknown function 'report' (registered: createUserData, sendBooksTopic)",
+                ])
+        #expect(
+            errors("triggers:\n  - {name: a, type: scheduled, function: f, schedule: \"* * * * *\"}\n", registered: [])
+                == ["triggers.yaml:2:42: unknown function 'f' (no functions are registered)"])
+    }
+
+    @Test func topLevelProblems() {
+        #expect(
+            errors("- a\n- b\n") == [
+                "triggers.yaml:1:1: the top level of triggers.yaml must be a mapping, found a sequence"
+            ])
+        #expect(errors("trigers: []\n") == ["triggers.yaml:1:1: unknown key 'trigers' (did you mean 'triggers'?)"])
+        #expect(
+            errors("triggers: [\n") == [
+                "triggers.yaml:2:1: did not find expected node content (while parsing a flow node)"
+            ])
+        #expect(errors("") == [])
+        #expect(
+            errors(
+                "triggers:\n  - name: a\n    type: scheduled\n    function: f\n    schedule: \"* * * * *\"\n    match: {$oid: 12}\n"
+            )
+                == ["triggers.yaml:6:5: 'match' is not a key of scheduled triggers"])
+    }
+
+    @Test func extendedJSONWrappersMustBeWellFormed() {
+        let text = """
+            triggers:
+              - name: a
+                type: database
+                function: f
+                database: d
+                operations: [INSERT]
+                match:
+                  a: {$oid: "zz"}
+                  b: {$numberLong: "1.5"}
+                  c: {$date: "yesterday"}
+                  d: {$numberDecimal: "1.5"}
+                  e: {$date: "2024-02-29T12:00:00.5+01:00"}
+                  f: 99999999999999999999
+            """
+        #expect(
+            errors(text) == [
+                "triggers.yaml:8:17: '$oid' must be a string of 24 hexadecimal digits",
+                "triggers.yaml:9:24: '$numberLong' must be a string holding a 64-bit integer",
+                "triggers.yaml:10:18: '$date' must be an ISO-8601 string, milliseconds, or {\"$numberLong\": \"…\"}",
+                "triggers.yaml:11:27: Extended JSON '$numberDecimal' is not supported in configuration files",
+                "triggers.yaml:13:10: integer out of range (more than 64 bits)",
+            ])
+    }
+
+    @Test func datesAndNumbersConvertExactly() throws {
+        let definition = try AppDefinition.parse(
+            """
+            triggers:
+              - name: a
+                type: database
+                function: f
+                database: d
+                operations: [INSERT]
+                match:
+                  at: {$date: "2024-02-29T12:00:00.5+01:00"}
+                  ms: {$date: {$numberLong: "-1"}}
+                  big: {$numberLong: "5"}
+                  hex: 0x1F
+                  neg: -.inf
+                  plainWord: yes
+            """)
+        guard case .database(let trigger) = definition.triggers.first?.kind else {
+            Issue.record("not a database trigger")
+            return
+        }
+        #expect(trigger.match["at"] == .datetime(BSONDate(millisecondsSinceEpoch: 1_709_204_400_500)))
+        #expect(trigger.match["ms"] == .datetime(BSONDate(millisecondsSinceEpoch: -1)))
+        #expect(trigger.match["big"] == .int64(5))
+        #expect(trigger.match["hex"] == .int32(31))
+        #expect(trigger.match["neg"] == .double(-.infinity))
+        #expect(trigger.match["plainWord"] == "yes")
+    }
+
+    @Test func theWrittenYAMLReadsBackAsTheSameDefinition() throws {
+        var match: BSONDocument = ["operationType": "update", "fullDocument.title": "The \"Hobbit\"\n: 2"]
+        match["$or"] = [["a": .int64(5)], ["b": .double(1)], ["c": [1, "two", ["x": nil]]], ["d": .bool(false)]]
+        match["when"] = .datetime(BSONDate(millisecondsSinceEpoch: 1_700_000_000_123))
+        match["early"] = .datetime(BSONDate(millisecondsSinceEpoch: -86_400_000))
+        match["id"] = .objectId(ObjectId(hex: "64b7f0c2a1b2c3d4e5f60718")!)
+        match["nan"] = .double(.nan)
+        match["true"] = "yes"
+        let definition = AppDefinition(
+            appId: "app-1",
+            triggers: [
+                TriggerDefinition(
+                    name: "db", function: "utils/audit", disabled: true,
+                    kind: .database(
+                        DatabaseTrigger(
+                            scope: .collection(database: "product", collection: "book"),
+                            operations: [.update, .insert],
+                            fullDocument: true, fullDocumentBeforeChange: true, match: match, project: ["_id": 0],
+                            delivery: .unordered(maxConcurrency: 7), skipCatchupEvents: true,
+                            tolerateResumeErrors: true,
+                            retry: RetryPolicy(
+                                maxAttempts: 9, initialBackoff: .milliseconds(250), maxBackoff: .seconds(7200))))),
+                TriggerDefinition(
+                    name: "all", function: "f",
+                    kind: .database(DatabaseTrigger(scope: .deployment, operations: [.delete]))),
+                TriggerDefinition(
+                    name: "cron", function: "f",
+                    kind: .scheduled(ScheduledTrigger(schedule: try CronSchedule("*/5 9-17 * * MON-FRI")))),
+                TriggerDefinition(
+                    name: "login", function: "true",
+                    kind: .authentication(AuthenticationTrigger(operation: .login, providers: [.google, .apple]))),
+            ],
+            functions: [
+                "f": FunctionSettings(), "utils/audit": FunctionSettings(isPrivate: true),
+                "true": FunctionSettings(
+                    runAsSystem: true, canEvaluate: ["%%request.remoteIPAddress": ["$in": ["1.2.3.4"]]]),
+            ],
+            auth: AuthSettings(
+                providers: [.anonymous],
+                customUserData: .init(database: "product", collection: "users", userIdField: "user id", enabled: false))
+        )
+        let text = try definition.yamlText()
+        #expect(try AppDefinition.parse(text) == definition)
+        #expect(try AppDefinition.parse(try AppDefinition().yamlText()) == AppDefinition())
+    }
+
+    @Test func unwritableValuesAreReported() {
+        let definition = AppDefinition(
+            triggers: [
+                TriggerDefinition(
+                    name: "a", function: "f",
+                    kind: .database(
+                        DatabaseTrigger(
+                            scope: .database("d"), operations: [.insert],
+                            match: ["r": .regex(BSONRegularExpression(pattern: "x"))])))
+            ])
+        #expect(throws: UnwritableValue(typeName: "regex")) { try definition.yamlText() }
+    }
+}
