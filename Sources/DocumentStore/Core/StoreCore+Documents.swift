@@ -67,7 +67,7 @@ extension StoreCore {
         let key = try Self.idKey(document)
         if try engine.document(collection: state.record.id, key: key) != nil {
             throw duplicateKeyError(
-                state, index: "_id_", key: ShellFormat.render(BSONDocument([("_id", document["_id"]!)])))
+                state, index: "_id_", key: BSON.document(["_id": document["_id"]!]).messageText)
         }
         let body = try Self.encodeChecked(document)
         let entries = try indexEntries(state, document)

@@ -93,7 +93,7 @@ struct IndexDefinition: Sendable {
 
     /// `{ name: "x" }`, as the duplicate-key message shows the key.
     func describe(_ entry: Entry) -> String {
-        ShellFormat.render(BSONDocument(zip(fields.map(\.path), entry.values)))
+        BSON.document(BSONDocument(zip(fields.map(\.path), entry.values))).messageText
     }
 
     /// Gathers the values at `components` below `value`, expanding arrays the way multikey indexes do.

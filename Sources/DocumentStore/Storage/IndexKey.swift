@@ -24,8 +24,8 @@ enum IndexKey {
     }
 
     private static func appendPayload(_ value: BSON, to bytes: inout [UInt8], depth: Int) throws(StoreError) {
-        guard depth < DocumentEncoding.maximumDepth else {
-            throw .location(15, "index key nesting is deeper than \(DocumentEncoding.maximumDepth) levels")
+        guard depth < BSONDocument.maximumNestingDepth else {
+            throw .location(15, "index key nesting is deeper than \(BSONDocument.maximumNestingDepth) levels")
         }
         switch value {
         case .minKey, .maxKey, .null, .undefined: break
