@@ -65,14 +65,12 @@ extension StoreCore {
     /// Every check runs before the first write, so a failed insert leaves nothing behind.
     func insertDocument(_ state: CollectionState, _ document: BSONDocument) throws(StoreError) {
         let key = try Self.idKey(document)
-        if try engine.document(collection: state.record.id, key: key) != nil {
-            throw duplicateKeyError(
-                state, index: "_id_", key: BSON.document(["_id": document["_id"]!]).messageText)
-        }
         let body = try Self.encodeChecked(document)
         let entries = try indexEntries(state, document)
         try checkUnique(state, entries, ownKey: key)
-        try engine.putDocument(collection: state.record.id, key: key, body: body)
+        guard try engine.insertDocument(collection: state.record.id, key: key, body: body) else {
+            throw duplicateKeyError(state, index: "_id_", key: BSON.document(["_id": document["_id"]!]).messageText)
+        }
         for (index, indexEntries) in entries {
             for entry in indexEntries { try engine.insertIndexEntry(index: index.id, key: entry.key, document: key) }
         }

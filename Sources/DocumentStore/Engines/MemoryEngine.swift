@@ -114,6 +114,12 @@ final class MemoryEngine: StorageEngine {
         documents[collection]?.value(for: key)
     }
 
+    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> Bool {
+        guard documents[collection]?.value(for: key) == nil else { return false }
+        try putDocument(collection: collection, key: key, body: body)
+        return true
+    }
+
     func putDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) {
         let old = documents[collection, default: SortedByteMap()].set(body, for: key)
         recordUndo { [unowned self] in

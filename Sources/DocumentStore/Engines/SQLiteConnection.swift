@@ -39,6 +39,9 @@ final class SQLiteConnection {
         }
     }
 
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int32 { sqlite3_changes(handle) }
+
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 
     /// A cached prepared statement, reset and with bindings cleared, ready to bind.

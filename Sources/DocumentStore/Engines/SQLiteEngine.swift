@@ -161,6 +161,15 @@ final class SQLiteEngine: StorageEngine {
         return try statement.step(sql) ? statement.blob(0) : nil
     }
 
+    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> Bool {
+        try run("INSERT OR IGNORE INTO documents(collection, key, body) VALUES(?, ?, ?)") {
+            $0.bind(1, collection)
+            $0.bind(2, key)
+            $0.bind(3, body)
+        }
+        return connection.changes > 0
+    }
+
     func putDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) {
         try run("INSERT OR REPLACE INTO documents(collection, key, body) VALUES(?, ?, ?)") {
             $0.bind(1, collection)

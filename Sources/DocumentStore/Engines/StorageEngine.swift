@@ -50,6 +50,8 @@ protocol StorageEngine: AnyObject {
     func deleteIndex(id: Int64) throws(StoreError)
 
     func document(collection: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]?
+    /// Inserts a new document; false (and nothing written) when the key exists.
+    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> Bool
     /// Inserts or overwrites.
     func putDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError)
     func deleteDocument(collection: Int64, key: [UInt8]) throws(StoreError)
