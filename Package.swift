@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "BSON", targets: ["BSON"]),
         .library(name: "DocumentStore", targets: ["DocumentStore"]),
+        .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "Switchyard", targets: ["Switchyard"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
@@ -30,7 +31,8 @@ let package = Package(
 
         .target(name: "BSON"),
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
-        .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "CYAML"]),
+        .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
+        .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
         .executableTarget(name: "switchyard", dependencies: ["BSON", "Switchyard"]),
         .executableTarget(name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "CSQLite"], path: "Benchmarks"),
 
@@ -40,6 +42,8 @@ let package = Package(
         .executableTarget(
             name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
         .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard", "BSON"], exclude: ["Fixtures"]),
+        // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
+        .testTarget(name: "SwitchyardCLITests"),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

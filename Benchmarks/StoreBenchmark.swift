@@ -8,77 +8,84 @@ import Foundation
 ///     per transaction), goal ≥ 0.8× raw;
 /// (b) 64 concurrent writers, goal ≥ 2× the raw single writer;
 /// (c) `findOne` by an indexed field in 100,000 documents, median latency, goal ≤ 2× raw.
-func runStoreBenchmarks() async throws {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-bench-\(UUID().uuidString)")
+enum StoreBenchmark {
+    static let benchmark = Benchmark(
+        name: "store", summary: "DocumentStore insertOne (1 and 64 writers) and indexed findOne vs raw SQLite",
+        run: run)
+
+    static func run() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "switchyard-bench-\(UUID().uuidString)"
+        )
         .path
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
 
-    let inserts = 4_000
-    let raw = try RawSQLite(path: root + "/raw-insert.sqlite")
-    let rawRate = try raw.insertRate(count: inserts, body: StoreBenchmarkDocuments.sampleBytes)
-    raw.close()
+        let inserts = 4_000
+        let raw = try RawSQLite(path: root + "/raw-insert.sqlite")
+        let rawRate = try raw.insertRate(count: inserts, body: StoreBenchmarkDocuments.sampleBytes)
+        raw.close()
 
-    let store = try await DocumentStore.open(.sqlite(directory: root + "/store"))
-    let single = store.database("bench").collection("single")
-    var clock = ContinuousClock.now
-    for i in 0..<inserts { try await single.insertOne(StoreBenchmarkDocuments.book(i)) }
-    let storeRate = Double(inserts) / seconds(since: clock)
-    report(
-        "(a) insertOne, 1 writer", value: storeRate, unit: "docs/s", peer: "raw SQLite", peerValue: rawRate,
-        goal: "≥ 0.8× raw", met: storeRate >= 0.8 * rawRate)
+        let store = try await DocumentStore.open(.sqlite(directory: root + "/store"))
+        let single = store.database("bench").collection("single")
+        var clock = ContinuousClock.now
+        for i in 0..<inserts { try await single.insertOne(StoreBenchmarkDocuments.book(i)) }
+        let storeRate = Double(inserts) / seconds(since: clock)
+        report(
+            "(a) insertOne, 1 writer", value: storeRate, unit: "docs/s", peer: "raw SQLite", peerValue: rawRate,
+            goal: "≥ 0.8× raw", met: storeRate >= 0.8 * rawRate)
 
-    let concurrent = store.database("bench").collection("concurrent")
-    let perWriter = 150
-    clock = ContinuousClock.now
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for writer in 0..<64 {
-            group.addTask {
-                for i in 0..<perWriter {
-                    try await concurrent.insertOne(StoreBenchmarkDocuments.book(writer * perWriter + i))
+        let concurrent = store.database("bench").collection("concurrent")
+        let perWriter = 150
+        clock = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<64 {
+                group.addTask {
+                    for i in 0..<perWriter {
+                        try await concurrent.insertOne(StoreBenchmarkDocuments.book(writer * perWriter + i))
+                    }
                 }
             }
+            try await group.waitForAll()
         }
-        try await group.waitForAll()
-    }
-    let concurrentRate = Double(64 * perWriter) / seconds(since: clock)
-    report(
-        "(b) insertOne, 64 writers", value: concurrentRate, unit: "docs/s", peer: "raw SQLite, 1 writer",
-        peerValue: rawRate, goal: "≥ 2× raw", met: concurrentRate >= 2 * rawRate)
+        let concurrentRate = Double(64 * perWriter) / seconds(since: clock)
+        report(
+            "(b) insertOne, 64 writers", value: concurrentRate, unit: "docs/s", peer: "raw SQLite, 1 writer",
+            peerValue: rawRate, goal: "≥ 2× raw", met: concurrentRate >= 2 * rawRate)
 
-    let size = 100_000
-    let books = store.database("bench").collection("books")
-    try await books.createIndex(["isbn": 1])
-    for start in stride(from: 0, to: size, by: 1_000) {
-        try await books.insertMany((start..<start + 1_000).map(StoreBenchmarkDocuments.book))
-    }
-    let lookups = 3_000
-    var generator = SystemRandomNumberGenerator()
-    let keys = (0..<lookups).map { _ in StoreBenchmarkDocuments.isbn(Int.random(in: 0..<size, using: &generator)) }
-    let filters: [BSONDocument] = keys.map { ["isbn": .string($0)] }
-    var storeLatencies: [Double] = []
-    for (key, filter) in zip(keys, filters) {
-        let start = ContinuousClock.now
-        guard try await books.findOne(filter) != nil else {
-            throw StoreError.badValue("benchmark lookup found nothing for \(key)")
+        let size = 100_000
+        let books = store.database("bench").collection("books")
+        try await books.createIndex(["isbn": 1])
+        for start in stride(from: 0, to: size, by: 1_000) {
+            try await books.insertMany((start..<start + 1_000).map(StoreBenchmarkDocuments.book))
         }
-        storeLatencies.append(seconds(since: start))
-    }
-    await store.close()
+        let lookups = 3_000
+        var generator = SystemRandomNumberGenerator()
+        let keys = (0..<lookups).map { _ in StoreBenchmarkDocuments.isbn(Int.random(in: 0..<size, using: &generator)) }
+        let filters: [BSONDocument] = keys.map { ["isbn": .string($0)] }
+        var storeLatencies: [Double] = []
+        for (key, filter) in zip(keys, filters) {
+            let start = ContinuousClock.now
+            guard try await books.findOne(filter) != nil else {
+                throw StoreError.badValue("benchmark lookup found nothing for \(key)")
+            }
+            storeLatencies.append(seconds(since: start))
+        }
+        await store.close()
 
-    let rawLookup = try RawSQLite(path: root + "/raw-lookup.sqlite")
-    let rawLatencies = try rawLookup.lookupLatencies(size: size, keys: keys)
-    rawLookup.close()
-    let storeMedian = median(storeLatencies) * 1e6
-    let rawMedian = median(rawLatencies) * 1e6
-    report(
-        "(c) findOne by index, 100k docs, median", value: storeMedian, unit: "µs", peer: "raw SQLite",
-        peerValue: rawMedian, goal: "≤ 2× raw", met: storeMedian <= 2 * rawMedian)
+        let rawLookup = try RawSQLite(path: root + "/raw-lookup.sqlite")
+        let rawLatencies = try rawLookup.lookupLatencies(size: size, keys: keys)
+        rawLookup.close()
+        let storeMedian = median(storeLatencies) * 1e6
+        let rawMedian = median(rawLatencies) * 1e6
+        report(
+            "(c) findOne by index, 100k docs, median", value: storeMedian, unit: "µs", peer: "raw SQLite",
+            peerValue: rawMedian, goal: "≤ 2× raw", met: storeMedian <= 2 * rawMedian)
+    }
 }
 
 private func seconds(since start: ContinuousClock.Instant) -> Double {
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    Timing.seconds(ContinuousClock.now - start)
 }
 
 private func median(_ values: [Double]) -> Double {

@@ -1,1 +1,22 @@
-try await runStoreBenchmarks()
+// `switchyard-bench [NAME...]`: runs the named benchmarks, or all of them. Build with -c release.
+let benchmarks: [Benchmark] = [ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark]
+
+let requested = Array(CommandLine.arguments.dropFirst())
+if requested.contains("--help") || requested.contains("--list") {
+    for benchmark in benchmarks { print("\(benchmark.name)\t\(benchmark.summary)") }
+} else {
+    let unknown = requested.filter { name in !benchmarks.contains { $0.name == name } }
+    if !unknown.isEmpty {
+        print(
+            "unknown benchmark: \(unknown.joined(separator: ", ")); known: \(benchmarks.map(\.name).joined(separator: ", "))"
+        )
+    } else {
+        for benchmark in benchmarks where requested.isEmpty || requested.contains(benchmark.name) {
+            do {
+                try await benchmark.run()
+            } catch {
+                print("\(benchmark.name) failed: \(error)")
+            }
+        }
+    }
+}

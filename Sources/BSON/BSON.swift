@@ -189,7 +189,7 @@ extension BSON: Hashable {
 }
 
 extension BSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
     /// Integer literals become int32 when they fit, as the shell and drivers do, else int64.
@@ -202,5 +202,4 @@ extension BSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
     public init(dictionaryLiteral elements: (String, BSON)...) {
         self = .document(BSONDocument(elements))
     }
-    public init(nilLiteral: ()) { self = .null }
 }

@@ -1,1 +1,3 @@
-print("switchyard")
+import Foundation
+
+exit(CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))

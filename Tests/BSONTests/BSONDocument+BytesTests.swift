@@ -47,7 +47,7 @@ import Testing
         Vector(
             name: "datetime negative", hex: "10000000096100C33CE7B9BDFFFFFF00",
             value: ["a": .datetime(BSONDate(millisecondsSinceEpoch: -284_643_869_501))]),
-        Vector(name: "null", hex: "080000000A610000", value: ["a": nil]),
+        Vector(name: "null", hex: "080000000A610000", value: ["a": .null]),
         Vector(
             name: "regex", hex: "0F0000000B610061626300696D0000",
             value: ["a": .regex(BSONRegularExpression(pattern: "abc", options: "im"))]),

@@ -24,11 +24,11 @@ import Testing
     @Test func setCreatesDocumentsAndPadsArraysWithNull() throws {
         var doc = Self.sample
         try doc.setValue("Herbert", atPath: "volumeInfo.authors.2")
-        #expect(doc.value(atPath: "volumeInfo.authors") == ["Frank Herbert", nil, "Herbert"])
+        #expect(doc.value(atPath: "volumeInfo.authors") == ["Frank Herbert", .null, "Herbert"])
         try doc.setValue(1, atPath: "a.b.c")
         #expect(doc["a"] == ["b": ["c": 1]])
         try doc.setValue("x", atPath: "tokens.3.kind")
-        #expect(doc["tokens"] == ["t0", ["device": "phone"], nil, ["kind": "x"]])
+        #expect(doc["tokens"] == ["t0", ["device": "phone"], .null, ["kind": "x"]])
         try doc.setValue(9, atPath: "count")
         #expect(doc["count"] == 9)
         #expect(doc.keys == ["volumeInfo", "tokens", "count", "a"])
@@ -63,7 +63,7 @@ import Testing
         #expect(doc.removeValue(atPath: "volumeInfo.title") == "Dune")
         #expect(doc["volumeInfo"] == ["authors": ["Frank Herbert"]])
         #expect(doc.removeValue(atPath: "tokens.0") == "t0")
-        #expect(doc["tokens"] == [nil, ["device": "phone"]])
+        #expect(doc["tokens"] == [.null, ["device": "phone"]])
         #expect(doc.removeValue(atPath: "tokens.1.device") == "phone")
         #expect(doc.removeValue(atPath: "tokens.5") == nil)
         #expect(doc.removeValue(atPath: "count.x") == nil)

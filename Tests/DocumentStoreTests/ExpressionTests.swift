@@ -47,11 +47,11 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
     }
 
     @Test func objectExpressionsOmitMissingFieldsAndArraysHoldNull() throws {
-        let document: BSONDocument = ["x": 1, "n": nil]
+        let document: BSONDocument = ["x": 1, "n": .null]
         #expect(
             try evaluate(["a": "$x", "b": "$nope", "c": "$n", "d": ["$add": ["$x", 1]]], document)
-                == ["a": 1, "c": nil, "d": 2])
-        #expect(try evaluate(["$x", "$nope"], document) == [1, nil])
+                == ["a": 1, "c": .null, "d": 2])
+        #expect(try evaluate(["$x", "$nope"], document) == [1, .null])
     }
 
     @Test func malformedExpressionsAreRefused() {
@@ -76,7 +76,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
         #expect(try evaluate(["$add": [1, .int64(2)]]) == .int64(3))
         #expect(try evaluate(["$add": [1, 2.5]]) == .double(3.5))
         #expect(try evaluate(["$add": [1, "$nope"]]) == .null)
-        #expect(try evaluate(["$add": [1, nil]]) == .null)
+        #expect(try evaluate(["$add": [1, .null]]) == .null)
         #expect(try evaluate(["$add": []]) == .int32(0))
         let error = failure(["$add": [1, "a"]])
         #expect(error?.code == 16554)
@@ -112,7 +112,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
     @Test func absCeilFloorRoundTrunc() throws {
         #expect(try evaluate(["$abs": -5]) == .int32(5))
         #expect(try evaluate(["$abs": [.int32(.min)]]) == .int64(2_147_483_648))
-        #expect(try evaluate(["$abs": nil]) == .null)
+        #expect(try evaluate(["$abs": .null]) == .null)
         #expect(failure(["$abs": "x"])?.message == "$abs only supports numeric types, not string")
         #expect(try evaluate(["$ceil": 1.2]) == 2.0)
         #expect(try evaluate(["$floor": -1.2]) == -2.0)
@@ -133,12 +133,12 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
 
     @Test func comparisonsUseMongoDBOrderAcrossTypes() throws {
         #expect(try evaluate(["$eq": [1, 1.0]]) == true)
-        #expect(try evaluate(["$eq": ["$nope", nil]]) == false)
-        #expect(try evaluate(["$lt": ["$nope", nil]]) == true)
+        #expect(try evaluate(["$eq": ["$nope", .null]]) == false)
+        #expect(try evaluate(["$lt": ["$nope", .null]]) == true)
         #expect(try evaluate(["$gt": ["a", 5]]) == true)
         #expect(try evaluate(["$gte": [2, .int64(2)]]) == true)
         #expect(try evaluate(["$ne": [[1, 2], [1, 2]]]) == false)
-        #expect(try evaluate(["$lte": [nil, 0]]) == true)
+        #expect(try evaluate(["$lte": [.null, 0]]) == true)
         #expect(try evaluate(["$cmp": ["b", "a"]]) == .int32(1))
         #expect(try evaluate(["$cmp": [1, 2.5]]) == .int32(-1))
     }
@@ -147,16 +147,16 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
         #expect(try evaluate(["$and": [1, "", []]]) == true)
         #expect(try evaluate(["$and": [1, 0]]) == false)
         #expect(try evaluate(["$and": []]) == true)
-        #expect(try evaluate(["$or": [nil, "$nope", false]]) == false)
-        #expect(try evaluate(["$or": [nil, 0.1]]) == true)
-        #expect(try evaluate(["$not": [nil]]) == true)
+        #expect(try evaluate(["$or": [.null, "$nope", false]]) == false)
+        #expect(try evaluate(["$or": [.null, 0.1]]) == true)
+        #expect(try evaluate(["$not": [.null]]) == true)
         #expect(try evaluate(["$not": [[]]]) == false)
         // Short-circuit: the failing operand is never evaluated.
         #expect(try evaluate(["$or": [true, ["$size": "x"]]]) == true)
     }
 
     @Test func condIfNullSwitch() throws {
-        let doc: BSONDocument = ["qty": 300, "n": nil]
+        let doc: BSONDocument = ["qty": 300, "n": .null]
         #expect(try evaluate(["$cond": [["$gte": ["$qty", 250]], 30, 20]], doc) == 30)
         #expect(try evaluate(["$cond": ["if": ["$lt": ["$qty", 250]], "then": 30, "else": 20]], doc) == 20)
         #expect(failure(["$cond": ["if": true, "else": 1]])?.message == "Missing 'then' parameter to $cond")
@@ -184,7 +184,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
 
     @Test func inAndSizeRequireArrays() throws {
         #expect(try evaluate(["$in": [2.0, [1, 2, 3]]]) == true)
-        #expect(try evaluate(["$in": ["$nope", [nil]]]) == false)
+        #expect(try evaluate(["$in": ["$nope", [.null]]]) == false)
         let inError = failure(["$in": [1, "abc"]])
         #expect(inError?.code == 40081)
         #expect(inError?.message == "$in requires an array as a second argument, found: string")
@@ -211,7 +211,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
         #expect(try evaluate(["$isArray": "$a"], doc) == true)
         #expect(try evaluate(["$isArray": ["$nope"]], doc) == false)
         #expect(try evaluate(["$setUnion": [[1, 2], [2.0, 3], []]]) == [1, 2, 3])
-        #expect(try evaluate(["$setUnion": [[1], nil]]) == .null)
+        #expect(try evaluate(["$setUnion": [[1], .null]]) == .null)
     }
 
     @Test func filterMapAndLet() throws {
@@ -226,7 +226,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
         #expect(failure(["$filter": ["input": 1, "cond": true]])?.code == 28651)
         let prices: BSON = ["$map": ["input": "$items", "as": "i", "in": ["$multiply": ["$$i.price", 2]]]]
         #expect(try evaluate(prices, doc) == [10, 100, 1000])
-        #expect(try evaluate(["$map": ["input": [1, 2], "in": "$$this.x"]]) == [nil, nil])
+        #expect(try evaluate(["$map": ["input": [1, 2], "in": "$$this.x"]]) == [.null, .null])
         let total: BSON = [
             "$let": ["vars": ["low": 1, "high": "$min"], "in": ["$add": ["$$low", "$$high"]]]
         ]
@@ -235,7 +235,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
     }
 
     @Test func arrayFormsOfSumAvgMinMax() throws {
-        let doc: BSONDocument = ["scores": [10, 2.5, "x", nil], "none": ["a"]]
+        let doc: BSONDocument = ["scores": [10, 2.5, "x", .null], "none": ["a"]]
         #expect(try evaluate(["$sum": "$scores"], doc) == 12.5)
         #expect(try evaluate(["$sum": ["$scores"]], doc) == 12.5)
         #expect(try evaluate(["$sum": [1, "$scores", 2]], doc) == .int32(3))
@@ -244,14 +244,14 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
         #expect(try evaluate(["$avg": "$none"], doc) == .null)
         #expect(try evaluate(["$min": "$scores"], doc) == 2.5)
         #expect(try evaluate(["$max": "$scores"], doc) == "x")
-        #expect(try evaluate(["$max": [nil, "$nope"]], doc) == .null)
+        #expect(try evaluate(["$max": [.null, "$nope"]], doc) == .null)
     }
 
     // MARK: strings
 
     @Test func concatIsNullWhenAnyPartIsNullOrMissing() throws {
         #expect(try evaluate(["$concat": ["a", "-", "b"]]) == "a-b")
-        #expect(try evaluate(["$concat": ["a", nil]]) == .null)
+        #expect(try evaluate(["$concat": ["a", .null]]) == .null)
         #expect(try evaluate(["$concat": ["a", "$nope"]]) == .null)
         let error = failure(["$concat": ["a", 1]])
         #expect(error?.code == 16702)
@@ -261,7 +261,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
     @Test func caseSubstringsLengthsAndSplit() throws {
         #expect(try evaluate(["$toUpper": "abc Ä1"]) == "ABC Ä1")
         #expect(try evaluate(["$toLower": "ABC"]) == "abc")
-        #expect(try evaluate(["$toLower": nil]) == "")
+        #expect(try evaluate(["$toLower": .null]) == "")
         #expect(try evaluate(["$toUpper": 12]) == "12")
         #expect(try evaluate(["$substrCP": ["cafétéria", 0, 4]]) == "café")
         #expect(try evaluate(["$substrCP": ["abc", 2, 10]]) == "c")
@@ -270,7 +270,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
         #expect(failure(["$strLenCP": 1])?.code == 34471)
         #expect(try evaluate(["$split": ["June-15-2013", "-"]]) == ["June", "15", "2013"])
         #expect(try evaluate(["$split": ["a,,b,", ","]]) == ["a", "", "b", ""])
-        #expect(try evaluate(["$split": [nil, ","]]) == .null)
+        #expect(try evaluate(["$split": [.null, ","]]) == .null)
         #expect(failure(["$split": ["a", ""]])?.code == 40087)
     }
 
@@ -306,7 +306,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
         #expect(try evaluate(["$toDouble": 3]) == .double(3))
         #expect(try evaluate(["$toBool": 0]) == false)
         #expect(try evaluate(["$toBool": ""]) == true)
-        #expect(try evaluate(["$toBool": nil]) == .null)
+        #expect(try evaluate(["$toBool": .null]) == .null)
         let hex = "5ab9cbfa31c2ab715d42129e"
         #expect(try evaluate(["$toObjectId": .string(hex)]) == .objectId(ObjectId(hex: hex)!))
         #expect(failure(["$toObjectId": "xyz"])?.code == 241)
@@ -319,7 +319,7 @@ private func failure(_ expression: BSON, _ document: BSONDocument = [:]) -> Stor
 
     @Test func mergeObjectsAndObjectArrayConversions() throws {
         let doc: BSONDocument = ["a": ["x": 1, "y": 2], "b": ["y": 3, "z": 4]]
-        #expect(try evaluate(["$mergeObjects": ["$a", "$b", nil, "$nope"]], doc) == ["x": 1, "y": 3, "z": 4])
+        #expect(try evaluate(["$mergeObjects": ["$a", "$b", .null, "$nope"]], doc) == ["x": 1, "y": 3, "z": 4])
         #expect(failure(["$mergeObjects": ["$a", 1]], doc)?.code == 40400)
         #expect(try evaluate(["$objectToArray": "$a"], doc) == [["k": "x", "v": 1], ["k": "y", "v": 2]])
         #expect(try evaluate(["$arrayToObject": [[["a", 1], ["b", 2], ["a", 3]]]]) == ["a": 3, "b": 2])

@@ -6,7 +6,7 @@ import Testing
     let inventory: [BSONDocument] = [
         ["_id": 1, "sku": "almonds", "stock": 120], ["_id": 2, "sku": "bread", "stock": 80],
         ["_id": 3, "sku": "cashews", "stock": 60], ["_id": 4, "sku": "pecans", "stock": 70],
-        ["_id": 5, "sku": nil], ["_id": 6],
+        ["_id": 5, "sku": .null], ["_id": 6],
     ]
 
     var source: MemorySource { MemorySource(collections: ["inventory": inventory]) }

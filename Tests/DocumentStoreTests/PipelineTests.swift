@@ -112,7 +112,7 @@ import Testing
 
     @Test func unwindStringFormDropsEmptyNullMissingAndKeepsScalars() throws {
         let input: [BSONDocument] = [
-            ["_id": 1, "sizes": ["S", "M"]], ["_id": 2, "sizes": []], ["_id": 3, "sizes": nil], ["_id": 4],
+            ["_id": 1, "sizes": ["S", "M"]], ["_id": 2, "sizes": []], ["_id": 3, "sizes": .null], ["_id": 4],
             ["_id": 5, "sizes": "L"],
         ]
         let output = try aggregate([["$unwind": "$sizes"]], input)
@@ -123,7 +123,7 @@ import Testing
     @Test func unwindObjectFormWithIndexAndPreservation() throws {
         let input: [BSONDocument] = [
             ["_id": 1, "item": ["sizes": ["S", "M"]]], ["_id": 2, "item": ["sizes": []]],
-            ["_id": 3, "item": ["sizes": nil]],
+            ["_id": 3, "item": ["sizes": .null]],
             ["_id": 4],
         ]
         let stage: BSONDocument = [
@@ -134,8 +134,8 @@ import Testing
             output == [
                 ["_id": 1, "item": ["sizes": "S"], "at": .int64(0)],
                 ["_id": 1, "item": ["sizes": "M"], "at": .int64(1)],
-                ["_id": 2, "item": [:], "at": nil], ["_id": 3, "item": ["sizes": nil], "at": nil],
-                ["_id": 4, "at": nil],
+                ["_id": 2, "item": [:], "at": .null], ["_id": 3, "item": ["sizes": .null], "at": .null],
+                ["_id": 4, "at": .null],
             ])
         #expect(aggregationFailure([["$unwind": ["path": "$a", "bogus": 1]]])?.code == 28811)
         #expect(aggregationFailure([["$unwind": ["path": "$a", "includeArrayIndex": "$i"]]])?.code == 28822)
@@ -145,13 +145,13 @@ import Testing
 
     @Test func groupKeysMissingAndNullTogetherInFirstSeenOrder() throws {
         let input: [BSONDocument] = [
-            ["_id": 1, "k": "b"], ["_id": 2], ["_id": 3, "k": nil], ["_id": 4, "k": "a"], ["_id": 5, "k": "b"],
+            ["_id": 1, "k": "b"], ["_id": 2], ["_id": 3, "k": .null], ["_id": 4, "k": "a"], ["_id": 5, "k": "b"],
             ["_id": 6, "k": 1], ["_id": 7, "k": 1.0],
         ]
         let output = try aggregate([["$group": ["_id": "$k", "ids": ["$push": "$_id"]]]], input)
         #expect(
             output == [
-                ["_id": "b", "ids": [1, 5]], ["_id": nil, "ids": [2, 3]], ["_id": "a", "ids": [4]],
+                ["_id": "b", "ids": [1, 5]], ["_id": .null, "ids": [2, 3]], ["_id": "a", "ids": [4]],
                 ["_id": 1, "ids": [6, 7]],
             ])
     }
@@ -160,20 +160,20 @@ import Testing
         let input: [BSONDocument] = [["_id": 1, "c": "x"], ["_id": 2], ["_id": 3, "c": "x"]]
         let output = try aggregate([["$group": ["_id": ["city": "$c"], "n": ["$count": [:]]]]], input)
         #expect(output == [["_id": ["city": "x"], "n": 2], ["_id": [:], "n": 1]])
-        let all = try aggregate([["$group": ["_id": nil, "n": ["$sum": 1]]]], input)
-        #expect(all == [["_id": nil, "n": 3]])
+        let all = try aggregate([["$group": ["_id": .null, "n": ["$sum": 1]]]], input)
+        #expect(all == [["_id": .null, "n": 3]])
     }
 
     @Test func groupAccumulatorsFollowMongoDBTypeRules() throws {
         let input: [BSONDocument] = [
-            ["v": 1, "s": "a"], ["v": 2.5, "s": "b"], ["v": "text", "s": "a"], ["v": nil], ["s": 1.0],
+            ["v": 1, "s": "a"], ["v": 2.5, "s": "b"], ["v": "text", "s": "a"], ["v": .null], ["s": 1.0],
             ["v": .int64(3)],
         ]
         let output = try aggregate(
             [
                 [
                     "$group": [
-                        "_id": nil, "sum": ["$sum": "$v"], "avg": ["$avg": "$v"], "min": ["$min": "$v"],
+                        "_id": .null, "sum": ["$sum": "$v"], "avg": ["$avg": "$v"], "min": ["$min": "$v"],
                         "max": ["$max": "$v"], "push": ["$push": "$v"], "set": ["$addToSet": "$s"],
                         "first": ["$first": "$v"], "last": ["$last": "$s"], "noNumbers": ["$avg": "$s"],
                         "count": ["$count": [:]],
@@ -183,8 +183,8 @@ import Testing
         #expect(
             output == [
                 [
-                    "_id": nil, "sum": 6.5, "avg": .double(6.5 / 3), "min": 1, "max": "text",
-                    "push": [1, 2.5, "text", nil, .int64(3)], "set": ["a", "b", 1.0], "first": 1, "last": nil,
+                    "_id": .null, "sum": 6.5, "avg": .double(6.5 / 3), "min": 1, "max": "text",
+                    "push": [1, 2.5, "text", .null, .int64(3)], "set": ["a", "b", 1.0], "first": 1, "last": .null,
                     "noNumbers": 1.0, "count": 6,
                 ]
             ])
@@ -194,17 +194,17 @@ import Testing
         let input: [BSONDocument] = [["v": .int32(.max)], ["v": 1], ["w": "x"]]
         let output = try aggregate(
             [["$group": ["_id": 0, "sum": ["$sum": "$v"], "avg": ["$avg": "$w"], "min": ["$min": "$w2"]]]], input)
-        #expect(output == [["_id": 0, "sum": .int64(Int64(Int32.max) + 1), "avg": nil, "min": nil]])
+        #expect(output == [["_id": 0, "sum": .int64(Int64(Int32.max) + 1), "avg": .null, "min": .null]])
     }
 
     @Test func groupSpecificationErrors() {
         #expect(aggregationFailure([["$group": ["n": ["$sum": 1]]]])?.code == 15955)
         #expect(
-            aggregationFailure([["$group": ["_id": nil, "n": ["$median": 1]]]])?.message
+            aggregationFailure([["$group": ["_id": .null, "n": ["$median": 1]]]])?.message
                 == "unknown group operator '$median'")
-        #expect(aggregationFailure([["$group": ["_id": nil, "n": 1]]])?.code == 40234)
-        #expect(aggregationFailure([["$group": ["_id": nil, "a.b": ["$sum": 1]]]])?.code == 40235)
-        #expect(aggregationFailure([["$group": ["_id": nil, "n": ["$sum": 1, "$avg": 1]]]])?.code == 40238)
+        #expect(aggregationFailure([["$group": ["_id": .null, "n": 1]]])?.code == 40234)
+        #expect(aggregationFailure([["$group": ["_id": .null, "a.b": ["$sum": 1]]]])?.code == 40235)
+        #expect(aggregationFailure([["$group": ["_id": .null, "n": ["$sum": 1, "$avg": 1]]]])?.code == 40238)
     }
 
     // MARK: $skip, $limit, $count

@@ -40,13 +40,13 @@ private func failure(
 
     @Test func visitsArrayIndexesInNumericOrder() throws {
         let result = try applying(["$set": ["a.10": "ten", "a.2": "two"]], to: ["_id": 1, "a": []])
-        let expected: [BSON] = [nil, nil, "two", nil, nil, nil, nil, nil, nil, nil, "ten"]
+        let expected: [BSON] = [.null, .null, "two", .null, .null, .null, .null, .null, .null, .null, "ten"]
         #expect(result["a"] == .array(expected))
     }
 
     @Test func padsArraysWithNullsUpToTheIndex() throws {
         let result = try applying(["$set": ["a.3": 4]], to: ["_id": 1, "a": [1]])
-        #expect(result["a"] == [1, nil, nil, 4])
+        #expect(result["a"] == [1, .null, .null, 4])
     }
 
     @Test func setsInsideArraysOfArrays() throws {
@@ -67,7 +67,7 @@ private func failure(
             failure(["$set": ["a.b.c": 1]], on: ["_id": 1, "a": ["b": 5]])
                 == .pathNotViable("Cannot create field 'c' in element {b: 5}"))
         #expect(
-            failure(["$set": ["a.b": 1]], on: ["_id": 1, "a": nil])
+            failure(["$set": ["a.b": 1]], on: ["_id": 1, "a": .null])
                 == .pathNotViable("Cannot create field 'b' in element {a: null}"))
     }
 
@@ -101,11 +101,11 @@ private func failure(
         let result = try applying(
             ["$unset": ["quantity": "", "instock": true, "tags.1": 1, "size.uom": 1]],
             to: ["_id": 1, "quantity": 5, "instock": true, "tags": ["a", "b", "c"], "size": ["h": 1, "uom": "cm"]])
-        #expect(result == ["_id": 1, "tags": ["a", nil, "c"], "size": ["h": 1]])
+        #expect(result == ["_id": 1, "tags": ["a", .null, "c"], "size": ["h": 1]])
     }
 
     @Test func missingAndNonViablePathsAreNoOps() throws {
-        let document: BSONDocument = ["_id": 1, "a": 1, "b": nil]
+        let document: BSONDocument = ["_id": 1, "a": 1, "b": .null]
         #expect(try applying(["$unset": ["x": 1, "a.b": 1, "b.c": 1, "y.z": 1]], to: document) == document)
     }
 }
@@ -156,7 +156,7 @@ private func failure(
                     "Cannot apply $inc to a value of non-numeric type. {_id: 1} has the field 'x' of non-numeric type string"
                 ))
         #expect(
-            failure(["$mul": ["v.n": 2]], on: ["_id": 1, "v": ["n": nil]])
+            failure(["$mul": ["v.n": 2]], on: ["_id": 1, "v": ["n": .null]])
                 == .typeMismatch(
                     "Cannot apply $mul to a value of non-numeric type. {_id: 1} has the field 'n' of non-numeric type null"
                 ))
@@ -195,7 +195,7 @@ private func failure(
         #expect(try applying(["$min": ["x": 1.5]], to: ["x": 2])["x"] == .double(1.5))
         // Strings sort after numbers, so a string is a larger maximum.
         #expect(try applying(["$max": ["x": "a"]], to: ["x": 99])["x"] == "a")
-        #expect(try applying(["$min": ["x": nil]], to: ["x": 1])["x"] == .null)
+        #expect(try applying(["$min": ["x": .null]], to: ["x": 1])["x"] == .null)
         let early = BSON.datetime(BSONDate(millisecondsSinceEpoch: 1_000))
         let late = BSON.datetime(BSONDate(millisecondsSinceEpoch: 2_000))
         #expect(try applying(["$max": ["d": late]], to: ["d": early])["d"] == late)

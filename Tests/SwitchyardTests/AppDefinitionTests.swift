@@ -88,7 +88,7 @@ import Testing
             "fullDocument.count": .int64(3_000_000_000),
             "fullDocument.owner": .objectId(ObjectId(hex: "64b7f0c2a1b2c3d4e5f60718")!),
             "fullDocument.missing": .null,
-            "fullDocument.on": [true, nil, "true"],
+            "fullDocument.on": [true, .null, "true"],
         ]
         #expect(books.match == expectedMatch)
         #expect(books.project == ["fullDocument": .int32(1)])
@@ -385,7 +385,7 @@ import Testing
 
     @Test func theWrittenYAMLReadsBackAsTheSameDefinition() throws {
         var match: BSONDocument = ["operationType": "update", "fullDocument.title": "The \"Hobbit\"\n: 2"]
-        match["$or"] = [["a": .int64(5)], ["b": .double(1)], ["c": [1, "two", ["x": nil]]], ["d": .bool(false)]]
+        match["$or"] = [["a": .int64(5)], ["b": .double(1)], ["c": [1, "two", ["x": .null]]], ["d": .bool(false)]]
         match["when"] = .datetime(BSONDate(millisecondsSinceEpoch: 1_700_000_000_123))
         match["early"] = .datetime(BSONDate(millisecondsSinceEpoch: -86_400_000))
         match["id"] = .objectId(ObjectId(hex: "64b7f0c2a1b2c3d4e5f60718")!)

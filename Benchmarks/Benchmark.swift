@@ -1,0 +1,26 @@
+/// One named benchmark. Each prints its own figures; `main.swift` lists them.
+struct Benchmark: Sendable {
+    var name: String
+    var summary: String
+    var run: @Sendable () async throws -> Void
+}
+
+/// Timing helpers: the best of several runs, so a stray scheduling hiccup does not count.
+enum Timing {
+    static func best(of runs: Int, _ body: () throws -> Void) rethrows -> Duration {
+        var best = Duration.seconds(Int64.max)
+        for _ in 0..<runs {
+            let elapsed = try ContinuousClock().measure(body)
+            best = min(best, elapsed)
+        }
+        return best
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func megabytesPerSecond(_ bytes: Int, _ duration: Duration) -> Double {
+        Double(bytes) / 1_000_000 / seconds(duration)
+    }
+}
