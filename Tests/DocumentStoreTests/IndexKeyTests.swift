@@ -36,9 +36,9 @@ import Testing
 @Suite struct DocumentEncodingTests {
     @Test func roundTripsEveryType() throws {
         let document: BSONDocument = [
-            "_id": .objectId(ObjectId()), "d": 1.5, "s": "text", "doc": ["a": [1, "x", nil]],
+            "_id": .objectId(ObjectId()), "d": 1.5, "s": "text", "doc": ["a": [1, "x", .null]],
             "bin": .binary(BSONBinary(subtype: 4, data: [1, 2])),
-            "u": .undefined, "b": true, "date": .datetime(BSONDate(millisecondsSinceEpoch: 12)), "n": nil,
+            "u": .undefined, "b": true, "date": .datetime(BSONDate(millisecondsSinceEpoch: 12)), "n": .null,
             "re": .regex(BSONRegularExpression(pattern: "^a", options: "i")), "js": .javascript("f()"),
             "sym": .symbol("s"),
             "i": .int32(-3), "ts": .timestamp(BSONTimestamp(time: 5, increment: 6)), "l": .int64(1 << 40),
