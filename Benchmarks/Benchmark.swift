@@ -2,7 +2,7 @@
 struct Benchmark: Sendable {
     var name: String
     var summary: String
-    var run: @Sendable () throws -> Void
+    var run: @Sendable () async throws -> Void
 }
 
 /// Timing helpers: the best of several runs, so a stray scheduling hiccup does not count.

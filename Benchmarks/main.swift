@@ -1,5 +1,5 @@
 // `switchyard-bench [NAME...]`: runs the named benchmarks, or all of them. Build with -c release.
-let benchmarks: [Benchmark] = [ExtendedJSONBenchmark.benchmark]
+let benchmarks: [Benchmark] = [ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark]
 
 let requested = Array(CommandLine.arguments.dropFirst())
 if requested.contains("--help") || requested.contains("--list") {
@@ -13,7 +13,7 @@ if requested.contains("--help") || requested.contains("--list") {
     } else {
         for benchmark in benchmarks where requested.isEmpty || requested.contains(benchmark.name) {
             do {
-                try benchmark.run()
+                try await benchmark.run()
             } catch {
                 print("\(benchmark.name) failed: \(error)")
             }

@@ -1,0 +1,224 @@
+import BSON
+import CSQLite
+import DocumentStore
+import Foundation
+
+/// DocumentStore beside the raw SQLite C API doing the same work:
+/// (a) one writer, awaited durable `insertOne` of ~600-byte documents (raw: document + change-log row
+///     per transaction), goal ≥ 0.8× raw;
+/// (b) 64 concurrent writers, goal ≥ 2× the raw single writer;
+/// (c) `findOne` by an indexed field in 100,000 documents, median latency, goal ≤ 2× raw.
+enum StoreBenchmark {
+    static let benchmark = Benchmark(
+        name: "store", summary: "DocumentStore insertOne (1 and 64 writers) and indexed findOne vs raw SQLite",
+        run: run)
+
+    static func run() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "switchyard-bench-\(UUID().uuidString)"
+        )
+        .path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+
+        let inserts = 4_000
+        let raw = try RawSQLite(path: root + "/raw-insert.sqlite")
+        let rawRate = try raw.insertRate(count: inserts, body: StoreBenchmarkDocuments.sampleBytes)
+        raw.close()
+
+        let store = try await DocumentStore.open(.sqlite(directory: root + "/store"))
+        let single = store.database("bench").collection("single")
+        var clock = ContinuousClock.now
+        for i in 0..<inserts { try await single.insertOne(StoreBenchmarkDocuments.book(i)) }
+        let storeRate = Double(inserts) / seconds(since: clock)
+        report(
+            "(a) insertOne, 1 writer", value: storeRate, unit: "docs/s", peer: "raw SQLite", peerValue: rawRate,
+            goal: "≥ 0.8× raw", met: storeRate >= 0.8 * rawRate)
+
+        let concurrent = store.database("bench").collection("concurrent")
+        let perWriter = 150
+        clock = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<64 {
+                group.addTask {
+                    for i in 0..<perWriter {
+                        try await concurrent.insertOne(StoreBenchmarkDocuments.book(writer * perWriter + i))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let concurrentRate = Double(64 * perWriter) / seconds(since: clock)
+        report(
+            "(b) insertOne, 64 writers", value: concurrentRate, unit: "docs/s", peer: "raw SQLite, 1 writer",
+            peerValue: rawRate, goal: "≥ 2× raw", met: concurrentRate >= 2 * rawRate)
+
+        let size = 100_000
+        let books = store.database("bench").collection("books")
+        try await books.createIndex(["isbn": 1])
+        for start in stride(from: 0, to: size, by: 1_000) {
+            try await books.insertMany((start..<start + 1_000).map(StoreBenchmarkDocuments.book))
+        }
+        let lookups = 3_000
+        var generator = SystemRandomNumberGenerator()
+        let keys = (0..<lookups).map { _ in StoreBenchmarkDocuments.isbn(Int.random(in: 0..<size, using: &generator)) }
+        let filters: [BSONDocument] = keys.map { ["isbn": .string($0)] }
+        var storeLatencies: [Double] = []
+        for (key, filter) in zip(keys, filters) {
+            let start = ContinuousClock.now
+            guard try await books.findOne(filter) != nil else {
+                throw StoreError.badValue("benchmark lookup found nothing for \(key)")
+            }
+            storeLatencies.append(seconds(since: start))
+        }
+        // What a call costs with no work at all: the hop to the store's thread and back.
+        var roundTrips: [Double] = []
+        for _ in 0..<lookups {
+            let start = ContinuousClock.now
+            _ = try await store.listDatabaseNames()
+            roundTrips.append(seconds(since: start))
+        }
+        await store.close()
+
+        let rawLookup = try RawSQLite(path: root + "/raw-lookup.sqlite")
+        let rawLatencies = try rawLookup.lookupLatencies(size: size, keys: keys)
+        rawLookup.close()
+        let storeMedian = median(storeLatencies) * 1e6
+        let rawMedian = median(rawLatencies) * 1e6
+        report(
+            "(c) findOne by index, 100k docs, median", value: storeMedian, unit: "µs", peer: "raw SQLite",
+            peerValue: rawMedian, goal: "≤ 2× raw", met: storeMedian <= 2 * rawMedian)
+        print(
+            "    of which the round trip to the store's thread and back, median: \(format(median(roundTrips) * 1e6)) µs"
+        )
+    }
+}
+
+private func seconds(since start: ContinuousClock.Instant) -> Double {
+    Timing.seconds(ContinuousClock.now - start)
+}
+
+private func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+private func report(
+    _ name: String, value: Double, unit: String, peer: String, peerValue: Double, goal: String, met: Bool
+) {
+    let line =
+        "\(name): \(format(value)) \(unit) | \(peer): \(format(peerValue)) \(unit) | ratio \(format(value / peerValue, digits: 2))"
+        + " | goal \(goal): \(met ? "met" : "NOT met")"
+    print(line)
+}
+
+private func format(_ value: Double, digits: Int = 1) -> String {
+    String(format: "%.\(digits)f", value)
+}
+
+/// ~600-byte book documents, as the example app stores them.
+enum StoreBenchmarkDocuments {
+    static func isbn(_ i: Int) -> String { "978-\(String(format: "%010d", i))" }
+
+    static func book(_ i: Int) -> BSONDocument {
+        [
+            "isbn": .string(isbn(i)), "title": .string("The Book Number \(i) Of A Long And Winding Series"),
+            "authors": ["Ann Author", "Bob Writer"], "year": .int32(Int32(1900 + i % 120)),
+            "tags": ["fiction", "classic", "series"], "favourites": .int32(Int32(i % 1000)),
+            "description": .string(String(repeating: "A story about books, readers and their favourites. ", count: 8)),
+        ]
+    }
+
+    /// The raw peer's document and change-log bytes have the same size as the store's.
+    static let sampleBytes = [UInt8](repeating: 0x61, count: 620)
+}
+
+/// The raw SQLite C API doing the same work as the store, as the baseline.
+final class RawSQLite {
+    let db: OpaquePointer
+
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK, let handle else {
+            throw StoreError.badValue("cannot open \(path)")
+        }
+        db = handle
+        try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+    }
+
+    func close() { sqlite3_close_v2(db) }
+
+    func execute(_ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw StoreError.badValue("raw SQLite: \(String(cString: sqlite3_errmsg(db)))")
+        }
+    }
+
+    func prepare(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw StoreError.badValue("raw SQLite: \(String(cString: sqlite3_errmsg(db)))")
+        }
+        return statement
+    }
+
+    /// Per transaction: the document row and its change-log row, committed.
+    func insertRate(count: Int, body: [UInt8]) throws -> Double {
+        try execute(
+            """
+            CREATE TABLE documents(key BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID;
+            CREATE TABLE changes(seq INTEGER PRIMARY KEY, event BLOB NOT NULL);
+            """)
+        let document = try prepare("INSERT INTO documents(key, body) VALUES(?, ?)")
+        let change = try prepare("INSERT INTO changes(seq, event) VALUES(?, ?)")
+        let begin = try prepare("BEGIN IMMEDIATE")
+        let commit = try prepare("COMMIT")
+        defer { [document, change, begin, commit].forEach { sqlite3_finalize($0) } }
+        let start = ContinuousClock.now
+        for i in 0..<count {
+            sqlite3_step(begin)
+            sqlite3_reset(begin)
+            let key = Array(StoreBenchmarkDocuments.isbn(i).utf8)
+            sqlite3_bind_blob(document, 1, key, Int32(key.count), csqlite_transient())
+            sqlite3_bind_blob(document, 2, body, Int32(body.count), csqlite_transient())
+            guard sqlite3_step(document) == SQLITE_DONE else { throw StoreError.badValue("raw insert failed") }
+            sqlite3_reset(document)
+            sqlite3_bind_int64(change, 1, Int64(i + 1))
+            sqlite3_bind_blob(change, 2, body, Int32(body.count), csqlite_transient())
+            guard sqlite3_step(change) == SQLITE_DONE else { throw StoreError.badValue("raw change insert failed") }
+            sqlite3_reset(change)
+            guard sqlite3_step(commit) == SQLITE_DONE else { throw StoreError.badValue("raw commit failed") }
+            sqlite3_reset(commit)
+        }
+        return Double(count) / seconds(since: start)
+    }
+
+    /// A table with an indexed isbn column; each lookup reads the body of the matching row.
+    func lookupLatencies(size: Int, keys: [String]) throws -> [Double] {
+        try execute("CREATE TABLE books(id INTEGER PRIMARY KEY, isbn TEXT NOT NULL, body BLOB NOT NULL)")
+        let insert = try prepare("INSERT INTO books(isbn, body) VALUES(?, ?)")
+        try execute("BEGIN")
+        let body = StoreBenchmarkDocuments.sampleBytes
+        for i in 0..<size {
+            sqlite3_bind_text(insert, 1, StoreBenchmarkDocuments.isbn(i), -1, csqlite_transient())
+            sqlite3_bind_blob(insert, 2, body, Int32(body.count), csqlite_transient())
+            sqlite3_step(insert)
+            sqlite3_reset(insert)
+        }
+        try execute("COMMIT; CREATE INDEX books_isbn ON books(isbn)")
+        sqlite3_finalize(insert)
+        let select = try prepare("SELECT body FROM books WHERE isbn = ?")
+        defer { sqlite3_finalize(select) }
+        var latencies: [Double] = []
+        for key in keys {
+            let start = ContinuousClock.now
+            sqlite3_bind_text(select, 1, key, -1, csqlite_transient())
+            guard sqlite3_step(select) == SQLITE_ROW, sqlite3_column_bytes(select, 0) > 0 else {
+                throw StoreError.badValue("raw lookup found nothing")
+            }
+            sqlite3_reset(select)
+            latencies.append(seconds(since: start))
+        }
+        return latencies
+    }
+}

@@ -1,0 +1,237 @@
+import BSON
+
+/// A collection of documents (MongoDB's `Collection`, renamed to stay clear of Swift's protocol).
+/// Writing to a missing collection creates it.
+public struct DocumentCollection: Sendable {
+    public let database: Database
+    public let name: String
+
+    public var namespace: Namespace { Namespace(database: database.name, collection: name) }
+    var worker: StoreWorker { database.store.worker }
+
+    // MARK: Reading
+
+    public func find(_ filter: BSONDocument = [:], options: FindOptions = .init()) -> FindCursor {
+        FindCursor(collection: self, filter: filter, options: options)
+    }
+
+    func findAll(_ filter: BSONDocument, options: FindOptions) async throws -> [BSONDocument] {
+        let namespace = self.namespace
+        return try await worker.read { core throws(StoreError) in
+            try core.find(namespace, filter: filter, options: options)
+        }
+    }
+
+    public func findOne(_ filter: BSONDocument = [:], options: FindOptions = .init()) async throws -> BSONDocument? {
+        var options = options
+        options.limit = 1
+        return try await findAll(filter, options: options).first
+    }
+
+    /// How the query would run and what it examined: `COLLSCAN`, `IDHACK` or `IXSCAN` with the index.
+    public func explain(_ filter: BSONDocument = [:], options: FindOptions = .init()) async throws -> QueryExplanation {
+        let namespace = self.namespace
+        return try await worker.read { core throws(StoreError) in
+            try core.explain(namespace, filter: filter, options: options)
+        }
+    }
+
+    public func countDocuments(_ filter: BSONDocument = [:], skip: Int = 0, limit: Int = 0) async throws -> Int {
+        let namespace = self.namespace
+        return try await worker.read { core throws(StoreError) in
+            try core.count(namespace, filter: filter, skip: skip, limit: limit)
+        }
+    }
+
+    public func estimatedDocumentCount() async throws -> Int {
+        let namespace = self.namespace
+        return try await worker.read { core throws(StoreError) in try core.estimatedCount(namespace) }
+    }
+
+    /// Distinct values of `field` among the matches, array elements counted one by one.
+    public func distinct(_ field: String, filter: BSONDocument = [:]) async throws -> [BSON] {
+        let namespace = self.namespace
+        return try await worker.read { core throws(StoreError) in
+            try core.distinct(namespace, field: field, filter: filter)
+        }
+    }
+
+    /// Runs an aggregation pipeline; `$lookup` reads the other collections of this database.
+    public func aggregate(_ pipeline: [BSONDocument]) async throws -> [BSONDocument] {
+        let namespace = self.namespace
+        return try await worker.read { core throws(StoreError) in try core.aggregate(namespace, pipeline: pipeline) }
+    }
+
+    // MARK: Writing
+
+    /// Inserts a document, adding an ObjectId `_id` first when it has none.
+    @discardableResult
+    public func insertOne(_ document: BSONDocument) async throws -> InsertOneResult {
+        let namespace = self.namespace
+        let document = StoreCore.withId(document)
+        try await worker.write { core throws(StoreError) in
+            try core.insertDocument(try core.collectionCreatingIfNeeded(namespace), document)
+        }
+        return InsertOneResult(insertedId: document["_id"]!)
+    }
+
+    /// Inserts documents in one commit. Ordered (the default) stops at the first failure, keeping the
+    /// documents before it; unordered inserts every document it can. Failures throw `BulkWriteError`.
+    @discardableResult
+    public func insertMany(_ documents: [BSONDocument], ordered: Bool = true) async throws -> InsertManyResult {
+        let namespace = self.namespace
+        let documents = documents.map(StoreCore.withId)
+        let outcome = try await worker.write { core throws(StoreError) in
+            try core.insert(namespace, documents, ordered: ordered)
+        }
+        guard outcome.errors.isEmpty else {
+            var result = BulkWriteResult()
+            result.insertedIds = outcome.result.insertedIds
+            result.insertedCount = outcome.result.insertedCount
+            throw BulkWriteError(writeErrors: outcome.errors, result: result)
+        }
+        return outcome.result
+    }
+
+    @discardableResult
+    public func updateOne(
+        _ filter: BSONDocument, _ update: BSONDocument, upsert: Bool = false, arrayFilters: [BSONDocument] = []
+    ) async throws -> UpdateResult {
+        try await performUpdate(
+            filter, update, multi: false, upsert: upsert, arrayFilters: arrayFilters, replacement: false)
+    }
+
+    /// Updates every match atomically: when one document fails, none changes.
+    @discardableResult
+    public func updateMany(
+        _ filter: BSONDocument, _ update: BSONDocument, upsert: Bool = false, arrayFilters: [BSONDocument] = []
+    ) async throws -> UpdateResult {
+        try await performUpdate(
+            filter, update, multi: true, upsert: upsert, arrayFilters: arrayFilters, replacement: false)
+    }
+
+    @discardableResult
+    public func replaceOne(_ filter: BSONDocument, _ replacement: BSONDocument, upsert: Bool = false) async throws
+        -> UpdateResult
+    {
+        try await performUpdate(filter, replacement, multi: false, upsert: upsert, arrayFilters: [], replacement: true)
+    }
+
+    private func performUpdate(
+        _ filter: BSONDocument, _ update: BSONDocument, multi: Bool, upsert: Bool, arrayFilters: [BSONDocument],
+        replacement: Bool
+    ) async throws -> UpdateResult {
+        let namespace = self.namespace
+        return try await worker.write { core throws(StoreError) in
+            try core.update(
+                namespace, filter: filter, update: update, multi: multi, upsert: upsert, arrayFilters: arrayFilters,
+                replacement: replacement)
+        }
+    }
+
+    @discardableResult
+    public func deleteOne(_ filter: BSONDocument) async throws -> DeleteResult {
+        let namespace = self.namespace
+        return try await worker.write { core throws(StoreError) in
+            try core.delete(namespace, filter: filter, multi: false)
+        }
+    }
+
+    @discardableResult
+    public func deleteMany(_ filter: BSONDocument) async throws -> DeleteResult {
+        let namespace = self.namespace
+        return try await worker.write { core throws(StoreError) in
+            try core.delete(namespace, filter: filter, multi: true)
+        }
+    }
+
+    public func findOneAndUpdate(
+        _ filter: BSONDocument, _ update: BSONDocument, options: FindOneAndModifyOptions = .init()
+    ) async throws -> BSONDocument? {
+        try await findOneAndModify(filter, .update(update, arrayFilters: options.arrayFilters), options: options)
+    }
+
+    public func findOneAndReplace(
+        _ filter: BSONDocument, _ replacement: BSONDocument, options: FindOneAndModifyOptions = .init()
+    ) async throws -> BSONDocument? {
+        try await findOneAndModify(filter, .replace(replacement), options: options)
+    }
+
+    public func findOneAndDelete(_ filter: BSONDocument, sort: BSONDocument? = nil, projection: BSONDocument? = nil)
+        async throws -> BSONDocument?
+    {
+        try await findOneAndModify(
+            filter, .delete, options: FindOneAndModifyOptions(sort: sort, projection: projection))
+    }
+
+    private func findOneAndModify(
+        _ filter: BSONDocument, _ modification: StoreCore.Modification, options: FindOneAndModifyOptions
+    ) async throws -> BSONDocument? {
+        let namespace = self.namespace
+        return try await worker.write { core throws(StoreError) in
+            try core.findOneAndModify(namespace, filter: filter, modification: modification, options: options)
+        }
+    }
+
+    /// Runs mixed writes in one commit; ordered stops at the first failure. Failures throw
+    /// `BulkWriteError` carrying what succeeded.
+    @discardableResult
+    public func bulkWrite(_ models: [WriteModel], ordered: Bool = true) async throws -> BulkWriteResult {
+        let namespace = self.namespace
+        let models = models.map { model -> WriteModel in
+            if case .insertOne(let document) = model { return .insertOne(StoreCore.withId(document)) }
+            return model
+        }
+        let outcome = try await worker.write { core throws(StoreError) in
+            try core.bulkWrite(namespace, models, ordered: ordered)
+        }
+        guard outcome.errors.isEmpty else { throw BulkWriteError(writeErrors: outcome.errors, result: outcome.result) }
+        return outcome.result
+    }
+
+    // MARK: Collection and indexes
+
+    /// Renames this collection (a `rename` event); with `dropTarget` an existing target is dropped first.
+    @discardableResult
+    public func rename(to newName: String, dropTarget: Bool = false) async throws -> DocumentCollection {
+        let (source, target) = (namespace, Namespace(database: database.name, collection: newName))
+        try await worker.write { core throws(StoreError) in try core.rename(source, to: target, dropTarget: dropTarget)
+        }
+        return database.collection(newName)
+    }
+
+    /// Drops the collection with its indexes (a `drop` event); false when it did not exist.
+    @discardableResult
+    public func drop() async throws -> Bool {
+        let namespace = self.namespace
+        return try await worker.write { core throws(StoreError) in try core.dropCollection(namespace) }
+    }
+
+    /// Creates an index (`{"name": 1}`, compound `{"a": 1, "b": -1}`); returns its name. Building a unique
+    /// index over duplicates fails with E11000.
+    @discardableResult
+    public func createIndex(_ keys: BSONDocument, unique: Bool = false, name: String? = nil) async throws -> String {
+        let namespace = self.namespace
+        return try await worker.write { core throws(StoreError) in
+            try core.createIndex(namespace, keys: keys, unique: unique, name: name)
+        }
+    }
+
+    /// `[{v, key, name, unique?}]`, the `_id_` index first.
+    public func listIndexes() async throws -> [BSONDocument] {
+        let namespace = self.namespace
+        return try await worker.read { core throws(StoreError) in try core.listIndexes(namespace) }
+    }
+
+    public func dropIndex(_ name: String) async throws {
+        let namespace = self.namespace
+        try await worker.write { core throws(StoreError) in try core.dropIndex(namespace, name: name) }
+    }
+
+    /// Watches this collection; dropping or renaming it invalidates the stream.
+    public func watch(_ pipeline: [BSONDocument] = [], options: ChangeStreamOptions = .init()) async throws
+        -> ChangeStream
+    {
+        try await database.store.watch(scope: .collection(namespace), pipeline: pipeline, options: options)
+    }
+}

@@ -1,0 +1,137 @@
+import BSON
+
+/// Databases, collections and indexes.
+extension StoreCore {
+    func listDatabaseNames() -> [String] {
+        Set(catalog.keys.map(\.database)).sorted()
+    }
+
+    func listCollectionNames(database: String) -> [String] {
+        catalog.keys.filter { $0.database == database }.map(\.collection).sorted()
+    }
+
+    func createCollection(_ namespace: Namespace, options: CreateCollectionOptions) throws(StoreError) {
+        guard collection(namespace) == nil else {
+            throw .location(48, "Collection \(namespace) already exists.").named("NamespaceExists")
+        }
+        var state = try collectionCreatingIfNeeded(namespace)
+        if options.changeStreamPreAndPostImages {
+            state.record.options["changeStreamPreAndPostImages"] = ["enabled": true]
+            try engine.updateCollection(state.record)
+            catalog[namespace] = state
+        }
+    }
+
+    /// Drops the collection and logs a `drop` event; false when there was no such collection.
+    @discardableResult
+    func dropCollection(_ namespace: Namespace) throws(StoreError) -> Bool {
+        guard let state = collection(namespace) else { return false }
+        try engine.deleteCollection(id: state.record.id)
+        catalog[namespace] = nil
+        try appendChange(["operationType": "drop", "ns": namespaceDocument(namespace)])
+        return true
+    }
+
+    func dropDatabase(_ database: String) throws(StoreError) {
+        let names = listCollectionNames(database: database)
+        guard !names.isEmpty else { return }
+        for name in names { try dropCollection(Namespace(database: database, collection: name)) }
+        try appendChange(["operationType": "dropDatabase", "ns": ["db": .string(database)]])
+    }
+
+    func rename(_ namespace: Namespace, to target: Namespace, dropTarget: Bool) throws(StoreError) {
+        guard var state = collection(namespace) else {
+            throw .namespaceNotFound("source namespace does not exist: \(namespace)")
+        }
+        try Namespace.validate(database: target.database)
+        try Namespace.validate(collection: target.collection, in: target.database)
+        guard target != namespace else {
+            throw .location(20, "Can't rename a collection to itself").named("IllegalOperation")
+        }
+        if collection(target) != nil {
+            guard dropTarget else { throw .location(48, "target namespace exists: \(target)").named("NamespaceExists") }
+            try dropCollection(target)
+        }
+        state.record.database = target.database
+        state.record.name = target.collection
+        try engine.updateCollection(state.record)
+        catalog[namespace] = nil
+        catalog[target] = state
+        try appendChange([
+            "operationType": "rename", "ns": namespaceDocument(namespace), "to": namespaceDocument(target),
+        ])
+    }
+
+    func createIndex(_ namespace: Namespace, keys: BSONDocument, unique: Bool, name: String?) throws(StoreError)
+        -> String
+    {
+        let name = name ?? IndexDefinition.defaultName(for: keys)
+        let probe = try IndexDefinition(id: 0, name: name, keyPattern: keys, unique: unique)
+        if keys == ["_id": 1] || name == "_id_" {
+            guard keys.count == 1, keys["_id"]?.doubleValue == 1 else {
+                throw .location(197, "index name '_id_' is reserved for the _id index").named(
+                    "InvalidIndexSpecificationOption")
+            }
+            _ = try collectionCreatingIfNeeded(namespace)
+            return "_id_"
+        }
+        var state = try collectionCreatingIfNeeded(namespace)
+        if let existing = state.indexes.first(where: { $0.name == name || $0.keyPattern == keys }) {
+            if existing.name == name, existing.keyPattern == keys, existing.unique == unique { return name }
+            if existing.name == name {
+                throw .location(
+                    86,
+                    "An existing index has the same name as the requested index. Requested index: \(probe.specification), existing index: \(existing.specification)"
+                ).named("IndexKeySpecsConflict")
+            }
+            throw .location(85, "Index already exists with a different name: \(existing.name)").named(
+                "IndexOptionsConflict")
+        }
+        let id = try engine.insertIndex(collection: state.record.id, specification: probe.specification)
+        var index = probe
+        index.id = id
+        var building = state
+        building.indexes = [index]
+        var seen: [[UInt8]: Bool] = [:]
+        var documents: [(key: [UInt8], body: [UInt8])] = []
+        try engine.scanDocuments(collection: state.record.id) { key, body in
+            documents.append((key, body))
+            return true
+        }
+        for (key, body) in documents {
+            let document = try DocumentEncoding.decode(body)
+            for entry in try index.entries(for: document) {
+                if unique, seen.updateValue(true, forKey: entry.key) != nil {
+                    throw duplicateKeyError(building, index: name, key: index.describe(entry))
+                }
+                try engine.insertIndexEntry(index: id, key: entry.key, document: key)
+            }
+        }
+        state.indexes.append(index)
+        catalog[namespace] = state
+        return name
+    }
+
+    func dropIndex(_ namespace: Namespace, name: String) throws(StoreError) {
+        guard var state = collection(namespace) else { throw .namespaceNotFound("ns not found \(namespace)") }
+        guard name != "_id_" else { throw .location(72, "cannot drop _id index").named("InvalidOptions") }
+        guard let position = state.indexes.firstIndex(where: { $0.name == name }) else {
+            throw .location(27, "index not found with name [\(name)]").named("IndexNotFound")
+        }
+        try engine.deleteIndex(id: state.indexes[position].id)
+        state.indexes.remove(at: position)
+        catalog[namespace] = state
+    }
+
+    func listIndexes(_ namespace: Namespace) throws(StoreError) -> [BSONDocument] {
+        guard let state = collection(namespace) else { throw .namespaceNotFound("ns does not exist: \(namespace)") }
+        return [["v": 2, "key": ["_id": 1], "name": "_id_"]] + state.indexes.map(\.specification)
+    }
+}
+
+extension StoreError {
+    /// The same error with MongoDB's code name in place of `Location<code>`.
+    func named(_ codeName: String) -> StoreError {
+        StoreError(code: code, codeName: codeName, message: message)
+    }
+}

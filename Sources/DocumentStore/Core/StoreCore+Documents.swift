@@ -1,0 +1,229 @@
+import BSON
+
+/// Writing single documents with their index entries and change events, and reading candidates.
+extension StoreCore {
+    static let maximumDocumentBytes = 16 * 1024 * 1024
+
+    static func idKey(_ document: BSONDocument) throws(StoreError) -> [UInt8] {
+        guard let id = document["_id"] else { throw .badValue("document has no _id") }
+        return try idKey(id)
+    }
+
+    static func idKey(_ id: BSON) throws(StoreError) -> [UInt8] {
+        switch id {
+        case .array: throw .location(53, "The '_id' value cannot be of type array")
+        case .regex: throw .location(53, "The '_id' value cannot be of type regex")
+        case .undefined: throw .location(53, "The '_id' value cannot be of type undefined")
+        default: return try IndexKey.encode(id)
+        }
+    }
+
+    /// Adds an ObjectId `_id` as the first field when there is none; moves an existing one first.
+    static func withId(_ document: BSONDocument) -> BSONDocument {
+        if document.keys.first == "_id" { return document }
+        var result = document
+        let id = result.removeValue(forKey: "_id") ?? .objectId(ObjectId())
+        result.insert("_id", id, at: 0)
+        return result
+    }
+
+    static func encodeChecked(_ document: BSONDocument) throws(StoreError) -> [UInt8] {
+        let bytes = try DocumentEncoding.encode(document)
+        guard bytes.count <= maximumDocumentBytes else {
+            throw .location(
+                10_334, "object to insert too large. size in bytes: \(bytes.count), max size: \(maximumDocumentBytes)")
+        }
+        return bytes
+    }
+
+    func duplicateKeyError(_ state: CollectionState, index: String, key: String) -> StoreError {
+        .duplicateKey("E11000 duplicate key error collection: \(state.namespace) index: \(index) dup key: \(key)")
+    }
+
+    /// Fails with E11000 when another document already holds one of `entries` in a unique index.
+    private func checkUnique(
+        _ state: CollectionState, _ entries: [(IndexDefinition, [IndexDefinition.Entry])], ownKey: [UInt8]
+    ) throws(StoreError) {
+        for (index, indexEntries) in entries where index.unique {
+            for entry in indexEntries {
+                if let holder = try engine.firstIndexEntry(index: index.id, key: entry.key), holder != ownKey {
+                    throw duplicateKeyError(state, index: index.name, key: index.describe(entry))
+                }
+            }
+        }
+    }
+
+    private func indexEntries(_ state: CollectionState, _ document: BSONDocument) throws(StoreError)
+        -> [(IndexDefinition, [IndexDefinition.Entry])]
+    {
+        var all: [(IndexDefinition, [IndexDefinition.Entry])] = []
+        for index in state.indexes { all.append((index, try index.entries(for: document))) }
+        return all
+    }
+
+    /// Inserts a document that already has its `_id`, with index entries and an `insert` event.
+    /// Every check runs before the first write, so a failed insert leaves nothing behind.
+    func insertDocument(_ state: CollectionState, _ document: BSONDocument) throws(StoreError) {
+        let key = try Self.idKey(document)
+        let body = try Self.encodeChecked(document)
+        let entries = try indexEntries(state, document)
+        try checkUnique(state, entries, ownKey: key)
+        guard try engine.insertDocument(collection: state.record.id, key: key, body: body) else {
+            throw duplicateKeyError(state, index: "_id_", key: BSON.document(["_id": document["_id"]!]).messageText)
+        }
+        for (index, indexEntries) in entries {
+            for entry in indexEntries { try engine.insertIndexEntry(index: index.id, key: entry.key, document: key) }
+        }
+        try appendChange([
+            "operationType": "insert", "ns": namespaceDocument(state.namespace),
+            "documentKey": ["_id": document["_id"]!], "fullDocument": .document(document),
+        ])
+    }
+
+    /// Replaces `old` by `new` (same `_id`), keeping indexes current, and logs an `update` or `replace`.
+    func replaceDocument(
+        _ state: CollectionState, old: BSONDocument, new: BSONDocument, operationType: String
+    ) throws(StoreError) {
+        let key = try Self.idKey(old)
+        let body = try Self.encodeChecked(new)
+        let oldEntries = try indexEntries(state, old)
+        let newEntries = try indexEntries(state, new)
+        try checkUnique(state, newEntries, ownKey: key)
+        for ((index, before), (_, after)) in zip(oldEntries, newEntries) {
+            let beforeKeys = Set(before.map(\.key))
+            let afterKeys = Set(after.map(\.key))
+            for stale in beforeKeys.subtracting(afterKeys) {
+                try engine.deleteIndexEntry(index: index.id, key: stale, document: key)
+            }
+            for fresh in afterKeys.subtracting(beforeKeys) {
+                try engine.insertIndexEntry(index: index.id, key: fresh, document: key)
+            }
+        }
+        try engine.putDocument(collection: state.record.id, key: key, body: body)
+        var event: BSONDocument = [
+            "operationType": .string(operationType), "ns": namespaceDocument(state.namespace),
+            "documentKey": ["_id": old["_id"]!],
+        ]
+        if operationType == "update" {
+            event["updateDescription"] = .document(Self.render(UpdateDescription(from: old, to: new)))
+            if state.recordsImages { event["postImage"] = .document(new) }
+        } else {
+            event["fullDocument"] = .document(new)
+        }
+        if state.recordsImages { event["preImage"] = .document(old) }
+        try appendChange(event)
+    }
+
+    func removeDocument(_ state: CollectionState, _ document: BSONDocument) throws(StoreError) {
+        let key = try Self.idKey(document)
+        for (index, entries) in try indexEntries(state, document) {
+            for entry in entries { try engine.deleteIndexEntry(index: index.id, key: entry.key, document: key) }
+        }
+        try engine.deleteDocument(collection: state.record.id, key: key)
+        var event: BSONDocument = [
+            "operationType": "delete", "ns": namespaceDocument(state.namespace),
+            "documentKey": ["_id": document["_id"]!],
+        ]
+        if state.recordsImages { event["preImage"] = .document(document) }
+        try appendChange(event)
+    }
+
+    func namespaceDocument(_ namespace: Namespace) -> BSON {
+        ["db": .string(namespace.database), "coll": .string(namespace.collection)]
+    }
+
+    static func render(_ description: UpdateDescription) -> BSONDocument {
+        [
+            "updatedFields": .document(description.updatedFields),
+            "removedFields": .array(description.removedFields.map { .string($0) }),
+            "truncatedArrays": .array(
+                description.truncatedArrays.map { ["field": .string($0.field), "newSize": .int32($0.newSize)] }),
+        ]
+    }
+
+    // MARK: Reading
+
+    /// What reading a query's candidates cost, for `explain`.
+    struct ScanStatistics {
+        var keysExamined = 0
+        var documentsExamined = 0
+    }
+
+    /// Visits the candidate documents of `filter` (a superset of its matches) in the plan's order until
+    /// `visit` returns false.
+    func scanCandidates(
+        _ state: CollectionState, plan: QueryPlan, statistics: inout ScanStatistics,
+        _ visit: (BSONDocument) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        let collection = state.record.id
+        switch plan {
+        case .collectionScan:
+            var documents: [[UInt8]] = []
+            try engine.scanDocuments(collection: collection) { _, body in
+                documents.append(body)
+                return true
+            }
+            for body in documents {
+                statistics.documentsExamined += 1
+                guard try visit(try DocumentEncoding.decode(body)) else { return }
+            }
+        case .idLookup(let ids):
+            var seen = Set<[UInt8]>()
+            for id in ids {
+                let key = try IndexKey.encode(id)
+                statistics.keysExamined += 1
+                guard seen.insert(key).inserted, let body = try engine.document(collection: collection, key: key) else {
+                    continue
+                }
+                statistics.documentsExamined += 1
+                guard try visit(try DocumentEncoding.decode(body)) else { return }
+            }
+        case .indexScan(let index, let ranges):
+            var keys: [[UInt8]] = []
+            var seen = Set<[UInt8]>()
+            for range in ranges {
+                try engine.scanIndex(index: index.id, from: range.lower, to: range.upper) { _, document in
+                    statistics.keysExamined += 1
+                    if seen.insert(document).inserted { keys.append(document) }
+                    return true
+                }
+            }
+            for key in keys {
+                guard let body = try engine.document(collection: collection, key: key) else { continue }
+                statistics.documentsExamined += 1
+                guard try visit(try DocumentEncoding.decode(body)) else { return }
+            }
+        }
+    }
+
+    /// Matching documents in candidate order (with their match, for positional projection and updates).
+    func matchingDocuments(
+        _ state: CollectionState, filter: BSONDocument, limit: Int? = nil, statistics: inout ScanStatistics
+    ) throws(StoreError) -> [(document: BSONDocument, match: QueryMatch)] {
+        let matcher = try DocumentMatcher(filter)
+        let plan = QueryPlanner.plan(matcher.indexableConditions, indexes: state.indexes)
+        var results: [(document: BSONDocument, match: QueryMatch)] = []
+        try scanCandidates(state, plan: plan, statistics: &statistics) { document throws(StoreError) in
+            if let match = try matcher.match(document) { results.append((document, match)) }
+            return limit.map { results.count < $0 } ?? true
+        }
+        return results
+    }
+}
+
+/// A filter ready to run; the empty filter matches everything without compiling.
+struct DocumentMatcher {
+    private let filter: QueryFilter?
+
+    init(_ filter: BSONDocument) throws(StoreError) {
+        self.filter = filter.isEmpty ? nil : try QueryFilter(filter)
+    }
+
+    var indexableConditions: [IndexableCondition] { filter?.indexableConditions ?? [] }
+
+    /// The match, nil for no match; throws what a `$expr` raises, failing the query as MongoDB does.
+    func match(_ document: BSONDocument) throws(StoreError) -> QueryMatch? {
+        guard let filter else { return QueryMatch() }
+        return try filter.evaluate(document)
+    }
+}

@@ -1,0 +1,321 @@
+import BSON
+
+/// CRUD operations, each run on the store's thread (writes inside the group-commit transaction).
+extension StoreCore {
+    // MARK: Reads
+
+    func find(_ namespace: Namespace, filter: BSONDocument, options: FindOptions) throws(StoreError) -> [BSONDocument] {
+        var statistics = ScanStatistics()
+        return try findMatches(namespace, filter: filter, options: options, statistics: &statistics)
+    }
+
+    func findMatches(
+        _ namespace: Namespace, filter: BSONDocument, options: FindOptions, statistics: inout ScanStatistics
+    ) throws(StoreError) -> [BSONDocument] {
+        guard options.skip >= 0 else {
+            throw .badValue("skip value must be non-negative, but received: \(options.skip)")
+        }
+        let limit = options.limit == 0 ? nil : abs(options.limit)
+        let projection = try options.projection.flatMap { p throws(StoreError) in p.isEmpty ? nil : try Projection(p) }
+        let sort = try options.sort.flatMap { s throws(StoreError) in s.isEmpty ? nil : try SortSpecification(s) }
+        guard let state = collection(namespace) else { return [] }
+        var matches = try matchingDocuments(
+            state, filter: filter, limit: sort == nil ? limit.map { $0 + options.skip } : nil, statistics: &statistics)
+        if let sort { matches = Self.sorted(matches, by: sort) }
+        var page = matches.dropFirst(options.skip)
+        if let limit { page = page.prefix(limit) }
+        guard let projection else { return page.map(\.document) }
+        var results: [BSONDocument] = []
+        for (document, match) in page { results.append(try projection.apply(to: document, match: match)) }
+        return results
+    }
+
+    /// A stable sort: documents that compare equal keep their scan order.
+    static func sorted(
+        _ matches: [(document: BSONDocument, match: QueryMatch)], by sort: SortSpecification
+    ) -> [(document: BSONDocument, match: QueryMatch)] {
+        matches.enumerated().sorted { lhs, rhs in
+            let order = sort.compare(lhs.element.document, rhs.element.document)
+            return order != 0 ? order < 0 : lhs.offset < rhs.offset
+        }.map(\.element)
+    }
+
+    func explain(_ namespace: Namespace, filter: BSONDocument, options: FindOptions) throws(StoreError)
+        -> QueryExplanation
+    {
+        var statistics = ScanStatistics()
+        let results = try findMatches(namespace, filter: filter, options: options, statistics: &statistics)
+        let conditions = try DocumentMatcher(filter).indexableConditions
+        let plan = collection(namespace).map { QueryPlanner.plan(conditions, indexes: $0.indexes) } ?? .collectionScan
+        return QueryExplanation(
+            stage: plan.stage, indexName: plan.indexName, keysExamined: statistics.keysExamined,
+            documentsExamined: statistics.documentsExamined, returned: results.count)
+    }
+
+    func count(_ namespace: Namespace, filter: BSONDocument, skip: Int, limit: Int) throws(StoreError) -> Int {
+        try find(namespace, filter: filter, options: FindOptions(skip: skip, limit: limit)).count
+    }
+
+    func estimatedCount(_ namespace: Namespace) throws(StoreError) -> Int {
+        guard let state = collection(namespace) else { return 0 }
+        return try engine.documentCount(collection: state.record.id)
+    }
+
+    /// Distinct values of `field` among matches; array values contribute their elements, as in MongoDB.
+    func distinct(_ namespace: Namespace, field: String, filter: BSONDocument) throws(StoreError) -> [BSON] {
+        let path = try IndexDefinition(id: 0, name: "", keyPattern: [field: 1], unique: false)
+        var values: [BSON] = []
+        for document in try find(namespace, filter: filter, options: FindOptions()) {
+            values.append(contentsOf: path.values(in: document))
+        }
+        let sorted = values.sorted { BSON.compare($0, $1) < 0 }
+        var distinct: [BSON] = []
+        for value in sorted where distinct.last.map({ BSON.compare($0, value) != 0 }) ?? true {
+            distinct.append(value)
+        }
+        return distinct
+    }
+
+    func aggregate(_ namespace: Namespace, pipeline stages: [BSONDocument]) throws(StoreError) -> [BSONDocument] {
+        let pipeline = try Pipeline(stages)
+        // A leading $match narrows the input through the planner; the pipeline still applies it.
+        let filter = stages.first.flatMap { $0.count == 1 ? $0["$match"]?.documentValue : nil } ?? [:]
+        let input = try find(namespace, filter: filter, options: FindOptions())
+        return try pipeline.run(input, source: StorePipelineSource(core: self, database: namespace.database))
+    }
+
+    // MARK: Writes
+
+    func insert(_ namespace: Namespace, _ documents: [BSONDocument], ordered: Bool) throws(StoreError)
+        -> (result: InsertManyResult, errors: [WriteError])
+    {
+        guard !documents.isEmpty else {
+            throw .location(16, "Invalid BatchSize: insertMany needs at least one document")
+        }
+        let state = try collectionCreatingIfNeeded(namespace)
+        var inserted: [Int: BSON] = [:]
+        var errors: [WriteError] = []
+        for (position, document) in documents.enumerated() {
+            let document = Self.withId(document)
+            do {
+                try withSavepoint { () throws(StoreError) in try insertDocument(state, document) }
+                inserted[position] = document["_id"]
+            } catch {
+                errors.append(WriteError(index: position, code: error.code, errmsg: error.message))
+                if ordered { break }
+            }
+        }
+        return (InsertManyResult(insertedIds: inserted), errors)
+    }
+
+    /// `updateOne`/`updateMany`/`replaceOne`. A multi-document update is atomic: if any document fails
+    /// (a unique index, an invalid operator for one document), none is changed.
+    func update(
+        _ namespace: Namespace, filter: BSONDocument, update: BSONDocument, multi: Bool, upsert: Bool,
+        arrayFilters: [BSONDocument], replacement: Bool
+    ) throws(StoreError) -> UpdateResult {
+        let specification = try Self.compile(update, arrayFilters: arrayFilters, replacement: replacement)
+        var statistics = ScanStatistics()
+        let matches =
+            try collection(namespace).map { state throws(StoreError) in
+                try matchingDocuments(state, filter: filter, limit: multi ? nil : 1, statistics: &statistics)
+            } ?? []
+        guard !matches.isEmpty else {
+            guard upsert else { return UpdateResult(matchedCount: 0, modifiedCount: 0, upsertedId: nil) }
+            let document = try upsertDocument(namespace, filter: filter, specification: specification, update: update)
+            return UpdateResult(matchedCount: 0, modifiedCount: 0, upsertedId: document["_id"])
+        }
+        let state = collection(namespace)!
+        var modified = 0
+        for (document, match) in matches {
+            if try apply(specification, state, to: document, match: match) != nil { modified += 1 }
+        }
+        return UpdateResult(matchedCount: matches.count, modifiedCount: modified, upsertedId: nil)
+    }
+
+    static func compile(_ update: BSONDocument, arrayFilters: [BSONDocument], replacement: Bool) throws(StoreError)
+        -> UpdateSpecification
+    {
+        if replacement, let key = update.keys.first(where: { $0.hasPrefix("$") }) {
+            throw .failedToParse("the replacement document must not contain update operators (found '\(key)')")
+        }
+        if !replacement, update.isEmpty || !update.keys.allSatisfy({ $0.hasPrefix("$") }) {
+            throw .failedToParse("update document requires atomic operators (use replaceOne to replace a document)")
+        }
+        return try UpdateSpecification(update, arrayFilters: arrayFilters)
+    }
+
+    /// Applies an update to one stored document; returns the new document, or nil when nothing changed.
+    func apply(
+        _ specification: UpdateSpecification, _ state: CollectionState, to document: BSONDocument, match: QueryMatch
+    ) throws(StoreError) -> BSONDocument? {
+        var updated = try specification.apply(to: document, match: match, isInsert: false)
+        if let id = updated["_id"] {
+            guard id == document["_id"] else {
+                throw .immutableField("Performing an update on the path '_id' would modify the immutable field '_id'")
+            }
+        }
+        updated["_id"] = document["_id"]
+        updated = Self.withId(updated)
+        guard updated != document else { return nil }
+        try replaceDocument(
+            state, old: document, new: updated, operationType: specification.isReplacement ? "replace" : "update")
+        return updated
+    }
+
+    /// Inserts the document an upsert creates: the filter's equality fields, then the update applied
+    /// as an insert (or the replacement, keeping the filter's `_id`).
+    func upsertDocument(
+        _ namespace: Namespace, filter: BSONDocument, specification: UpdateSpecification, update: BSONDocument
+    ) throws(StoreError) -> BSONDocument {
+        let seed = QueryPlanner.equalityFields(filter)
+        var document: BSONDocument
+        if specification.isReplacement {
+            document = try specification.apply(to: [:], match: nil, isInsert: true)
+            if document["_id"] == nil, let id = seed["_id"] { document["_id"] = id }
+        } else {
+            document = try specification.apply(to: seed, match: nil, isInsert: true)
+            if let id = seed["_id"], let updated = document["_id"], id != updated {
+                throw .immutableField("Performing an update on the path '_id' would modify the immutable field '_id'")
+            }
+        }
+        document = Self.withId(document)
+        let state = try collectionCreatingIfNeeded(namespace)
+        try insertDocument(state, document)
+        return document
+    }
+
+    func delete(_ namespace: Namespace, filter: BSONDocument, multi: Bool) throws(StoreError) -> DeleteResult {
+        guard let state = collection(namespace) else { return DeleteResult(deletedCount: 0) }
+        var statistics = ScanStatistics()
+        let matches = try matchingDocuments(state, filter: filter, limit: multi ? nil : 1, statistics: &statistics)
+        for (document, _) in matches { try removeDocument(state, document) }
+        return DeleteResult(deletedCount: matches.count)
+    }
+
+    enum Modification {
+        case update(BSONDocument, arrayFilters: [BSONDocument])
+        case replace(BSONDocument)
+        case delete
+    }
+
+    func findOneAndModify(
+        _ namespace: Namespace, filter: BSONDocument, modification: Modification, options: FindOneAndModifyOptions
+    ) throws(StoreError) -> BSONDocument? {
+        let projection = try options.projection.flatMap { p throws(StoreError) in p.isEmpty ? nil : try Projection(p) }
+        let sort = try options.sort.flatMap { s throws(StoreError) in s.isEmpty ? nil : try SortSpecification(s) }
+        var specification: UpdateSpecification?
+        var update: BSONDocument = [:]
+        switch modification {
+        case .update(let document, let arrayFilters):
+            specification = try Self.compile(document, arrayFilters: arrayFilters, replacement: false)
+            update = document
+        case .replace(let document):
+            specification = try Self.compile(document, arrayFilters: [], replacement: true)
+            update = document
+        case .delete: break
+        }
+        var statistics = ScanStatistics()
+        var matches =
+            try collection(namespace).map { state throws(StoreError) in
+                try matchingDocuments(state, filter: filter, limit: sort == nil ? 1 : nil, statistics: &statistics)
+            } ?? []
+        if let sort { matches = Self.sorted(matches, by: sort) }
+        var result: BSONDocument?
+        var resultMatch = QueryMatch()
+        if let (document, match) = matches.first {
+            let state = collection(namespace)!
+            resultMatch = match
+            if let specification {
+                let updated = try apply(specification, state, to: document, match: match) ?? document
+                result = options.returnDocument == .after ? updated : document
+            } else {
+                try removeDocument(state, document)
+                result = document
+            }
+        } else if options.upsert, let specification {
+            let inserted = try upsertDocument(namespace, filter: filter, specification: specification, update: update)
+            result = options.returnDocument == .after ? inserted : nil
+        }
+        guard let result, let projection else { return result }
+        return try projection.apply(to: result, match: resultMatch)
+    }
+
+    func bulkWrite(_ namespace: Namespace, _ models: [WriteModel], ordered: Bool) throws(StoreError)
+        -> (result: BulkWriteResult, errors: [WriteError])
+    {
+        guard !models.isEmpty else { throw .location(16, "Invalid BatchSize: bulkWrite needs at least one operation") }
+        var result = BulkWriteResult()
+        var errors: [WriteError] = []
+        for (position, model) in models.enumerated() {
+            do {
+                try withSavepoint { () throws(StoreError) in
+                    try perform(model, at: position, in: namespace, into: &result)
+                }
+            } catch {
+                errors.append(WriteError(index: position, code: error.code, errmsg: error.message))
+                if ordered { break }
+            }
+        }
+        return (result, errors)
+    }
+
+    private func perform(
+        _ model: WriteModel, at position: Int, in namespace: Namespace, into result: inout BulkWriteResult
+    )
+        throws(StoreError)
+    {
+        var update: UpdateResult?
+        switch model {
+        case .insertOne(let document):
+            let document = Self.withId(document)
+            try insertDocument(try collectionCreatingIfNeeded(namespace), document)
+            result.insertedCount += 1
+            result.insertedIds[position] = document["_id"]
+        case .updateOne(let filter, let document, let upsert, let arrayFilters):
+            update = try self.update(
+                namespace, filter: filter, update: document, multi: false, upsert: upsert, arrayFilters: arrayFilters,
+                replacement: false)
+        case .updateMany(let filter, let document, let upsert, let arrayFilters):
+            update = try self.update(
+                namespace, filter: filter, update: document, multi: true, upsert: upsert, arrayFilters: arrayFilters,
+                replacement: false)
+        case .replaceOne(let filter, let replacement, let upsert):
+            update = try self.update(
+                namespace, filter: filter, update: replacement, multi: false, upsert: upsert, arrayFilters: [],
+                replacement: true)
+        case .deleteOne(let filter):
+            result.deletedCount += try delete(namespace, filter: filter, multi: false).deletedCount
+        case .deleteMany(let filter):
+            result.deletedCount += try delete(namespace, filter: filter, multi: true).deletedCount
+        }
+        if let update {
+            result.matchedCount += update.matchedCount
+            result.modifiedCount += update.modifiedCount
+            if let id = update.upsertedId { result.upsertedIds[position] = id }
+        }
+    }
+}
+
+extension IndexDefinition {
+    /// The values at this (single-field) index's path, arrays expanded; nothing for a missing field.
+    func values(in document: BSONDocument) -> [BSON] {
+        guard let field = fields.first else { return [] }
+        var values: [BSON] = []
+        Self.collectValues(.document(document), field.components[...], into: &values, emptyArrayGivesUndefined: false)
+        return values
+    }
+}
+
+/// `$lookup`'s view of the other collections of a database, read on the store's thread while the
+/// pipeline runs.
+struct StorePipelineSource: PipelineSource, @unchecked Sendable {
+    // Unchecked: the core is only touched synchronously from `Pipeline.run`, which the store calls on
+    // its own thread; the source never outlives that call.
+    let core: StoreCore
+    let database: String
+
+    func documents(inCollection name: String) throws(StoreError) -> [BSONDocument] {
+        try core.find(Namespace(database: database, collection: name), filter: [:], options: FindOptions())
+    }
+}

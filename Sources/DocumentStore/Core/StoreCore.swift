@@ -1,0 +1,187 @@
+import BSON
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The store's logic over a `StorageEngine`: catalog, documents and indexes, and the change log.
+/// Confined to the store's own thread (`StoreWorker`); never touched from anywhere else.
+final class StoreCore {
+    struct CollectionState {
+        var record: CollectionRecord
+        var indexes: [IndexDefinition]
+
+        var namespace: Namespace { Namespace(database: record.database, collection: record.name) }
+        var recordsImages: Bool {
+            record.options["changeStreamPreAndPostImages"]?.documentValue?["enabled"]?.boolValue ?? false
+        }
+    }
+
+    /// What a rolled-back savepoint must restore besides the engine's own data.
+    struct Snapshot {
+        var catalog: [Namespace: CollectionState]
+        var lastSequence: Int64
+        var logCount: Int
+        var logBytes: Int
+        var clusterTime: BSONTimestamp
+    }
+
+    let engine: any StorageEngine
+    let retention: ChangeLogRetention
+    var catalog: [Namespace: CollectionState] = [:]
+    var lastSequence: Int64 = 0
+    /// Every change up to this sequence has been pruned; resuming before it loses history.
+    var prunedThrough: Int64 = 0
+    var logCount = 0
+    var logBytes = 0
+    var oldestWallTime: Int64?
+    var clusterTime = BSONTimestamp(time: 0, increment: 0)
+
+    init(engine: any StorageEngine, retention: ChangeLogRetention) throws(StoreError) {
+        self.engine = engine
+        self.retention = retention
+        try loadCatalog()
+        let summary = try engine.changeLogSummary()
+        prunedThrough = try engine.metadata("prunedThrough") ?? 0
+        lastSequence = max(summary.lastSequence ?? 0, prunedThrough)
+        logCount = summary.count
+        logBytes = summary.bytes
+        oldestWallTime = try engine.oldestChanges(limit: 1).first?.wallTime
+    }
+
+    func loadCatalog() throws(StoreError) {
+        var states: [Int64: CollectionState] = [:]
+        for record in try engine.collections() { states[record.id] = CollectionState(record: record, indexes: []) }
+        for index in try engine.indexes() {
+            let spec = index.specification
+            guard let keys = spec["key"]?.documentValue, let name = spec["name"]?.stringValue else {
+                throw .location(17_002, "index \(index.id) has a corrupt catalog entry \(spec)")
+            }
+            let definition = try IndexDefinition(
+                id: index.id, name: name, keyPattern: keys, unique: spec["unique"]?.boolValue ?? false)
+            states[index.collection]?.indexes.append(definition)
+        }
+        catalog = Dictionary(uniqueKeysWithValues: states.values.map { ($0.namespace, $0) })
+    }
+
+    // MARK: Transactions
+
+    var snapshot: Snapshot {
+        Snapshot(
+            catalog: catalog, lastSequence: lastSequence, logCount: logCount, logBytes: logBytes,
+            clusterTime: clusterTime)
+    }
+
+    func restore(_ snapshot: Snapshot) {
+        catalog = snapshot.catalog
+        lastSequence = snapshot.lastSequence
+        logCount = snapshot.logCount
+        logBytes = snapshot.logBytes
+        clusterTime = snapshot.clusterTime
+    }
+
+    /// Runs `body` inside a savepoint: on error its writes (and the in-memory state that goes with
+    /// them) are undone and the rest of the transaction goes on.
+    func withSavepoint<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let saved = snapshot
+        try engine.createSavepoint()
+        do {
+            let result = try body()
+            try engine.releaseSavepoint()
+            return result
+        } catch {
+            engine.rollbackToSavepoint()
+            restore(saved)
+            throw error
+        }
+    }
+
+    // MARK: Catalog
+
+    func collection(_ namespace: Namespace) -> CollectionState? { catalog[namespace] }
+
+    /// The collection, created implicitly (as MongoDB does on first write) when missing.
+    func collectionCreatingIfNeeded(_ namespace: Namespace) throws(StoreError) -> CollectionState {
+        if let state = catalog[namespace] { return state }
+        try Namespace.validate(database: namespace.database)
+        try Namespace.validate(collection: namespace.collection, in: namespace.database)
+        let id = try engine.insertCollection(database: namespace.database, name: namespace.collection, options: [:])
+        let state = CollectionState(
+            record: CollectionRecord(id: id, database: namespace.database, name: namespace.collection, options: [:]),
+            indexes: [])
+        catalog[namespace] = state
+        return state
+    }
+
+    // MARK: Change log
+
+    static func now() -> (seconds: UInt32, milliseconds: Int64) {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return (UInt32(truncatingIfNeeded: spec.tv_sec), Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
+    }
+
+    /// Appends one event (in the current transaction). `event` holds everything but `_id`, `clusterTime`
+    /// and `wallTime`, which are added here.
+    func appendChange(_ fields: BSONDocument) throws(StoreError) {
+        let now = Self.now()
+        clusterTime =
+            now.seconds > clusterTime.time
+            ? BSONTimestamp(time: now.seconds, increment: 1)
+            : BSONTimestamp(time: clusterTime.time, increment: clusterTime.increment &+ 1)
+        var event: BSONDocument = [
+            "clusterTime": .timestamp(clusterTime),
+            "wallTime": .datetime(BSONDate(millisecondsSinceEpoch: now.milliseconds)),
+        ]
+        for (key, value) in fields { event.append(key, value) }
+        let bytes = try DocumentEncoding.encode(event)
+        let sequence = lastSequence + 1
+        try engine.appendChange(ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: bytes))
+        lastSequence = sequence
+        logCount += 1
+        logBytes += bytes.count
+        if oldestWallTime == nil { oldestWallTime = now.milliseconds }
+    }
+
+    var needsPruning: Bool {
+        if let maximum = retention.maximumEvents, logCount > maximum { return true }
+        if let maximum = retention.maximumBytes, logBytes > maximum { return true }
+        if let age = retention.maximumAgeSeconds, let oldest = oldestWallTime {
+            return Double(Self.now().milliseconds - oldest) > age * 1000
+        }
+        return false
+    }
+
+    /// Deletes the oldest events beyond the retention limits (in the current transaction).
+    func pruneChangeLog() throws(StoreError) {
+        let cutoff = retention.maximumAgeSeconds.map { Self.now().milliseconds - Int64($0 * 1000) }
+        var through: Int64?
+        var count = logCount
+        var bytes = logBytes
+        scanning: while true {
+            let rows = try engine.oldestChanges(limit: 512)
+            var advanced = false
+            for row in rows where row.sequence > (through ?? .min) {
+                let tooMany = retention.maximumEvents.map { count > $0 } ?? false
+                let tooBig = retention.maximumBytes.map { bytes > $0 } ?? false
+                let tooOld = cutoff.map { row.wallTime < $0 } ?? false
+                guard tooMany || tooBig || tooOld else { break scanning }
+                through = row.sequence
+                count -= 1
+                bytes -= row.bytes
+                advanced = true
+            }
+            guard advanced, rows.count == 512 else { break }
+            if let through { try engine.deleteChanges(through: through) }
+        }
+        guard let through else { return }
+        try engine.deleteChanges(through: through)
+        try engine.setMetadata("prunedThrough", through)
+        prunedThrough = through
+        logCount = count
+        logBytes = bytes
+        oldestWallTime = try engine.oldestChanges(limit: 1).first?.wallTime
+    }
+}

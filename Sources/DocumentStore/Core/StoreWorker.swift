@@ -1,0 +1,271 @@
+import Foundation
+import Synchronization
+
+/// The store's own thread: every engine call runs here, never on the cooperative pool.
+///
+/// Writes are group-committed: writers enqueue their operation and suspend; the thread takes every
+/// queued write (up to `maximumBatch`), runs each inside its own savepoint within one transaction,
+/// commits once, and only then resumes the writers — a write is never acknowledged before its
+/// transaction (with its change events) is committed. A failing operation rolls back only its own
+/// savepoint. Reads run between batches, outside any transaction, so they only see committed data.
+final class StoreWorker: @unchecked Sendable {
+    // Unchecked: the queues and flags are only touched with `condition` locked; `core` only on the
+    // worker thread (it is set there before any job runs and cleared there on close).
+    private let condition = NSCondition()
+    private var reads: [(StoreCore) -> Void] = []
+    private var writes: [WriteJob] = []
+    private var closeRequests: [() -> Void] = []
+    private var isClosed = false
+    private var core: StoreCore?
+    private let maximumBatch: Int
+    let notifier = ChangeNotifier()
+    /// Committed group-commit transactions (for tests proving that writes were batched).
+    let transactionsCommitted = Atomic<Int>(0)
+
+    struct WriteJob {
+        /// Runs the operation, keeping its result until the commit is known; returns false when it failed.
+        /// With `inSavepoint` false the caller undoes a failure by rolling back the transaction.
+        let perform: (_ core: StoreCore, _ inSavepoint: Bool) -> Bool
+        /// Called after the commit: nil when it succeeded, else the error every write of the batch gets.
+        let complete: (StoreError?) -> Void
+    }
+
+    private init(maximumBatch: Int) {
+        self.maximumBatch = max(1, maximumBatch)
+    }
+
+    /// Starts the thread and opens the engine on it.
+    static func start(maximumBatch: Int, open: @escaping @Sendable () throws(StoreError) -> StoreCore)
+        async throws(StoreError) -> StoreWorker
+    {
+        let worker = StoreWorker(maximumBatch: maximumBatch)
+        let opened: StoreError? = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                do {
+                    worker.core = try open()
+                } catch let error as StoreError {
+                    continuation.resume(returning: error)
+                    return
+                } catch {
+                    continuation.resume(returning: StoreError.location(17_010, "cannot open the store: \(error)"))
+                    return
+                }
+                continuation.resume(returning: nil)
+                worker.runLoop()
+            }
+            thread.name = "DocumentStore"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        if let opened { throw opened }
+        return worker
+    }
+
+    static let closedError = StoreError.location(17_003, "the document store is closed")
+
+    /// Jobs enqueued and not yet taken, readable without the lock for the idle spin.
+    private let queued = Atomic<Int>(0)
+
+    /// After a single job, the thread polls briefly before sleeping: a lone caller that awaits one
+    /// call and sends the next is usually back within microseconds, and waking a sleeping thread costs
+    /// more. After a larger batch it does not: the resumed callers need the CPU more than this thread.
+    private func spinUntilWorkArrives() {
+        let deadline = ContinuousClock.now.advanced(by: .microseconds(50))
+        while queued.load(ordering: .acquiring) == 0 && ContinuousClock.now < deadline {}
+    }
+
+    private func runLoop() {
+        guard let core else { return }
+        var lastBatchSize = 0
+        while true {
+            if lastBatchSize == 1 { spinUntilWorkArrives() }
+            condition.lock()
+            while reads.isEmpty && writes.isEmpty && closeRequests.isEmpty { condition.wait() }
+            let batchReads = reads
+            reads.removeAll()
+            let batchWrites = Array(writes.prefix(maximumBatch))
+            writes.removeFirst(batchWrites.count)
+            let closing = writes.isEmpty && reads.isEmpty ? closeRequests : []
+            if !closing.isEmpty {
+                isClosed = true
+                closeRequests.removeAll()
+            }
+            queued.subtract(batchReads.count + batchWrites.count, ordering: .releasing)
+            condition.unlock()
+
+            lastBatchSize = batchReads.count + batchWrites.count
+            for read in batchReads { read(core) }
+            if !batchWrites.isEmpty { commit(batchWrites, core: core) }
+            if !closing.isEmpty {
+                notifier.finishAll()
+                core.engine.close()
+                self.core = nil
+                for done in closing { done() }
+                return
+            }
+        }
+    }
+
+    private func commit(_ jobs: [WriteJob], core: StoreCore) {
+        let saved = core.snapshot
+        do {
+            try core.engine.beginTransaction()
+        } catch {
+            for job in jobs { job.complete(error) }
+            return
+        }
+        // The first operation runs without a savepoint: if it fails, nothing else has run yet, so
+        // rolling back and beginning again undoes exactly it.
+        if !jobs[0].perform(core, false) {
+            core.engine.rollbackTransaction()
+            core.restore(saved)
+            do {
+                try core.engine.beginTransaction()
+            } catch {
+                jobs[0].complete(nil)
+                for job in jobs.dropFirst() { job.complete(error) }
+                return
+            }
+        }
+        for job in jobs.dropFirst() { _ = job.perform(core, true) }
+        do {
+            try core.engine.commitTransaction()
+        } catch {
+            core.restore(saved)
+            try? core.loadCatalog()
+            for job in jobs { job.complete(error) }
+            return
+        }
+        transactionsCommitted.add(1, ordering: .relaxed)
+        if core.lastSequence > saved.lastSequence { notifier.publish(core.lastSequence) }
+        for job in jobs { job.complete(nil) }
+        if core.needsPruning { prune(core) }
+    }
+
+    private func prune(_ core: StoreCore) {
+        let saved = core.snapshot
+        let prunedThrough = core.prunedThrough
+        do {
+            try core.engine.beginTransaction()
+            try core.pruneChangeLog()
+            try core.engine.commitTransaction()
+        } catch {
+            core.engine.rollbackTransaction()
+            core.restore(saved)
+            core.prunedThrough = prunedThrough
+        }
+    }
+
+    private func enqueue(_ body: () -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isClosed && closeRequests.isEmpty else { return false }
+        body()
+        queued.add(1, ordering: .releasing)
+        condition.signal()
+        return true
+    }
+
+    /// Runs `body` on the store's thread outside any transaction.
+    func read<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T) async throws(StoreError)
+        -> T
+    {
+        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+            let job: (StoreCore) -> Void = { core in
+                continuation.resume(returning: Result { () throws(StoreError) in try body(core) })
+            }
+            if !enqueue({ reads.append(job) }) { continuation.resume(returning: .failure(Self.closedError)) }
+        }
+        return try result.get()
+    }
+
+    /// Runs `body` in the next group commit; returns once its transaction is committed.
+    func write<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T) async throws(StoreError)
+        -> T
+    {
+        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+            let outcome = Outcome<T>()
+            let job = WriteJob(
+                perform: { core, inSavepoint in
+                    let result = Result { () throws(StoreError) in
+                        inSavepoint
+                            ? try core.withSavepoint { () throws(StoreError) in try body(core) } : try body(core)
+                    }
+                    outcome.result = result
+                    if case .success = result { return true }
+                    return false
+                },
+                complete: { error in
+                    continuation.resume(
+                        returning: error.map { .failure($0) } ?? outcome.result ?? .failure(Self.closedError))
+                })
+            if !enqueue({ writes.append(job) }) { continuation.resume(returning: .failure(Self.closedError)) }
+        }
+        return try result.get()
+    }
+
+    /// Finishes queued work, closes the engine and stops the thread.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if isClosed {
+                condition.unlock()
+                continuation.resume()
+                return
+            }
+            closeRequests.append { continuation.resume() }
+            condition.signal()
+            condition.unlock()
+        }
+    }
+}
+
+/// A write's result between running and committing; only touched on the store's thread.
+private final class Outcome<T>: @unchecked Sendable {
+    // Unchecked: set in `perform` and read in `complete`, both on the store's thread, in that order.
+    var result: Result<T, StoreError>?
+}
+
+/// Wakes change streams after commits. Each subscriber holds the newest committed sequence only: the
+/// change log is the source of truth and a woken stream reads it from where it stopped.
+final class ChangeNotifier: Sendable {
+    private struct State {
+        var nextId = 0
+        var subscribers: [Int: AsyncStream<Int64>.Continuation] = [:]
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    func subscribe() -> AsyncStream<Int64> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int64.self, bufferingPolicy: .bufferingNewest(1))
+        let id: Int? = state.withLock { state in
+            guard !state.finished else { return nil }
+            let id = state.nextId
+            state.nextId += 1
+            state.subscribers[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func publish(_ sequence: Int64) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers { subscriber.yield(sequence) }
+    }
+
+    func finishAll() {
+        let subscribers = state.withLock { state in
+            state.finished = true
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+}

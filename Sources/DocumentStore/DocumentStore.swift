@@ -1,0 +1,112 @@
+import BSON
+
+/// A MongoDB-like document store: databases of collections of BSON documents, with indexes, a change
+/// log and change streams, kept by SQLite (or in memory). All work happens on the store's own thread;
+/// concurrent writes are group-committed, and none is acknowledged before it is committed.
+///
+/// ```swift
+/// let store = try await DocumentStore.open(.sqlite(directory: ".switchyard"))
+/// let books = store.database("app").collection("books")
+/// try await books.insertOne(["title": "Dune"])
+/// ```
+public final class DocumentStore: Sendable {
+    let worker: StoreWorker
+
+    private init(worker: StoreWorker) {
+        self.worker = worker
+    }
+
+    /// Opens the store (creating the SQLite file and its directory when missing).
+    public static func open(_ configuration: StoreConfiguration) async throws -> DocumentStore {
+        let retention = configuration.changeLogRetention
+        let busyTimeout = configuration.busyTimeoutMilliseconds
+        let engine = configuration.engine
+        let worker = try await StoreWorker.start(maximumBatch: configuration.maximumGroupCommitSize) {
+            () throws(StoreError) in
+            let storage: any StorageEngine
+            switch engine {
+            case .memory: storage = MemoryEngine()
+            case .sqlite(let directory, let synchronous):
+                storage = try SQLiteEngine(
+                    directory: directory, synchronous: synchronous, busyTimeoutMilliseconds: busyTimeout)
+            }
+            do throws(StoreError) {
+                return try StoreCore(engine: storage, retention: retention)
+            } catch {
+                storage.close()
+                throw error
+            }
+        }
+        return DocumentStore(worker: worker)
+    }
+
+    /// Finishes queued work and closes the store; change streams end, later calls fail.
+    public func close() async {
+        await worker.close()
+    }
+
+    public func database(_ name: String) -> Database {
+        Database(store: self, name: name)
+    }
+
+    public func listDatabaseNames() async throws -> [String] {
+        try await worker.read { core in core.listDatabaseNames() }
+    }
+
+    public func dropDatabase(_ name: String) async throws {
+        try await worker.write { core throws(StoreError) in try core.dropDatabase(name) }
+    }
+
+    /// Watches every database.
+    public func watch(_ pipeline: [BSONDocument] = [], options: ChangeStreamOptions = .init()) async throws
+        -> ChangeStream
+    {
+        try await watch(scope: .store, pipeline: pipeline, options: options)
+    }
+
+    func watch(scope: ChangeStreamScope, pipeline: [BSONDocument], options: ChangeStreamOptions) async throws
+        -> ChangeStream
+    {
+        if !pipeline.isEmpty { _ = try Pipeline(pipeline) }
+        let start = try await worker.read { core throws(StoreError) in try core.startingPosition(options) }
+        return ChangeStream(worker: worker, scope: scope, options: options, pipeline: pipeline, start: start)
+    }
+}
+
+/// A database: a name and the collections under it. Databases exist while they hold a collection.
+public struct Database: Sendable {
+    public let store: DocumentStore
+    public let name: String
+
+    public func collection(_ name: String) -> DocumentCollection {
+        DocumentCollection(database: self, name: name)
+    }
+
+    public func listCollectionNames() async throws -> [String] {
+        let name = self.name
+        return try await store.worker.read { core in core.listCollectionNames(database: name) }
+    }
+
+    /// Creates a collection explicitly (with options); fails with NamespaceExists (48) when it exists.
+    @discardableResult
+    public func createCollection(_ name: String, options: CreateCollectionOptions = .init()) async throws
+        -> DocumentCollection
+    {
+        let namespace = Namespace(database: self.name, collection: name)
+        try await store.worker.write { core throws(StoreError) in try core.createCollection(namespace, options: options)
+        }
+        return collection(name)
+    }
+
+    /// Drops every collection (a `drop` event each) and logs `dropDatabase`.
+    public func drop() async throws {
+        try await store.dropDatabase(name)
+    }
+
+    /// Watches this database's collections; a `dropDatabase` invalidates the stream.
+    public func watch(_ pipeline: [BSONDocument] = [], options: ChangeStreamOptions = .init()) async throws
+        -> ChangeStream
+    {
+        try await store.watch(scope: .database(name), pipeline: pipeline, options: options)
+    }
+}

@@ -1,0 +1,289 @@
+import BSON
+
+/// An in-memory engine for tests and ephemeral apps. Transactions and savepoints work through an undo
+/// log: each mutation records its inverse, and rolling back replays inverses to the savepoint's mark.
+final class MemoryEngine: StorageEngine {
+    private var collectionRecords: [Int64: CollectionRecord] = [:]
+    private var indexRecords: [Int64: IndexRecord] = [:]
+    /// Per collection, documents sorted by key.
+    private var documents: [Int64: SortedByteMap<[UInt8]>] = [:]
+    /// Per index, entries sorted by (key, document key).
+    private var entries: [Int64: SortedByteMap<Void>] = [:]
+    private var changeLog: [ChangeRecord] = []
+    private var metadataValues: [String: Int64] = [:]
+    private var nextId: Int64 = 1
+
+    private var undoLog: [() -> Void] = []
+    private var savepoints: [Int] = []
+    private var inTransaction = false
+
+    init() {}
+
+    private func recordUndo(_ undo: @escaping () -> Void) {
+        if inTransaction { undoLog.append(undo) }
+    }
+
+    func beginTransaction() throws(StoreError) {
+        guard !inTransaction else { throw .location(17_001, "transaction already open") }
+        inTransaction = true
+    }
+
+    func commitTransaction() throws(StoreError) {
+        undoLog.removeAll(keepingCapacity: true)
+        savepoints.removeAll()
+        inTransaction = false
+    }
+
+    func rollbackTransaction() {
+        undo(to: 0)
+        savepoints.removeAll()
+        inTransaction = false
+    }
+
+    func createSavepoint() throws(StoreError) { savepoints.append(undoLog.count) }
+
+    func releaseSavepoint() throws(StoreError) { _ = savepoints.popLast() }
+
+    func rollbackToSavepoint() {
+        guard let mark = savepoints.popLast() else { return }
+        undo(to: mark)
+    }
+
+    private func undo(to mark: Int) {
+        while undoLog.count > mark { undoLog.removeLast()() }
+    }
+
+    func collections() throws(StoreError) -> [CollectionRecord] {
+        collectionRecords.values.sorted { $0.id < $1.id }
+    }
+
+    func indexes() throws(StoreError) -> [IndexRecord] {
+        indexRecords.values.sorted { $0.id < $1.id }
+    }
+
+    func insertCollection(database: String, name: String, options: BSONDocument) throws(StoreError) -> Int64 {
+        let id = nextId
+        nextId += 1
+        collectionRecords[id] = CollectionRecord(id: id, database: database, name: name, options: options)
+        documents[id] = SortedByteMap()
+        recordUndo { [unowned self] in
+            collectionRecords[id] = nil
+            documents[id] = nil
+        }
+        return id
+    }
+
+    func updateCollection(_ record: CollectionRecord) throws(StoreError) {
+        let old = collectionRecords[record.id]
+        collectionRecords[record.id] = record
+        recordUndo { [unowned self] in collectionRecords[record.id] = old }
+    }
+
+    func deleteCollection(id: Int64) throws(StoreError) {
+        for index in indexRecords.values where index.collection == id { try deleteIndex(id: index.id) }
+        let record = collectionRecords.removeValue(forKey: id)
+        let docs = documents.removeValue(forKey: id)
+        recordUndo { [unowned self] in
+            collectionRecords[id] = record
+            documents[id] = docs
+        }
+    }
+
+    func insertIndex(collection: Int64, specification: BSONDocument) throws(StoreError) -> Int64 {
+        let id = nextId
+        nextId += 1
+        indexRecords[id] = IndexRecord(id: id, collection: collection, specification: specification)
+        entries[id] = SortedByteMap()
+        recordUndo { [unowned self] in
+            indexRecords[id] = nil
+            entries[id] = nil
+        }
+        return id
+    }
+
+    func deleteIndex(id: Int64) throws(StoreError) {
+        let record = indexRecords.removeValue(forKey: id)
+        let old = entries.removeValue(forKey: id)
+        recordUndo { [unowned self] in
+            indexRecords[id] = record
+            entries[id] = old
+        }
+    }
+
+    func document(collection: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]? {
+        documents[collection]?.value(for: key)
+    }
+
+    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> Bool {
+        guard documents[collection]?.value(for: key) == nil else { return false }
+        try putDocument(collection: collection, key: key, body: body)
+        return true
+    }
+
+    func putDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) {
+        let old = documents[collection, default: SortedByteMap()].set(body, for: key)
+        recordUndo { [unowned self] in
+            if let old { documents[collection]?.set(old, for: key) } else { documents[collection]?.remove(key) }
+        }
+    }
+
+    func deleteDocument(collection: Int64, key: [UInt8]) throws(StoreError) {
+        guard let old = documents[collection]?.remove(key) else { return }
+        recordUndo { [unowned self] in documents[collection]?.set(old, for: key) }
+    }
+
+    func scanDocuments(collection: Int64, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool) throws(StoreError) {
+        try documents[collection]?.forEach(from: []) { key, body throws(StoreError) in try visit(key, body) }
+    }
+
+    func documentCount(collection: Int64) throws(StoreError) -> Int { documents[collection]?.count ?? 0 }
+
+    /// Index entries are keyed by the index key, a separator-free join being unsafe, so the map key is
+    /// `key` followed by the document key and its length.
+    private static func entryKey(_ key: [UInt8], _ document: [UInt8]) -> [UInt8] {
+        var bytes = key + document
+        let count = UInt32(document.count)
+        withUnsafeBytes(of: count.bigEndian) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    private static func splitEntry(_ bytes: [UInt8]) -> (key: [UInt8], document: [UInt8]) {
+        let count = bytes.suffix(4).reduce(0) { $0 << 8 | Int($1) }
+        let documentStart = bytes.count - 4 - count
+        return (Array(bytes[..<documentStart]), Array(bytes[documentStart..<(bytes.count - 4)]))
+    }
+
+    func insertIndexEntry(index: Int64, key: [UInt8], document: [UInt8]) throws(StoreError) {
+        let entry = Self.entryKey(key, document)
+        guard entries[index, default: SortedByteMap()].set((), for: entry) == nil else { return }
+        recordUndo { [unowned self] in entries[index]?.remove(entry) }
+    }
+
+    func deleteIndexEntry(index: Int64, key: [UInt8], document: [UInt8]) throws(StoreError) {
+        let entry = Self.entryKey(key, document)
+        guard entries[index]?.remove(entry) != nil else { return }
+        recordUndo { [unowned self] in entries[index]?.set((), for: entry) }
+    }
+
+    func firstIndexEntry(index: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]? {
+        var found: [UInt8]?
+        entries[index]?.forEach(from: key) { entry, _ in
+            let split = Self.splitEntry(entry)
+            if split.key == key { found = split.document }
+            return false
+        }
+        return found
+    }
+
+    func scanIndex(
+        index: Int64, from lower: [UInt8], to upper: [UInt8]?, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        try entries[index]?.forEach(from: lower) { entry, _ throws(StoreError) in
+            let split = Self.splitEntry(entry)
+            if let upper, !split.key.lexicographicallyPrecedes(upper) { return false }
+            return try visit(split.key, split.document)
+        }
+    }
+
+    func appendChange(_ change: ChangeRecord) throws(StoreError) {
+        changeLog.append(change)
+        recordUndo { [unowned self] in changeLog.removeLast() }
+    }
+
+    func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord] {
+        let start = changeLog.partitioningIndex { $0.sequence > sequence }
+        return Array(changeLog[start..<min(changeLog.count, start + limit)])
+    }
+
+    func oldestChanges(limit: Int) throws(StoreError) -> [(sequence: Int64, wallTime: Int64, bytes: Int)] {
+        changeLog.prefix(limit).map { ($0.sequence, $0.wallTime, $0.event.count) }
+    }
+
+    func changeLogSummary() throws(StoreError) -> (count: Int, bytes: Int, lastSequence: Int64?) {
+        (changeLog.count, changeLog.reduce(0) { $0 + $1.event.count }, changeLog.last?.sequence)
+    }
+
+    func deleteChanges(through sequence: Int64) throws(StoreError) {
+        let end = changeLog.partitioningIndex { $0.sequence > sequence }
+        let removed = Array(changeLog[..<end])
+        changeLog.removeFirst(end)
+        recordUndo { [unowned self] in changeLog.insert(contentsOf: removed, at: 0) }
+    }
+
+    func metadata(_ name: String) throws(StoreError) -> Int64? { metadataValues[name] }
+
+    func setMetadata(_ name: String, _ value: Int64) throws(StoreError) {
+        let old = metadataValues.updateValue(value, forKey: name)
+        recordUndo { [unowned self] in metadataValues[name] = old }
+    }
+
+    func close() {}
+}
+
+/// A map from byte strings to values kept in byte order, for ordered scans.
+struct SortedByteMap<Value> {
+    private var keys: [[UInt8]] = []
+    private var values: [Value] = []
+
+    var count: Int { keys.count }
+
+    private func position(of key: [UInt8]) -> Int {
+        keys.partitioningIndex { !$0.lexicographicallyPrecedes(key) }
+    }
+
+    func value(for key: [UInt8]) -> Value? {
+        let i = position(of: key)
+        return i < keys.count && keys[i] == key ? values[i] : nil
+    }
+
+    /// Sets the value, returning the one it replaced.
+    @discardableResult
+    mutating func set(_ value: Value, for key: [UInt8]) -> Value? {
+        let i = position(of: key)
+        if i < keys.count && keys[i] == key {
+            let old = values[i]
+            values[i] = value
+            return old
+        }
+        keys.insert(key, at: i)
+        values.insert(value, at: i)
+        return nil
+    }
+
+    @discardableResult
+    mutating func remove(_ key: [UInt8]) -> Value? {
+        let i = position(of: key)
+        guard i < keys.count && keys[i] == key else { return nil }
+        keys.remove(at: i)
+        return values.remove(at: i)
+    }
+
+    /// Visits entries with `key >= lower` in order until `visit` returns false.
+    func forEach<E: Error>(from lower: [UInt8], _ visit: ([UInt8], Value) throws(E) -> Bool) throws(E) {
+        var i = position(of: lower)
+        while i < keys.count {
+            guard try visit(keys[i], values[i]) else { return }
+            i += 1
+        }
+    }
+}
+
+extension Collection {
+    /// The first index whose element satisfies `predicate`, for a predicate false then true along the
+    /// collection (binary search).
+    func partitioningIndex(where predicate: (Element) throws -> Bool) rethrows -> Index {
+        var low = startIndex
+        var length = count
+        while length > 0 {
+            let half = length / 2
+            let middle = index(low, offsetBy: half)
+            if try predicate(self[middle]) {
+                length = half
+            } else {
+                low = index(after: middle)
+                length -= half + 1
+            }
+        }
+        return low
+    }
+}

@@ -1,0 +1,118 @@
+import CSQLite
+
+/// One SQLite connection with a prepared-statement cache. Used from one thread at a time (the store's).
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+    let path: String
+
+    init(path: String) throws(StoreError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw .location(17_010, "cannot open SQLite database at \(path): \(message)")
+        }
+        self.handle = db
+        self.path = path
+    }
+
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ what: String) -> StoreError {
+        .location(17_011, "SQLite error in \(path) during \(what): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+
+    /// Runs one or more statements without results.
+    func execute(_ sql: String) throws(StoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        if sqlite3_exec(handle, sql, nil, nil, &message) != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(message)
+            throw .location(17_011, "SQLite error in \(path) running \(sql): \(text)")
+        }
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int32 { sqlite3_changes(handle) }
+
+    func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
+
+    /// A cached prepared statement, reset and with bindings cleared, ready to bind.
+    func statement(_ sql: String) throws(StoreError) -> SQLiteStatement {
+        if let cached = statements[sql] {
+            return SQLiteStatement(handle: cached, connection: self)
+        }
+        var prepared: OpaquePointer?
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK,
+            let prepared
+        else { throw error("prepare \(sql)") }
+        statements[sql] = prepared
+        return SQLiteStatement(handle: prepared, connection: self)
+    }
+}
+
+/// A prepared statement in use; `finish()` (or the end of `rows`) resets it for the next use.
+struct SQLiteStatement {
+    let handle: OpaquePointer
+    let connection: SQLiteConnection
+
+    func bind(_ index: Int32, _ value: Int64) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    func bind(_ index: Int32, _ value: String) {
+        sqlite3_bind_text(handle, index, value, -1, csqlite_transient())
+    }
+
+    func bind(_ index: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            // A zero-length blob still needs a non-null pointer to be a blob rather than NULL.
+            _ = sqlite3_bind_blob(
+                handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
+                csqlite_transient())
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run(_ what: String) throws(StoreError) {
+        defer { finish() }
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw connection.error(what) }
+    }
+
+    /// Steps to the next row: true for a row, false when done.
+    func step(_ what: String) throws(StoreError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw connection.error(what)
+        }
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+        return String(cString: pointer)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    func finish() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+}

@@ -1,0 +1,60 @@
+/// How a `DocumentStore` keeps its data.
+public struct StoreConfiguration: Sendable {
+    public enum Engine: Sendable {
+        /// Durable storage in `directory/store.sqlite` (the directory is created when missing).
+        case sqlite(directory: String, synchronous: SQLiteSynchronous = .normal)
+        /// Nothing survives `close()`; for tests.
+        case memory
+    }
+
+    public var engine: Engine
+    /// How long SQLite waits for a lock held by another process before failing.
+    public var busyTimeoutMilliseconds: Int32
+    /// How much change history is kept for resuming change streams.
+    public var changeLogRetention: ChangeLogRetention
+    /// The most writes committed together in one transaction.
+    public var maximumGroupCommitSize: Int
+
+    public init(
+        engine: Engine, busyTimeoutMilliseconds: Int32 = 5_000, changeLogRetention: ChangeLogRetention = .init(),
+        maximumGroupCommitSize: Int = 1_000
+    ) {
+        self.engine = engine
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.changeLogRetention = changeLogRetention
+        self.maximumGroupCommitSize = maximumGroupCommitSize
+    }
+
+    public static let memory = StoreConfiguration(engine: .memory)
+
+    public static func sqlite(directory: String) -> StoreConfiguration {
+        StoreConfiguration(engine: .sqlite(directory: directory))
+    }
+}
+
+/// SQLite's `synchronous` setting for the WAL.
+///
+/// The default is `.normal`: in WAL mode a commit has written its frames to the WAL file (through the
+/// OS) before it returns, so an acknowledged write survives the process crashing or being killed; only
+/// a power loss or kernel crash can drop the last commits, since the WAL is not fsynced per commit.
+/// `.full` fsyncs the WAL on every commit (one fsync per group commit), surviving power loss too.
+public enum SQLiteSynchronous: String, Sendable {
+    case off, normal, full, extra
+
+    var pragmaValue: String { rawValue.uppercased() }
+}
+
+/// How much change history to keep. Events beyond every limit are pruned after commits; a change
+/// stream resuming from a pruned token fails with `ChangeStreamHistoryLost` (286).
+public struct ChangeLogRetention: Sendable {
+    /// Events older than this many seconds are pruned (nil: no age limit).
+    public var maximumAgeSeconds: Double?
+    public var maximumEvents: Int?
+    public var maximumBytes: Int?
+
+    public init(maximumAgeSeconds: Double? = 7 * 24 * 3600, maximumEvents: Int? = nil, maximumBytes: Int? = nil) {
+        self.maximumAgeSeconds = maximumAgeSeconds
+        self.maximumEvents = maximumEvents
+        self.maximumBytes = maximumBytes
+    }
+}

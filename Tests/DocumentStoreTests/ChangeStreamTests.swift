@@ -1,0 +1,259 @@
+import BSON
+import Foundation
+import Testing
+
+@testable import DocumentStore
+
+@Suite struct ChangeStreamTests {
+    @Test(arguments: EngineKind.allCases) func insertEventHasMongoDBShape(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let books = store.database("app").collection("books")
+            let stream = try await books.watch()
+            try await books.insertOne(["_id": 1, "title": "Dune"])
+            let event = try #require(try await next(1, from: stream).first)
+            #expect(event.operationType == .insert)
+            #expect(
+                event.raw.keys == [
+                    "_id", "operationType", "clusterTime", "wallTime", "fullDocument", "ns", "documentKey",
+                ])
+            #expect(event.raw["_id"] == .document(event.id.document))
+            #expect(event.id.data.count == 16)
+            #expect(event.namespace == Namespace(database: "app", collection: "books"))
+            #expect(event.documentKey == ["_id": 1])
+            #expect(event.fullDocument == ["_id": 1, "title": "Dune"])
+            #expect(event.clusterTime != nil)
+            let wall = try #require(event.wallTime).millisecondsSinceEpoch
+            #expect(abs(Double(wall) / 1000 - Date().timeIntervalSince1970) < 60)
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases) func streamsReplayThenFollowLiveWithoutGapOrDuplicate(kind: EngineKind)
+        async throws
+    {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            let stream = try await store.watch()
+            try await c.insertMany((0..<20).map { ["_id": .int32(Int32($0))] })
+            let writer = Task {
+                for i in 20..<60 { try await c.insertOne(["_id": .int32(Int32(i))]) }
+            }
+            let events = try await next(60, from: stream)
+            try await writer.value
+            #expect(events.map { $0.documentKey?["_id"] } == (0..<60).map { .int32(Int32($0)) })
+            let sequences = events.map(\.id.sequence)
+            #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 + 1 })
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases) func resumingYieldsExactlyTheEventsAfterTheToken(kind: EngineKind)
+        async throws
+    {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            let stream = try await c.watch()
+            for i in 0..<10 { try await c.insertOne(["_id": .int32(Int32(i))]) }
+            let events = try await next(10, from: stream)
+            for (position, event) in events.enumerated() {
+                let resumed = try await c.watch(options: ChangeStreamOptions(resumeAfter: event.id))
+                let rest = try await next(9 - position, from: resumed)
+                #expect(rest.map(\.id) == events[(position + 1)...].map(\.id))
+            }
+            // Nothing more after the last one: a new write is the next event.
+            let tail = try await c.watch(options: ChangeStreamOptions(resumeAfter: events.last!.id))
+            try await c.insertOne(["_id": 99])
+            #expect(try await next(1, from: tail).first?.documentKey == ["_id": 99])
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases) func dropRenameAndDropDatabaseEvents(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let app = store.database("app")
+            try await app.collection("a").insertOne(["_id": 1])
+            try await app.collection("b").insertOne(["_id": 1])
+            let all = try await store.watch()
+            let onA = try await app.collection("a").watch()
+            let onB = try await app.collection("b").watch()
+            let onApp = try await app.watch()
+
+            try await app.collection("a").rename(to: "a2")
+            try await app.collection("b").drop()
+            try await app.drop()
+
+            let events = try await next(4, from: all)
+            #expect(events.map(\.operationType) == [.rename, .drop, .drop, .dropDatabase])
+            #expect(events[0].namespace == Namespace(database: "app", collection: "a"))
+            #expect(events[0].to == Namespace(database: "app", collection: "a2"))
+            #expect(events[0].raw.keys == ["_id", "operationType", "clusterTime", "wallTime", "ns", "to"])
+            #expect(events[2].namespace == Namespace(database: "app", collection: "a2"))
+            #expect(events[3].raw["ns"] == ["db": "app"])
+
+            var aEvents: [ChangeEvent.OperationType] = []
+            for try await event in onA { aEvents.append(event.operationType) }
+            #expect(aEvents == [.rename, .invalidate])
+            var bEvents: [ChangeEvent] = []
+            for try await event in onB { bEvents.append(event) }
+            #expect(bEvents.map(\.operationType) == [.drop, .invalidate])
+            let invalidate = bEvents[1].id
+            #expect(invalidate.isInvalidate)
+            var appEvents: [ChangeEvent.OperationType] = []
+            for try await event in onApp { appEvents.append(event.operationType) }
+            #expect(appEvents == [.rename, .drop, .drop, .dropDatabase, .invalidate])
+
+            // After an invalidate only startAfter can continue.
+            await expectStoreError(260) {
+                _ = try await app.collection("b").watch(options: ChangeStreamOptions(resumeAfter: invalidate))
+            }
+            let restarted = try await app.collection("b").watch(options: ChangeStreamOptions(startAfter: invalidate))
+            try await app.collection("b").insertOne(["_id": 2])
+            #expect(try await next(1, from: restarted).first?.documentKey == ["_id": 2])
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases) func resumingBeforeRetainedHistoryFails(kind: EngineKind) async throws {
+        try await withStore(kind, configure: { $0.changeLogRetention = ChangeLogRetention(maximumEvents: 5) }) {
+            store in
+            let c = store.database("app").collection("c")
+            let start = try await c.watch().startingPoint
+            for i in 0..<5 { try await c.insertOne(["_id": .int32(Int32(i))]) }
+            let first = try await next(1, from: try await c.watch(options: ChangeStreamOptions(resumeAfter: start)))
+            for i in 5..<12 { try await c.insertOne(["_id": .int32(Int32(i))]) }
+            let error = await expectStoreError(286) {
+                _ = try await c.watch(options: ChangeStreamOptions(resumeAfter: first[0].id))
+            }
+            #expect(error?.codeName == "ChangeStreamHistoryLost")
+            // The newest five events are kept and still resumable.
+            let kept = try await next(
+                4, from: try await c.watch(options: ChangeStreamOptions(resumeAfter: ResumeToken(sequence: 8))))
+            #expect(kept.map { $0.documentKey?["_id"] } == [8, 9, 10, 11])
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases) func retentionByBytesAndAge(kind: EngineKind) async throws {
+        try await withStore(
+            kind, configure: { $0.changeLogRetention = ChangeLogRetention(maximumAgeSeconds: nil, maximumBytes: 2_000) }
+        ) {
+            store in
+            let c = store.database("app").collection("c")
+            for i in 0..<40 {
+                try await c.insertOne(["_id": .int32(Int32(i)), "pad": .string(String(repeating: "x", count: 100))])
+            }
+            let summary = try await store.worker.read { core in (core.logBytes, core.logCount, core.prunedThrough) }
+            #expect(summary.0 <= 2_000 && summary.1 > 0 && summary.2 > 0)
+            await expectStoreError(286) {
+                _ = try await c.watch(options: ChangeStreamOptions(resumeAfter: ResumeToken(sequence: 1)))
+            }
+        }
+        try await withStore(kind, configure: { $0.changeLogRetention = ChangeLogRetention(maximumAgeSeconds: 0.05) }) {
+            store in
+            let c = store.database("app").collection("c")
+            try await c.insertOne(["_id": 1])
+            try await Task.sleep(for: .milliseconds(120))
+            try await c.insertOne(["_id": 2])
+            await expectStoreError(286) {
+                _ = try await c.watch(options: ChangeStreamOptions(resumeAfter: ResumeToken(sequence: 0)))
+            }
+        }
+    }
+
+    @Test func preImagesSurviveRestart() async throws {
+        let directory = TemporaryDirectory()
+        let config = configuration(.sqlite, directory: directory.path)
+        var store = try await DocumentStore.open(config)
+        let app = store.database("app")
+        try await app.createCollection("books", options: CreateCollectionOptions(changeStreamPreAndPostImages: true))
+        let start = try await app.watch().startingPoint
+        try await app.collection("books").insertOne(["_id": 1, "title": "Dune"])
+        try await app.collection("books").deleteOne(["_id": 1])
+        await store.close()
+
+        store = try await DocumentStore.open(config)
+        let stream = try await store.database("app").collection("books").watch(
+            options: ChangeStreamOptions(fullDocumentBeforeChange: .required, resumeAfter: start))
+        let events = try await next(2, from: stream)
+        #expect(events.map(\.operationType) == [.insert, .delete])
+        #expect(events[1].fullDocumentBeforeChange == ["_id": 1, "title": "Dune"])
+        #expect(
+            events[1].raw.keys == [
+                "_id", "operationType", "clusterTime", "wallTime", "ns", "documentKey", "fullDocumentBeforeChange",
+            ])
+        await store.close()
+    }
+
+    // MARK: Needing update operators and pipelines
+
+    @Test(arguments: EngineKind.allCases) func updateReplaceDeleteEventsWithImages(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let app = store.database("app")
+            try await app.createCollection(
+                "books", options: CreateCollectionOptions(changeStreamPreAndPostImages: true))
+            let books = app.collection("books")
+            let start = try await books.watch().startingPoint
+            try await books.insertOne(["_id": 1, "volumeInfo": ["title": "Dune", "pages": 412]])
+            try await books.updateOne(["_id": 1], ["$set": ["volumeInfo.title": "Dune Messiah"]])
+            try await books.replaceOne(["_id": 1], ["title": "Emma"])
+            try await books.deleteOne(["_id": 1])
+
+            let plain = try await next(4, from: try await books.watch(options: ChangeStreamOptions(resumeAfter: start)))
+            #expect(plain.map(\.operationType) == [.insert, .update, .replace, .delete])
+            #expect(
+                plain[1].updateDescription == UpdateDescription(updatedFields: ["volumeInfo.title": "Dune Messiah"]))
+            #expect(plain[1].fullDocument == nil && plain[1].fullDocumentBeforeChange == nil)
+            #expect(plain[2].fullDocument == ["_id": 1, "title": "Emma"])
+            #expect(plain[3].documentKey == ["_id": 1] && plain[3].fullDocument == nil)
+
+            let imaged = try await next(
+                4,
+                from: try await books.watch(
+                    options: ChangeStreamOptions(
+                        fullDocument: .required, fullDocumentBeforeChange: .required, resumeAfter: start)))
+            #expect(imaged[1].fullDocument == ["_id": 1, "volumeInfo": ["title": "Dune Messiah", "pages": 412]])
+            #expect(imaged[1].fullDocumentBeforeChange == ["_id": 1, "volumeInfo": ["title": "Dune", "pages": 412]])
+            #expect(
+                imaged[2].fullDocumentBeforeChange == [
+                    "_id": 1, "volumeInfo": ["title": "Dune Messiah", "pages": 412],
+                ])
+            #expect(imaged[3].fullDocumentBeforeChange == ["_id": 1, "title": "Emma"])
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases) func fullDocumentOptionsWithoutRecordedImages(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            let start = try await c.watch().startingPoint
+            try await c.insertOne(["_id": 1, "n": 1])
+            try await c.updateOne(["_id": 1], ["$inc": ["n": 1]])
+            try await c.updateOne(["_id": 1], ["$inc": ["n": 1]])
+            let lookup = try await next(
+                3,
+                from: try await c.watch(options: ChangeStreamOptions(fullDocument: .updateLookup, resumeAfter: start)))
+            // updateLookup reads the document as it is now.
+            #expect(lookup[1].fullDocument == ["_id": 1, "n": 3])
+            let available = try await next(
+                3,
+                from: try await c.watch(
+                    options: ChangeStreamOptions(
+                        fullDocument: .whenAvailable, fullDocumentBeforeChange: .whenAvailable, resumeAfter: start)))
+            #expect(available[1].raw["fullDocument"] == .null && available[1].raw["fullDocumentBeforeChange"] == .null)
+            let required = try await c.watch(
+                options: ChangeStreamOptions(fullDocumentBeforeChange: .required, resumeAfter: start))
+            await expectStoreError(47) { _ = try await next(2, from: required) }
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases) func pipelineFiltersAndReshapesEvents(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            let stream = try await c.watch([
+                ["$match": ["operationType": "insert", "fullDocument.keep": true]],
+                ["$project": ["operationType": 1, "fullDocument._id": 1]],
+            ])
+            try await c.insertMany([["_id": 1, "keep": false], ["_id": 2, "keep": true]])
+            try await c.deleteOne(["_id": 2])
+            try await c.insertOne(["_id": 3, "keep": true])
+            let events = try await next(2, from: stream)
+            #expect(events.map(\.fullDocument) == [["_id": 2], ["_id": 3]])
+            #expect(events[0].raw.keys == ["_id", "operationType", "fullDocument"])
+            #expect(events[0].namespace == nil)
+        }
+    }
+}
