@@ -38,6 +38,8 @@ let package = Package(
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore"]),
+        // CMicroHTTPD serves the HTTP client's tests on loopback; Messaging itself never links it.
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "CMicroHTTPD"]),
         .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard", "BSON"], exclude: ["Fixtures"]),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
         .testTarget(name: "SwitchyardCLITests"),
