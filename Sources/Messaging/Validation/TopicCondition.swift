@@ -140,6 +140,7 @@ public indirect enum TopicCondition: Sendable, Equatable {
 
         /// A keyword that must not run on into a name (`intopics` is not `in topics`).
         mutating func consumeWord(_ word: String) -> Bool {
+            skipSpaces()
             let saved = position
             guard consume(word) else { return false }
             if position < characters.count, characters[position].isLetter || characters[position].isNumber {
