@@ -62,7 +62,9 @@ import Testing
     @Test func validateOnlyChecksWithoutRecording() async throws {
         let outbox = outbox()
         outbox.unregisteredTokens = ["gone"]
-        #expect(try await outbox.send(PushMessage(target: .token("t")), validateOnly: true) == "projects/books-app/messages/fake_message_id")
+        #expect(
+            try await outbox.send(PushMessage(target: .token("t")), validateOnly: true)
+                == "projects/books-app/messages/fake_message_id")
         await #expect(throws: PushError(code: .unregistered, message: "Requested entity was not found.")) {
             try await outbox.send(PushMessage(target: .token("gone")), validateOnly: true)
         }
@@ -83,7 +85,7 @@ import Testing
         #expect(entries.map(\.target) == [.token("phone"), .token("uninstalled"), .token("tablet")])
         #expect(entries.map(\.isDelivered) == [true, false, true])
         #expect(entries[1].payload == nil)
-        #expect(entries.compactMap(\.name) .count == 3 && Set(entries.map(\.name)).count == 3)
+        #expect(entries.compactMap(\.name).count == 3 && Set(entries.map(\.name)).count == 3)
         #expect(batch.results[0].messageName == entries[0].name)
         #expect(entries[2].request["message"]?.documentValue?["token"] == "tablet")
 

@@ -41,12 +41,15 @@ import Testing
     }
 
     @Test func multicastSharesTheSameParts() throws {
-        let multicast = MulticastMessage.portable(tokens: ["a", "b"], title: "T", body: "B", badge: 1, sound: "ping.caf")
+        let multicast = MulticastMessage.portable(
+            tokens: ["a", "b"], title: "T", body: "B", badge: 1, sound: "ping.caf")
         try multicast.validate()
         #expect(
             json(multicast.message(to: "b"))
                 == #"{"message":{"notification":{"title":"T","body":"B"},"android":{"notification":{"sound":"ping.caf"}},"apns":{"payload":{"aps":{"badge":1,"sound":"ping.caf"}}},"token":"b"}}"#
         )
-        #expect(multicast.message(to: "a") == PortableNotification(title: "T", body: "B", badge: 1, sound: "ping.caf").message(to: .token("a")))
+        #expect(
+            multicast.message(to: "a")
+                == PortableNotification(title: "T", body: "B", badge: 1, sound: "ping.caf").message(to: .token("a")))
     }
 }

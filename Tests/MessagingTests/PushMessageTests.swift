@@ -82,7 +82,8 @@ import Testing
         let text = json(request)
         #expect(try decode(text) == request)
         #expect(text.hasPrefix(#"{"message":{"data":{"a":"1","b":"2"},"notification":"#))
-        #expect(text.hasSuffix(#""fcm_options":{"analytics_label":"all"},"token":"device-token"},"validate_only":true}"#))
+        #expect(
+            text.hasSuffix(#""fcm_options":{"analytics_label":"all"},"token":"device-token"},"validate_only":true}"#))
         #expect(
             text.contains(
                 ##""android":{"collapse_key":"books","priority":"high","ttl":"3.5s","restricted_package_name":"com.example.books","data":{"android":"yes"},"notification":{"title":"t","body":"b","icon":"stock_ticker_update","color":"#f45342""##
@@ -104,7 +105,8 @@ import Testing
         #expect(request.message.target == .condition("'dogs' in topics || 'cats' in topics"))
         #expect(
             json(request)
-                == #"{"message":{"data":{"k":"v"},"condition":"'dogs' in topics || 'cats' in topics"},"validate_only":true}"#)
+                == #"{"message":{"data":{"k":"v"},"condition":"'dogs' in topics || 'cats' in topics"},"validate_only":true}"#
+        )
         #expect(json(FCMSendRequest(message: request.message)).hasSuffix(#"topics"}}"#))
     }
 
@@ -129,7 +131,10 @@ import Testing
             #"{"message":{"token":"t","notification":{"titel":"x"}}}"#,
             #"Unknown name "titel" at 'message.notification'"#
         ),
-        (#"{"message":{"token":"t","data":{"score":3}}}"#, #"Invalid value at 'message.data["score"]' (TYPE_STRING), 3"#),
+        (
+            #"{"message":{"token":"t","data":{"score":3}}}"#,
+            #"Invalid value at 'message.data["score"]' (TYPE_STRING), 3"#
+        ),
         (#"{"message":{"token":"t","android":{"ttl":5}}}"#, "Invalid value at 'message.android.ttl' (TYPE_STRING), 5"),
         (
             #"{"message":{"token":"t","android":{"notification":{"sticky":"yes"}}}}"#,
@@ -146,8 +151,14 @@ import Testing
         (#"{"message":{"token":"t","topic":"x"}}"#, "oneof field 'target' is already set. Cannot set 'topic'"),
         (#"{"message":{"data":{}}}"#, "Recipient of the message is not set"),
         (#"{"message":{"token":"t","collapse_key":"x"}}"#, #"Unknown name "collapse_key" at 'message'"#),
-        (#"{"message":{"token":"t","apns":{"fcm_options":{"link":"x"}}}}"#, #"Unknown name "link" at 'message.apns.fcm_options'"#),
-        (#"{"message":{"token":"t","android":{"collapse_key":"a","collapseKey":"b"}}}"#, "'message.android.collapse_key' is set twice"),
+        (
+            #"{"message":{"token":"t","apns":{"fcm_options":{"link":"x"}}}}"#,
+            #"Unknown name "link" at 'message.apns.fcm_options'"#
+        ),
+        (
+            #"{"message":{"token":"t","android":{"collapse_key":"a","collapseKey":"b"}}}"#,
+            "'message.android.collapse_key' is set twice"
+        ),
         (#"{"validate_only":true}"#, "Missing required field 'message'"),
         (#"{"message":{"token":"t"}"#, "Invalid JSON payload received. 1:"),
     ])

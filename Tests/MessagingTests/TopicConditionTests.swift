@@ -19,9 +19,10 @@ import Testing
     @Test func fiveTopicsAreTheLimit() throws {
         let five = (1...5).map { "'t\($0)' in topics" }.joined(separator: " || ")
         #expect(try TopicCondition(parsing: five).topics.count == 5)
-        #expect(throws: PushError(
-            code: .invalidArgument,
-            message: "Invalid condition at 'message.condition': it names 6 topics, at most 5 are allowed")
+        #expect(
+            throws: PushError(
+                code: .invalidArgument,
+                message: "Invalid condition at 'message.condition': it names 6 topics, at most 5 are allowed")
         ) {
             try TopicCondition(parsing: five + " || 't6' in topics")
         }

@@ -95,7 +95,8 @@ final class CurlTransfer: @unchecked Sendable {
                     _ = ccurl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: base))
                 } else {
                     empty.withUnsafeBytes {
-                        _ = ccurl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+                        _ = ccurl_setopt_pointer(
+                            easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
                     }
                 }
             }
@@ -151,8 +152,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// Called per header line, for every response on the way (100 Continue, redirects): a status line starts
     /// a new set.
     private func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        var line = String(decoding: bytes, as: UTF8.self)
-        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        // Trim CR LF as bytes: in a Swift String "\r\n" is one Character, which `hasSuffix("\n")` misses.
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        let line = String(decoding: bytes[..<end], as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             responseHeaders = HTTPHeaders()
             let parts = line.split(separator: " ", maxSplits: 2)
@@ -182,7 +185,9 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_WRITE_ERROR where bodyTooLarge:
             return .other(
                 code: Int(code.rawValue),
-                message: "\(request.method.rawValue) \(redactedURL): the response body is larger than \(request.maximumResponseBytes) bytes")
+                message:
+                    "\(request.method.rawValue) \(redactedURL): the response body is larger than \(request.maximumResponseBytes) bytes"
+            )
         default:
             return .other(code: Int(code.rawValue), message: message)
         }

@@ -47,7 +47,10 @@ final class CurlTransferLoop: @unchecked Sendable {
             return true
         }
         guard accepted else {
-            transfer.finish(.failure(.cancelled("\(transfer.request.method.rawValue) \(transfer.redactedURL): the HTTP client was shut down")))
+            transfer.finish(
+                .failure(
+                    .cancelled(
+                        "\(transfer.request.method.rawValue) \(transfer.redactedURL): the HTTP client was shut down")))
             return
         }
         curl_multi_wakeup(multi)
@@ -84,7 +87,11 @@ final class CurlTransferLoop: @unchecked Sendable {
             if stopping {
                 for transfer in running.values {
                     curl_multi_remove_handle(multi, transfer.easy)
-                    transfer.finish(.failure(.cancelled("\(transfer.request.method.rawValue) \(transfer.redactedURL): the HTTP client was shut down")))
+                    transfer.finish(
+                        .failure(
+                            .cancelled(
+                                "\(transfer.request.method.rawValue) \(transfer.redactedURL): the HTTP client was shut down"
+                            )))
                 }
                 running.removeAll()
                 curl_multi_cleanup(multi)

@@ -1,5 +1,5 @@
-import Foundation
 import BSON
+import Foundation
 
 /// The final response to an `HTTPRequest` (after redirects, when they are followed).
 public struct HTTPResponse: Sendable, Equatable {

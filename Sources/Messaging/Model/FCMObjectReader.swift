@@ -44,7 +44,9 @@ struct FCMObjectReader {
         if let snake, let camel, snake != .null, camel != .null {
             throw PushError(
                 code: .invalidArgument,
-                message: "Invalid JSON payload received. Field '\(childPath(field))' is set twice (as \"\(field)\" and \"\(camelName)\").")
+                message:
+                    "Invalid JSON payload received. Field '\(childPath(field))' is set twice (as \"\(field)\" and \"\(camelName)\")."
+            )
         }
         let found = snake ?? camel
         if found == .null { return nil }

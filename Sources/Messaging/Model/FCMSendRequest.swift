@@ -30,7 +30,9 @@ public struct FCMSendRequest: Sendable, Equatable {
         guard case .document(let messageDocument) = message else {
             throw FCMObjectReader.invalidValue(at: "message", expected: "object", message)
         }
-        self.init(message: try PushMessage(document: messageDocument), validateOnly: try reader.bool("validate_only") ?? false)
+        self.init(
+            message: try PushMessage(document: messageDocument), validateOnly: try reader.bool("validate_only") ?? false
+        )
     }
 
     /// Reads a JSON request body; malformed JSON is an `invalidArgument` error with its line and column.

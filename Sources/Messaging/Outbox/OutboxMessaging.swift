@@ -88,7 +88,8 @@ public final class OutboxMessaging: PushMessaging {
         for token in message.tokens {
             let outcome: Result<String, PushError>
             if validateOnly {
-                outcome = unregisteredError(for: .token(token)).map { .failure($0) }
+                outcome =
+                    unregisteredError(for: .token(token)).map { .failure($0) }
                     ?? .success("projects/\(project)/messages/fake_message_id")
             } else {
                 outcome = await deliver(message.message(to: token))
@@ -121,7 +122,8 @@ public final class OutboxMessaging: PushMessaging {
         if error == nil { error = unregisteredError(for: message.target) }
         let entry = OutboxEntry(
             name: name, target: message.target, request: message.sendRequestDocument(),
-            payload: error == nil ? DevicePayload.document(for: message, messageId: String(id), senderId: senderId) : nil,
+            payload: error == nil
+                ? DevicePayload.document(for: message, messageId: String(id), senderId: senderId) : nil,
             time: clock(), error: error)
         do {
             try await sink(entry)

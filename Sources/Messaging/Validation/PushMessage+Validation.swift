@@ -74,7 +74,8 @@ extension PushMessage {
         let size = payloadByteCount
         guard size <= limit else {
             throw Self.invalid(
-                "message", "the payload is \(size) bytes, more than the \(limit) allowed for a \(target.fieldName) message")
+                "message",
+                "the payload is \(size) bytes, more than the \(limit) allowed for a \(target.fieldName) message")
         }
     }
 
@@ -131,14 +132,17 @@ extension PushMessage {
         try validateEnum(
             notification.proxy, path: "\(path).proxy",
             allowed: ["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"])
-        for (i, timing) in (notification.vibrateTimings ?? []).enumerated() where ProtobufDuration.seconds(timing) == nil {
+        for (i, timing) in (notification.vibrateTimings ?? []).enumerated()
+        where ProtobufDuration.seconds(timing) == nil {
             throw invalid("\(path).vibrate_timings[\(i)]", "\"\(timing)\" is not a duration such as \"0.5s\"")
         }
         if let count = notification.notificationCount, count < 0 {
             throw invalid("\(path).notification_count", "\(count) is negative")
         }
         if let light = notification.lightSettings {
-            for (name, duration) in [("light_on_duration", light.lightOnDuration), ("light_off_duration", light.lightOffDuration)]
+            for (name, duration) in [
+                ("light_on_duration", light.lightOnDuration), ("light_off_duration", light.lightOffDuration),
+            ]
             where ProtobufDuration.seconds(duration) == nil {
                 throw invalid("\(path).light_settings.\(name)", "\"\(duration)\" is not a duration such as \"0.5s\"")
             }
@@ -161,7 +165,8 @@ extension PushMessage {
             }
             if priority == "10" && pushType == "background" {
                 throw Self.invalid(
-                    "\(path).headers[\"apns-priority\"]", "background pushes (apns-push-type background) must use priority 5")
+                    "\(path).headers[\"apns-priority\"]",
+                    "background pushes (apns-push-type background) must use priority 5")
             }
             if priority == "10" && notification == nil && apns.payload?.value(atPath: "aps.alert") == nil {
                 throw Self.invalid(
@@ -170,7 +175,8 @@ extension PushMessage {
             }
         }
         if let expiration = headers["apns-expiration"], Int64(expiration) == nil {
-            throw Self.invalid("\(path).headers[\"apns-expiration\"]", "\"\(expiration)\" is not a UNIX time in seconds")
+            throw Self.invalid(
+                "\(path).headers[\"apns-expiration\"]", "\"\(expiration)\" is not a UNIX time in seconds")
         }
         if let collapseId = headers["apns-collapse-id"], collapseId.utf8.count > 64 {
             throw Self.invalid("\(path).headers[\"apns-collapse-id\"]", "longer than 64 bytes")

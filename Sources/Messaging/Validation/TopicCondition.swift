@@ -51,8 +51,10 @@ public indirect enum TopicCondition: Sendable, Equatable {
         switch self {
         case .topic(let name): subscriptions.contains(name)
         case .not(let inner): !inner.matches(subscriptions: subscriptions)
-        case .and(let lhs, let rhs): lhs.matches(subscriptions: subscriptions) && rhs.matches(subscriptions: subscriptions)
-        case .or(let lhs, let rhs): lhs.matches(subscriptions: subscriptions) || rhs.matches(subscriptions: subscriptions)
+        case .and(let lhs, let rhs):
+            lhs.matches(subscriptions: subscriptions) && rhs.matches(subscriptions: subscriptions)
+        case .or(let lhs, let rhs):
+            lhs.matches(subscriptions: subscriptions) || rhs.matches(subscriptions: subscriptions)
         }
     }
 

@@ -31,14 +31,18 @@ final class TestHTTPServer: Sendable {
         }
         // Pointers travel through the va_list as pointer-sized integers.
         let options: [CVarArg] = [
-            MHD_OPTION.NOTIFY_COMPLETED.rawValue, Int(bitPattern: unsafeBitCast(completed, to: UnsafeRawPointer.self)), Int(bitPattern: statePointer),
-            MHD_OPTION.NOTIFY_CONNECTION.rawValue, Int(bitPattern: unsafeBitCast(connection, to: UnsafeRawPointer.self)), Int(bitPattern: statePointer),
+            MHD_OPTION.NOTIFY_COMPLETED.rawValue, Int(bitPattern: unsafeBitCast(completed, to: UnsafeRawPointer.self)),
+            Int(bitPattern: statePointer),
+            MHD_OPTION.NOTIFY_CONNECTION.rawValue,
+            Int(bitPattern: unsafeBitCast(connection, to: UnsafeRawPointer.self)), Int(bitPattern: statePointer),
             MHD_OPTION.END.rawValue,
         ]
         guard
-            let daemon = withVaList(options, { list in
-                MHD_start_daemon_va(flags, 0, nil, nil, Self.handler, statePointer, list)
-            })
+            let daemon = withVaList(
+                options,
+                { list in
+                    MHD_start_daemon_va(flags, 0, nil, nil, Self.handler, statePointer, list)
+                })
         else { throw ServerError() }
         self.daemon = daemon
         port = cmhd_daemon_port(daemon)
@@ -55,7 +59,9 @@ final class TestHTTPServer: Sendable {
 
     private static let handler: MHD_AccessHandlerCallback = {
         cls, connection, url, method, _, uploadData, uploadSize, requestContext in
-        guard let cls, let connection, let url, let method, let uploadSize, let requestContext else { return MHD_Result.NO }
+        guard let cls, let connection, let url, let method, let uploadSize, let requestContext else {
+            return MHD_Result.NO
+        }
         let state = Unmanaged<ServerState>.fromOpaque(cls).takeUnretainedValue()
         guard let existing = requestContext.pointee else {
             // First call: only the headers have arrived.
@@ -121,7 +127,8 @@ final class ServerState: Sendable {
         _ connection: OpaquePointer, _ status: UInt32, _ body: [UInt8], headers: [(String, String)]
     ) -> MHD_Result {
         let response = body.withUnsafeBytes {
-            MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
+            MHD_create_response_from_buffer(
+                $0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
         }
         defer { MHD_destroy_response(response) }
         for (name, value) in headers { MHD_add_response_header(response, name, value) }
