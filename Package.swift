@@ -41,6 +41,8 @@ let package = Package(
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(
             name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
+        // CMicroHTTPD serves the HTTP client's tests on loopback; Messaging itself never links it.
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "CMicroHTTPD"]),
         .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard", "BSON"], exclude: ["Fixtures"]),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
         .testTarget(name: "SwitchyardCLITests"),

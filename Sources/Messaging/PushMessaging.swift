@@ -8,3 +8,15 @@ public protocol PushMessaging: Sendable {
     /// Sends one message per token (at most 500), returning a result per token in order.
     func sendEachForMulticast(_ message: MulticastMessage, validateOnly: Bool) async throws -> BatchResponse
 }
+
+extension PushMessaging {
+    /// Sends one message for delivery (not a dry run).
+    public func send(_ message: PushMessage) async throws -> String {
+        try await send(message, validateOnly: false)
+    }
+
+    /// Sends one message per token for delivery (not a dry run).
+    public func sendEachForMulticast(_ message: MulticastMessage) async throws -> BatchResponse {
+        try await sendEachForMulticast(message, validateOnly: false)
+    }
+}

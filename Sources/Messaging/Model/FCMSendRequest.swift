@@ -1,0 +1,48 @@
+import BSON
+
+/// The body of an FCM v1 `messages:send` request: the message and the dry-run flag.
+public struct FCMSendRequest: Sendable, Equatable {
+    public var message: PushMessage
+    /// FCM checks the message and answers without delivering it.
+    public var validateOnly: Bool
+
+    public init(message: PushMessage, validateOnly: Bool = false) {
+        self.message = message
+        self.validateOnly = validateOnly
+    }
+
+    /// `{"message":{…}}`, plus `"validate_only":true` after it when set.
+    public var document: BSONDocument {
+        var document: BSONDocument = ["message": .document(message.document)]
+        if validateOnly { document.append("validate_only", .bool(true)) }
+        return document
+    }
+
+    /// The request as compact JSON.
+    public var json: [UInt8] { document.extendedJSONBytes(mode: .relaxed) }
+
+    /// Reads a request body as the FCM endpoint does (`validate_only` or `validateOnly`).
+    public init(document: BSONDocument) throws(PushError) {
+        let reader = try FCMObjectReader(.document(document), path: "request", fields: ["validate_only", "message"])
+        guard let message = try reader.value("message") else {
+            throw PushError(code: .invalidArgument, message: "Missing required field 'message'.")
+        }
+        guard case .document(let messageDocument) = message else {
+            throw FCMObjectReader.invalidValue(at: "message", expected: "object", message)
+        }
+        self.init(
+            message: try PushMessage(document: messageDocument), validateOnly: try reader.bool("validate_only") ?? false
+        )
+    }
+
+    /// Reads a JSON request body; malformed JSON is an `invalidArgument` error with its line and column.
+    public init(json: some Collection<UInt8>) throws(PushError) {
+        let document: BSONDocument
+        do {
+            document = try ExtendedJSON.parseDocument(json)
+        } catch {
+            throw PushError(code: .invalidArgument, message: "Invalid JSON payload received. \(error)")
+        }
+        try self.init(document: document)
+    }
+}

@@ -1,0 +1,97 @@
+import BSON
+
+/// One message the outbox accepted (or refused on purpose through fault injection), as FCM received it and as a
+/// device would have received it.
+public struct OutboxEntry: Sendable, Equatable {
+    /// `projects/<project>/messages/<numeric id>`: what `send` returned. Failed entries are named too, so they can be
+    /// told apart, though FCM never returns a name for a failure.
+    public var name: String
+    public var target: PushMessage.Target
+    /// The send request as FCM would have received it: `{"message":{…}}` (see `PushMessage.document`).
+    public var request: BSONDocument
+    /// What the receiving app sees; nil when the message was not delivered. The shape of the FCM client SDKs'
+    /// message payload (the web SDK's names; Android's `RemoteMessage` carries the same fields), with the Android
+    /// overrides applied as an Android device applies them:
+    /// ```
+    /// {"messageId": "<numeric id>",
+    ///  "from": "/topics/<topic>" for topic messages, else the sender id,
+    ///  "collapseKey": android.collapse_key (only when set),
+    ///  "notification": {"title","body","image","icon","color","sound","tag","clickAction","channelId"}
+    ///                  (message.notification overridden field by field by android.notification; only when set),
+    ///  "data": android.data if set, else data (always present, maybe empty)}
+    /// ```
+    public var payload: BSONDocument?
+    public var time: BSONDate
+    /// Why the message was not delivered (an injected `UNREGISTERED` or `UNAVAILABLE`).
+    public var error: PushError?
+
+    public init(
+        name: String, target: PushMessage.Target, request: BSONDocument, payload: BSONDocument?, time: BSONDate,
+        error: PushError? = nil
+    ) {
+        self.name = name
+        self.target = target
+        self.request = request
+        self.payload = payload
+        self.time = time
+        self.error = error
+    }
+
+    public var isDelivered: Bool { error == nil }
+
+    /// The entry for storing or printing, fields in this order:
+    /// `{"name", "target": {"token"|"topic"|"condition": …}, "time", "request", "payload"?, "error"?: {"code","message"}}`.
+    public var document: BSONDocument {
+        var document: BSONDocument = [
+            "name": .string(name),
+            "target": [target.fieldName: .string(target.value)],
+            "time": .datetime(time),
+            "request": .document(request),
+        ]
+        if let payload { document.append("payload", .document(payload)) }
+        if let error {
+            document.append("error", ["code": .string(error.code.rawValue), "message": .string(error.message)])
+        }
+        return document
+    }
+
+    /// Reads an entry written by `document`; errors name the missing or mistyped field.
+    public init(document: BSONDocument) throws(PushError) {
+        func field(_ key: String) throws(PushError) -> BSON {
+            guard let value = document[key] else { throw Self.malformed("missing field '\(key)'") }
+            return value
+        }
+        guard case .string(let name) = try field("name") else { throw Self.malformed("'name' is not a string") }
+        guard case .document(let targetDocument) = try field("target"), targetDocument.count == 1,
+            case .string(let targetValue) = targetDocument.values[0]
+        else { throw Self.malformed("'target' is not {token|topic|condition: string}") }
+        let target: PushMessage.Target
+        switch targetDocument.keys[0] {
+        case "token": target = .token(targetValue)
+        case "topic": target = .topic(targetValue)
+        case "condition": target = .condition(targetValue)
+        case let other: throw Self.malformed("'target' has unknown kind '\(other)'")
+        }
+        guard case .datetime(let time) = try field("time") else { throw Self.malformed("'time' is not a date") }
+        guard case .document(let request) = try field("request") else {
+            throw Self.malformed("'request' is not a document")
+        }
+        var payload: BSONDocument?
+        if let value = document["payload"] {
+            guard case .document(let p) = value else { throw Self.malformed("'payload' is not a document") }
+            payload = p
+        }
+        var error: PushError?
+        if let value = document["error"] {
+            guard case .document(let e) = value, case .string(let code)? = e["code"],
+                case .string(let message)? = e["message"]
+            else { throw Self.malformed("'error' is not {code: string, message: string}") }
+            error = PushError(code: PushError.Code(rawValue: code), message: message)
+        }
+        self.init(name: name, target: target, request: request, payload: payload, time: time, error: error)
+    }
+
+    private static func malformed(_ reason: String) -> PushError {
+        PushError(code: .invalidArgument, message: "Malformed outbox entry: \(reason)")
+    }
+}

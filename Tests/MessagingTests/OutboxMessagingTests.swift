@@ -1,0 +1,135 @@
+import BSON
+import Messaging
+import Synchronization
+import Testing
+
+@Suite struct OutboxMessagingTests {
+    private static let fixedTime = BSONDate(millisecondsSinceEpoch: 1_700_000_000_000)
+
+    private func outbox(sink: @escaping OutboxMessaging.Sink = { _ in }) -> OutboxMessaging {
+        OutboxMessaging(project: "books-app", senderId: "1234567890", clock: { Self.fixedTime }, sink: sink)
+    }
+
+    @Test func recordsWhatFCMAndTheDeviceReceive() async throws {
+        let sunk = Mutex<[OutboxEntry]>([])
+        let outbox = outbox { entry in sunk.withLock { $0.append(entry) } }
+        var message = PushMessage.portable(
+            target: .topic("books"), title: "New book", body: "Dune", image: "https://x.test/d.png", type: "bookAdded",
+            collapseId: "book-1")
+        message.android?.data = ["only": "android"]
+        let name = try await outbox.send(message)
+
+        let entries = outbox.entries
+        #expect(entries.count == 1)
+        #expect(sunk.withLock { $0 } == entries)
+        let entry = try #require(entries.first)
+        #expect(entry.name == name)
+        let id = try #require(name.split(separator: "/").last.map(String.init))
+        #expect(name == "projects/books-app/messages/\(id)" && UInt64(id) != nil)
+        #expect(entry.target == .topic("books"))
+        #expect(entry.time == Self.fixedTime)
+        #expect(entry.request == message.sendRequestDocument())
+        #expect(entry.error == nil && entry.isDelivered)
+        #expect(
+            entry.payload?.extendedJSON(mode: .relaxed)
+                == #"{"messageId":"\#(id)","from":"/topics/books","collapseKey":"book-1","notification":{"title":"New book","body":"Dune","image":"https://x.test/d.png"},"data":{"only":"android"}}"#
+        )
+    }
+
+    @Test func tokenMessagesComeFromTheSenderAndNamesAreUnique() async throws {
+        let outbox = outbox()
+        let first = try await outbox.send(PushMessage(target: .token("t"), data: ["b": "2", "a": "1"]))
+        let second = try await outbox.send(PushMessage(target: .token("t"), notification: PushNotification(title: "x")))
+        #expect(first != second)
+        let payloads = outbox.entries.compactMap(\.payload)
+        #expect(payloads[0]["from"] == "1234567890")
+        #expect(payloads[0]["data"] == ["a": "1", "b": "2"])
+        #expect(payloads[0]["notification"] == nil)
+        #expect(payloads[1]["data"] == .document([:]))
+    }
+
+    @Test func invalidMessagesThrowAndAreNotRecorded() async {
+        let outbox = outbox()
+        await #expect(throws: PushError.self) {
+            try await outbox.send(PushMessage(target: .topic("no spaces")))
+        }
+        await #expect(throws: PushError.self) {
+            try await outbox.sendEachForMulticast(MulticastMessage(tokens: []))
+        }
+        #expect(outbox.entries.isEmpty)
+    }
+
+    @Test func validateOnlyChecksWithoutRecording() async throws {
+        let outbox = outbox()
+        outbox.unregisteredTokens = ["gone"]
+        #expect(
+            try await outbox.send(PushMessage(target: .token("t")), validateOnly: true)
+                == "projects/books-app/messages/fake_message_id")
+        await #expect(throws: PushError(code: .unregistered, message: "Requested entity was not found.")) {
+            try await outbox.send(PushMessage(target: .token("gone")), validateOnly: true)
+        }
+        let batch = try await outbox.sendEachForMulticast(MulticastMessage(tokens: ["t", "gone"]), validateOnly: true)
+        #expect(batch.successCount == 1 && batch.results[1].error?.code == .unregistered)
+        #expect(outbox.entries.isEmpty)
+    }
+
+    @Test func multicastRecordsOneEntryPerTokenWithUnregisteredTokensAsFailures() async throws {
+        let outbox = outbox()
+        outbox.unregisteredTokens = ["uninstalled"]
+        let batch = try await outbox.sendEachForMulticast(
+            .portable(tokens: ["phone", "uninstalled", "tablet"], title: "T", body: "B"))
+        #expect(batch.results.map(\.token) == ["phone", "uninstalled", "tablet"])
+        #expect(batch.successCount == 2 && batch.failureCount == 1)
+        #expect(batch.results[1].error?.code == .unregistered && batch.results[1].messageName == nil)
+        let entries = outbox.entries
+        #expect(entries.map(\.target) == [.token("phone"), .token("uninstalled"), .token("tablet")])
+        #expect(entries.map(\.isDelivered) == [true, false, true])
+        #expect(entries[1].payload == nil)
+        #expect(entries.compactMap(\.name).count == 3 && Set(entries.map(\.name)).count == 3)
+        #expect(batch.results[0].messageName == entries[0].name)
+        #expect(entries[2].request["message"]?.documentValue?["token"] == "tablet")
+
+        await #expect(throws: PushError(code: .unregistered, message: "Requested entity was not found.")) {
+            try await outbox.send(PushMessage(target: .token("uninstalled")))
+        }
+        #expect(outbox.entries.count == 4)
+    }
+
+    @Test func nextSendsFailWhenAsked() async throws {
+        let outbox = outbox()
+        outbox.failNextSends(2)
+        await #expect(throws: PushError(code: .unavailable, message: "Injected failure: UNAVAILABLE.")) {
+            try await outbox.send(PushMessage(target: .token("a")))
+        }
+        let batch = try await outbox.sendEachForMulticast(MulticastMessage(tokens: ["b", "c"]))
+        #expect(batch.results.map { $0.error?.code } == [.unavailable, nil])
+        _ = try await outbox.send(PushMessage(target: .token("d")))
+        #expect(outbox.entries.map(\.isDelivered) == [false, false, true, true])
+    }
+
+    @Test func aFailingSinkFailsTheSendAndRecordsNothing() async {
+        struct StoreDown: Error {}
+        let outbox = outbox { _ in throw StoreDown() }
+        await #expect {
+            try await outbox.send(PushMessage(target: .token("a")))
+        } throws: { error in
+            (error as? PushError)?.code == .internal
+        }
+        let batch = try? await outbox.sendEachForMulticast(MulticastMessage(tokens: ["a"]))
+        #expect(batch?.results.first?.error?.code == .internal)
+        #expect(outbox.entries.isEmpty)
+    }
+
+    @Test func removeAllEntries() async throws {
+        let outbox = outbox()
+        _ = try await outbox.send(PushMessage(target: .token("a")))
+        outbox.removeAllEntries()
+        #expect(outbox.entries.isEmpty)
+    }
+
+    @Test func worksThroughThePushMessagingSeam() async throws {
+        let messaging: any PushMessaging = outbox()
+        let name = try await messaging.send(PushMessage(target: .condition("'a' in topics")))
+        #expect(name.hasPrefix("projects/books-app/messages/"))
+    }
+}
