@@ -27,6 +27,22 @@ import Testing
         }
     }
 
+    @Test(arguments: EngineKind.allCases) func internalDatabasesAreNotChangeLogged(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let stream = try await store.watch()
+            for database in ["local", "admin", "config"] {
+                try await store.database(database).collection("state").insertOne(["_id": 1])
+                try await store.database(database).collection("state").updateOne(
+                    ["_id": 1], ["$set": ["x": 2]])
+            }
+            try await store.database("app").collection("books").insertOne(["_id": 7])
+            let event = try #require(try await next(1, from: stream).first)
+            #expect(event.namespace == Namespace(database: "app", collection: "books"))
+            #expect(event.id.sequence == 1)
+            #expect(try await store.database("local").collection("state").findOne(["_id": 1]) == ["_id": 1, "x": 2])
+        }
+    }
+
     @Test(arguments: EngineKind.allCases) func streamsReplayThenFollowLiveWithoutGapOrDuplicate(kind: EngineKind)
         async throws
     {

@@ -126,6 +126,11 @@ final class StoreCore {
     /// Appends one event (in the current transaction). `event` holds everything but `_id`, `clusterTime`
     /// and `wallTime`, which are added here.
     func appendChange(_ fields: BSONDocument) throws(StoreError) {
+        if let database = fields["ns"]?.documentValue?["db"]?.stringValue,
+            Namespace.unloggedDatabases.contains(database)
+        {
+            return
+        }
         let now = Self.now()
         clusterTime =
             now.seconds > clusterTime.time
