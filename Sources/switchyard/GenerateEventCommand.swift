@@ -130,7 +130,8 @@ struct GenerateEventCommand: Command {
     private func readChange() throws(BadInput) -> SyntheticEvent.Change {
         let document = try self.document.map { path throws(BadInput) in try Self.readDocument(path) }
         let before = try self.before.map { path throws(BadInput) in try Self.readDocument(path) }
-        let update = try self.update.map { text throws(BadInput) in try Self.parse(text, source: "--update") }
+        let update = try self.update.map { text throws(BadInput) in try Self.parse(Array(text.utf8), source: "--update")
+        }
         switch (kind, document, before, update) {
         case ("insert", let document?, _, _):
             return .insert(document)
@@ -160,12 +161,12 @@ struct GenerateEventCommand: Command {
             data = FileManager.default.contents(atPath: path)
         }
         guard let data else { throw BadInput(message: "switchyard generate-event: cannot read \(path)") }
-        return try parse(String(decoding: data, as: UTF8.self), source: path == "-" ? "<stdin>" : path)
+        return try parse(data, source: path == "-" ? "<stdin>" : path)
     }
 
-    private static func parse(_ text: String, source: String) throws(BadInput) -> BSONDocument {
+    private static func parse(_ bytes: some Collection<UInt8>, source: String) throws(BadInput) -> BSONDocument {
         do {
-            return try ExtendedJSON.parseDocument(text)
+            return try ExtendedJSON.parseDocument(bytes)
         } catch {
             throw BadInput(message: "\(source):\(error.line):\(error.column): \(error.message)")
         }
