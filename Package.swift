@@ -41,15 +41,13 @@ let package = Package(
             plugins: ["FunctionRegistryPlugin"]),
         .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
         .executableTarget(name: "FunctionRegistryGenerator"),
-        .executableTarget(
-            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "CSQLite"], path: "Benchmarks"),
+        .executableTarget(name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "CSQLite"], path: "Benchmarks"),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer"]),
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(
-            name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"
-        ),
+            name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
         // TestSupport serves the HTTP client's tests on loopback (libmicrohttpd); Messaging itself never links it.
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport"]),
         .testTarget(
