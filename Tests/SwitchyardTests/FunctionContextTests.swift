@@ -198,7 +198,7 @@ import Testing
         let app = try await SwitchyardApp.inMemory(registry, definition: AppDefinition(appId: "books-app"))
         let name = try await app.call(function: "notify", user: user)
         #expect(name.stringValue?.hasPrefix("projects/books-app/messages/") == true)
-        let entries = try await app.outbox.entries()
+        let entries = try await app.outbox()
         #expect(entries.map { .string($0.name) } == [name])
         #expect(entries.first?.target == .topic("books"))
         await app.stop()

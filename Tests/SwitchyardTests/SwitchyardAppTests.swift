@@ -300,7 +300,7 @@ import Testing
                 directory: directory.path, registry: registry, options: SwitchyardApp.Options(variables: [:]))
         }
         let app = try await open()
-        let follower = app.outbox.follow()
+        let follower = app.outboxLog.follow()
         _ = try await app.call(function: "notify", arguments: ["device-a"], user: user)
         #expect(await follower.first()?.target == .token("device-a"))
         app.outboxMessaging?.unregisteredTokens = ["device-b"]
@@ -310,11 +310,11 @@ import Testing
         await app.stop()
 
         let reopened = try await open()
-        let entries = try await reopened.outbox.entries()
+        let entries = try await reopened.outbox()
         #expect(entries.map(\.target) == [.token("device-a"), .token("device-b")])
         #expect(entries.map(\.isDelivered) == [true, false])
         #expect(entries.first?.payload?["data"] == ["k": "v"])
-        #expect(try await reopened.outbox.entries(limit: 1).map(\.target) == [.token("device-b")])
+        #expect(try await reopened.outbox(limit: 1).map(\.target) == [.token("device-b")])
         await reopened.stop()
     }
 }

@@ -17,8 +17,8 @@ public final class SwitchyardApp: Sendable {
     public let store: DocumentStore
     /// Every function execution; see `InvocationLog`.
     public let invocations: InvocationLog
-    /// What the development outbox recorded; see `OutboxLog`.
-    public let outbox: OutboxLog
+    /// What the development outbox recorded; see `OutboxLog` (and `outbox(limit:)`).
+    public let outboxLog: OutboxLog
     /// What `context.services.messaging` sends through.
     public let messaging: any PushMessaging
     /// The outbox transport when `messaging` is the outbox (for fault injection in tests); nil otherwise.
@@ -30,13 +30,13 @@ public final class SwitchyardApp: Sendable {
 
     private init(
         configuration: AppConfiguration, registry: FunctionRegistry, store: DocumentStore, invocations: InvocationLog,
-        outbox: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?, runtime: FunctionRuntime
+        outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?, runtime: FunctionRuntime
     ) {
         self.configuration = configuration
         self.registry = registry
         self.store = store
         self.invocations = invocations
-        self.outbox = outbox
+        self.outboxLog = outboxLog
         self.messaging = messaging
         self.outboxMessaging = outboxMessaging
         self.runtime = runtime
@@ -78,9 +78,9 @@ public final class SwitchyardApp: Sendable {
         let store = try await DocumentStore.open(storeConfiguration)
         do {
             let invocations = InvocationLog(store: store, retention: options.invocationRetention)
-            let outbox = OutboxLog(store: store, retention: options.outboxRetention)
+            let outboxLog = OutboxLog(store: store, retention: options.outboxRetention)
             try await invocations.prepare()
-            try await outbox.prepare()
+            try await outboxLog.prepare()
             let messaging: any PushMessaging
             let outboxMessaging: OutboxMessaging?
             if let given = options.messaging {
@@ -89,7 +89,7 @@ public final class SwitchyardApp: Sendable {
             } else {
                 let transport = OutboxMessaging(
                     project: configuration.definition.appId ?? "switchyard-local",
-                    sink: { entry in try await outbox.record(entry) })
+                    sink: { entry in try await outboxLog.record(entry) })
                 messaging = transport
                 outboxMessaging = transport
             }
@@ -100,11 +100,16 @@ public final class SwitchyardApp: Sendable {
                 registry: registry, configuration: configuration, services: services, invocationLog: invocations)
             return SwitchyardApp(
                 configuration: configuration, registry: registry, store: store, invocations: invocations,
-                outbox: outbox, messaging: messaging, outboxMessaging: outboxMessaging, runtime: runtime)
+                outboxLog: outboxLog, messaging: messaging, outboxMessaging: outboxMessaging, runtime: runtime)
         } catch {
             await store.close()
             throw error
         }
+    }
+
+    /// The newest `limit` messages the outbox recorded (in this run or earlier ones), oldest first.
+    public func outbox(limit: Int = 100) async throws -> [OutboxEntry] {
+        try await outboxLog.entries(limit: limit)
     }
 
     /// Runs one trigger attempt: the trigger's function as the system user, within its time limit, recorded
@@ -124,7 +129,7 @@ public final class SwitchyardApp: Sendable {
     public func stop() async {
         // The trigger dispatcher stops here first, once it is merged.
         invocations.finish()
-        outbox.finish()
+        outboxLog.finish()
         await store.close()
     }
 }
