@@ -1,4 +1,5 @@
 import Foundation
+import Functions
 import Switchyard
 
 /// The options every command that reads an app shares: where its configuration is and which environment's
@@ -24,15 +25,11 @@ struct AppOptions {
         }
     }
 
-    /// The functions the app implements, for checking the names triggers call; nil until this executable
-    /// links the app's function registry, which skips that check.
-    var registeredFunctions: Set<String>? { nil }
-
-    /// Loads and validates the configuration, printing every problem as `file:line:col: message`.
+    /// Loads and validates the configuration against the app's functions (the `Functions` target linked into
+    /// this executable), printing every problem as `file:line:col: message`.
     func load() -> AppConfiguration? {
         do {
-            return try AppConfiguration.load(
-                directory: directory, environment: environment, registeredFunctions: registeredFunctions)
+            return try functionRegistry.loadConfiguration(directory: directory, environment: environment)
         } catch {
             Output.error(error.description)
             return nil

@@ -107,12 +107,13 @@ final class TemporaryDirectory {
     func read(_ relative: String) -> String? {
         FileManager.default.contents(atPath: "\(path)/\(relative)").map { String(decoding: $0, as: UTF8.self) }
     }
-
-    /// Copies the example app's `triggers.yaml` and `values.json` from the repository root.
-    func copyExampleApp() throws {
-        for name in ["triggers.yaml", "values.json"] {
-            let text = try String(contentsOf: repositoryRoot.appendingPathComponent(name), encoding: .utf8)
-            try write(name, text)
-        }
-    }
 }
+
+/// An app whose only function is `ping`, the callable the `Functions` target keeps for checking that calls get
+/// through (the example app's own functions may not exist yet, and the binary checks names against them).
+let pingApp = """
+    appId: demo
+    functions:
+      ping:
+        timeout: 5s
+    """
