@@ -1,3 +1,4 @@
+import DocumentStore
 import Foundation
 import Functions
 import Switchyard
@@ -12,11 +13,25 @@ struct AppOptions {
                                 (default: $SWITCHYARD_ENV, else development)
         """
 
+    /// For commands that read or write the app's data: `names` and `--data-dir`.
+    static let dataNames = names + ["--data-dir"]
+    static let dataUsage =
+        usage + "\n"
+            + """
+              --data-dir DIR        The app's data (store, invocation log, outbox) (default: DIR/.switchyard
+                                    under --config)
+            """
+
     var directory: String
     var environment: AppEnvironment
+    /// Where the app keeps its store: `--data-dir`, else `.switchyard` under the configuration directory.
+    var dataDirectory: String
 
     init(_ arguments: Arguments, usage: String) throws(UsageError) {
         directory = arguments.value("--config") ?? "."
+        dataDirectory =
+            arguments.value("--data-dir")
+            ?? (directory.hasSuffix("/") ? directory : directory + "/") + SwitchyardApp.dataDirectory
         do {
             environment = try AppEnvironment.select(
                 flag: arguments.value("--environment"), variables: ProcessInfo.processInfo.environment)
@@ -34,5 +49,53 @@ struct AppOptions {
             Output.error(error.description)
             return nil
         }
+    }
+
+    /// Opens the app to run its functions, holding the data directory's lock until the app is released.
+    func openApp() async throws(CommandFailure) -> OpenApp {
+        let lock: DataDirectoryLock
+        do {
+            lock = try DataDirectoryLock.acquire(dataDirectory)
+        } catch {
+            throw CommandFailure(error.description, status: 1)
+        }
+        do {
+            let app = try await SwitchyardApp.open(
+                directory: directory, environment: environment, registry: functionRegistry,
+                options: SwitchyardApp.Options(storage: .directory(dataDirectory)))
+            return OpenApp(app: app, lock: lock)
+        } catch let errors as ConfigurationErrors {
+            throw CommandFailure(errors.description, status: 2)
+        } catch {
+            throw CommandFailure("cannot open the app: \(error)", status: 1)
+        }
+    }
+
+    /// Opens the app's store for reading its logs, without the lock (reading never changes the change log);
+    /// nil when the app has never stored anything there.
+    func openStoreForReading() async throws(CommandFailure) -> DocumentStore? {
+        guard FileManager.default.fileExists(atPath: "\(dataDirectory)/store.sqlite") else { return nil }
+        do {
+            return try await DocumentStore.open(.sqlite(directory: dataDirectory))
+        } catch {
+            throw CommandFailure("cannot open the store in \(dataDirectory): \(error)", status: 1)
+        }
+    }
+}
+
+/// An app opened by a command, with the data directory's lock it holds.
+struct OpenApp {
+    let app: SwitchyardApp
+    let lock: DataDirectoryLock
+}
+
+/// A command that could not do its work: the message for standard error and the exit status.
+struct CommandFailure: Error {
+    var message: String
+    var status: Int32
+
+    init(_ message: String, status: Int32) {
+        self.message = message
+        self.status = status
     }
 }
