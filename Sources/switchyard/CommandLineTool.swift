@@ -6,7 +6,8 @@ enum CommandLineTool {
 
     static var commands: [any Command.Type] {
         [
-            ValidateCommand.self, RunCommand.self, CallCommand.self, ImportCommand.self, GenerateEventCommand.self,
+            ValidateCommand.self, RunCommand.self, CallCommand.self, FireCommand.self, ImportCommand.self,
+            GenerateEventCommand.self,
             EJSONCommand.self,
         ]
     }

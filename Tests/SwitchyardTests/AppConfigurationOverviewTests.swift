@@ -51,6 +51,8 @@ import Testing
             name: "leap", function: "f", kind: .scheduled(ScheduledTrigger(schedule: try CronSchedule("0 0 29 2 *"))))
         #expect(
             trigger.sourceDescription(now: Date(timeIntervalSince1970: 253_402_300_000)) == "0 0 29 2 * (next never)")
-        #expect(TriggerDefinition.utcTimestamp(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        #expect(UTCTimestamp.text(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        #expect(
+            UTCTimestamp.text(Date(timeIntervalSince1970: 0.0425), milliseconds: true) == "1970-01-01T00:00:00.042Z")
     }
 }

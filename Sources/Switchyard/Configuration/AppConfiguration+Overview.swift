@@ -53,26 +53,11 @@ extension TriggerDefinition {
             return "\(scope) \(trigger.operations.sorted().map(\.rawValue).joined(separator: ", "))"
         case .scheduled(let trigger):
             let next = trigger.schedule.next(after: now)
-            let when = next == .distantFuture ? "never" : Self.utcTimestamp(next)
+            let when = next == .distantFuture ? "never" : UTCTimestamp.text(next)
             return "\(trigger.schedule.expression) (next \(when))"
         case .authentication(let trigger):
             return
                 "\(trigger.operation.rawValue) via \(trigger.providers.sorted().map(\.rawValue).joined(separator: ", "))"
         }
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SSZ` (with `.mmm` before the `Z` when asked), computed without calendars or locales.
-    static func utcTimestamp(_ date: Date, milliseconds: Bool = false) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let seconds = totalMilliseconds >= 0 ? totalMilliseconds / 1000 : (totalMilliseconds - 999) / 1000
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = Int(seconds - days * 86_400)
-        let day = CivilDate(daysSinceEpoch: days)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let year = String(day.year)
-        let millisecond = Int(totalMilliseconds - seconds * 1000)
-        let fraction = milliseconds ? "." + String(String(millisecond + 1000).dropFirst()) : ""
-        return
-            "\(String(repeating: "0", count: max(0, 4 - year.count)))\(year)-\(two(day.month))-\(two(day.day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))\(fraction)Z"
     }
 }

@@ -10,7 +10,7 @@ extension InvocationRecord {
     /// ```
     public var lines: [String] {
         let source = trigger.map { "\($0) → \(function)" } ?? "\(function) (called by \(userId))"
-        var heading = "\(TriggerDefinition.utcTimestamp(start, milliseconds: true))  \(source)  attempt \(attempt)  "
+        var heading = "\(UTCTimestamp.text(start, milliseconds: true))  \(source)  attempt \(attempt)  "
         heading += "\(outcome.rawValue)  \(String(format: "%.1f", duration.milliseconds)) ms"
         if let eventId { heading += "  (event \(eventId))" }
         return [heading] + logs.map { "  \($0)" } + (error.map { ["  error: \($0)"] } ?? [])
