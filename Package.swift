@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
-        .executableTarget(name: "switchyard", dependencies: ["BSON", "DocumentStore", "Switchyard", "Functions"]),
+        .executableTarget(name: "switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "Functions"]),
 
         // The app's functions: one file per function in functions/, registered by the generated `functionRegistry`.
         .target(

@@ -29,9 +29,10 @@ struct AppOptions {
 
     init(_ arguments: Arguments, usage: String) throws(UsageError) {
         directory = arguments.value("--config") ?? "."
+        let trimmed = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         dataDirectory =
             arguments.value("--data-dir")
-            ?? (directory.hasSuffix("/") ? directory : directory + "/") + SwitchyardApp.dataDirectory
+            ?? (trimmed == "." ? SwitchyardApp.dataDirectory : "\(trimmed)/\(SwitchyardApp.dataDirectory)")
         do {
             environment = try AppEnvironment.select(
                 flag: arguments.value("--environment"), variables: ProcessInfo.processInfo.environment)

@@ -7,7 +7,7 @@ enum CommandLineTool {
     static var commands: [any Command.Type] {
         [
             ValidateCommand.self, RunCommand.self, CallCommand.self, FireCommand.self, ImportCommand.self,
-            GenerateEventCommand.self,
+            LogsCommand.self, OutboxCommand.self, GenerateEventCommand.self,
             EJSONCommand.self,
         ]
     }

@@ -117,3 +117,51 @@ let pingApp = """
       ping:
         timeout: 5s
     """
+
+/// A `switchyard` process that keeps running (`--follow`), read as it writes. Stopped with SIGKILL, since a
+/// Foundation child may inherit a blocked SIGTERM.
+final class RunningSwitchyard: @unchecked Sendable {
+    // Safe: `output` is only touched under `lock`; `process` is set up before the reading thread starts.
+    private let process = Process()
+    private let lock = NSCondition()
+    private var output = ""
+    private var ended = false
+
+    init(_ arguments: [String], in directory: String) throws {
+        guard let executable = switchyardExecutable else { throw MissingExecutable() }
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                lock.lock()
+                if chunk.isEmpty { ended = true } else { output += String(decoding: chunk, as: UTF8.self) }
+                lock.broadcast()
+                lock.unlock()
+                if chunk.isEmpty { return }
+            }
+        }
+    }
+
+    /// Waits until the output has `count` lines (or the process ends, or a minute passes, so a broken
+    /// follower fails the test instead of hanging it); returns the output so far.
+    func lines(atLeast count: Int) -> [String] {
+        let deadline = Date().addingTimeInterval(60)
+        lock.lock()
+        defer { lock.unlock() }
+        while output.filter({ $0 == "\n" }).count < count, !ended, lock.wait(until: deadline) {}
+        return output.split(separator: "\n").map(String.init)
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
