@@ -43,7 +43,13 @@ let package = Package(
             name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
         // CMicroHTTPD serves the HTTP client's tests on loopback; Messaging itself never links it.
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "CMicroHTTPD"]),
-        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard", "BSON"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "SwitchyardTests", dependencies: ["Switchyard", "BSON", "DocumentStore", "trigger-crash-runner"],
+            exclude: ["Fixtures"]),
+        // Child process of the trigger reliability test: runs triggers over a stream of writes until killed.
+        .executableTarget(
+            name: "trigger-crash-runner", dependencies: ["BSON", "DocumentStore", "Switchyard"],
+            path: "Tests/Fixtures/TriggerCrashRunner"),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
         .testTarget(name: "SwitchyardCLITests"),
         .testTarget(

@@ -31,8 +31,8 @@ struct DatabaseTriggerRunner: Sendable {
             return
         }
         await enablePreImages()
-        // nil: from the end of the log now.
-        var resumeAfter = trigger.skipCatchupEvents ? nil : progress.state.position
+        // Set by the runtime before launching; nil only after a tolerated resume error: from now.
+        var resumeAfter = progress.state.position
         while !Task.isCancelled {
             do {
                 let stream = try await store.watch([], options: route.streamOptions(resumeAfter: resumeAfter))

@@ -16,14 +16,8 @@ struct ScheduledTriggerRunner: Sendable {
             progress.sleeping(until: nil)
             progress.setRunState(.stopped)
         }
-        var last: Date
-        if let recorded = progress.state.lastFireTime, !trigger.skipCatchupEvents {
-            last = recorded
-        } else {
-            // Recorded at once, so a crash before the first fire still catches that fire up at the next start.
-            last = clock.now()
-            progress.update { $0.lastFireTime = last }
-        }
+        // Set by the runtime before launching.
+        var last = progress.state.lastFireTime ?? clock.now()
         progress.setRunState(.running)
         while !Task.isCancelled {
             let next = trigger.schedule.next(after: last)

@@ -35,7 +35,7 @@ extension TriggerRuntime {
                     if (try? await ledger.add(letter)) == nil { recorded = .interrupted }
                 }
                 item.endDelivery(eventId: eventId, eventTime: event.time, at: clock.now(), outcome: recorded)
-                await self.finishAuthenticationDelivery(id)
+                self.finishAuthenticationDelivery(id)
             }
         }
         return delivered

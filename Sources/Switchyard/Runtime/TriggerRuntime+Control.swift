@@ -87,7 +87,7 @@ extension TriggerRuntime {
             state.suspension = nil
         }
         await item.flush()
-        launch(definition)
+        launch(definition, logEnd: logEnd)
     }
 
     /// Replaces the trigger set while running (or before `start`). Unchanged triggers keep running; a
@@ -105,6 +105,7 @@ extension TriggerRuntime {
         replaceDefinitions(new)
         guard isRunning else { return }
         let saved = try await ledger.loadStates()
+        let logEnd = try await store.watch().startingPoint.sequence
         for definition in new {
             if let previous = old[definition.name] {
                 if previous == definition { continue }
@@ -117,7 +118,7 @@ extension TriggerRuntime {
             } else {
                 progress[definition.name] = makeProgress(definition, saved: saved)
             }
-            launch(definition)
+            launch(definition, logEnd: logEnd)
         }
     }
 

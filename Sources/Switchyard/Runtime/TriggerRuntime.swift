@@ -43,9 +43,10 @@ public actor TriggerRuntime {
         guard !isRunning else { return }
         try Self.validate(definitions)
         let saved = try await ledger.loadStates()
+        let logEnd = try await store.watch().startingPoint.sequence
         for definition in definitions { progress[definition.name] = makeProgress(definition, saved: saved) }
         isRunning = true
-        for definition in definitions { launch(definition) }
+        for definition in definitions { launch(definition, logEnd: logEnd) }
     }
 
     /// Stops consuming events. Functions already running finish (no retry is started); their events are
@@ -108,7 +109,10 @@ public actor TriggerRuntime {
         return item
     }
 
-    func launch(_ definition: TriggerDefinition) {
+    /// Starts a trigger's runner. A database trigger without a token (or skipping catch-up events) starts
+    /// from `logEnd`, fixed here rather than when its stream opens: a write made after `start()` returned
+    /// always reaches it. A scheduled trigger without a last fire time (or skipping catch-up) starts from now.
+    func launch(_ definition: TriggerDefinition, logEnd: Int64) {
         guard isRunning, let item = progress[definition.name] else { return }
         if definition.disabled {
             item.setRunState(.disabled)
@@ -122,12 +126,18 @@ public actor TriggerRuntime {
         let delivery = TriggerDelivery(handler: handler, retry: retryPolicy(of: definition))
         switch definition.kind {
         case .database(let trigger):
+            if item.state.position == nil || trigger.skipCatchupEvents { item.update { $0.position = logEnd } }
             item.setRunState(.starting)
             let runner = DatabaseTriggerRunner(
                 definition: definition, trigger: trigger, store: store, progress: item, delivery: delivery,
                 ledger: ledger, clock: clock)
             runners[definition.name] = Task { await runner.run() }
         case .scheduled(let trigger):
+            // Recorded at once, so a crash before the first fire still catches that fire up at the next start.
+            if item.state.lastFireTime == nil || trigger.skipCatchupEvents {
+                let now = clock.now()
+                item.update { $0.lastFireTime = now }
+            }
             item.setRunState(.starting)
             let runner = ScheduledTriggerRunner(
                 definition: definition, trigger: trigger, progress: item, delivery: delivery, ledger: ledger,
