@@ -56,7 +56,9 @@ import Testing
             let log = InvocationLog()
             let runtime = TriggerRuntime(
                 store: store,
-                definitions: [authTrigger("flaky", .create, [.emailPassword]), authTrigger("broken", .create, [.emailPassword])],
+                definitions: [
+                    authTrigger("flaky", .create, [.emailPassword]), authTrigger("broken", .create, [.emailPassword]),
+                ],
                 configuration: TriggerRuntimeConfiguration(retry: .quick(2))
             ) { invocation in
                 log.record(invocation)

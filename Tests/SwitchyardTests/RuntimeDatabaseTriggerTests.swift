@@ -56,7 +56,9 @@ import Testing
             let runtime = TriggerRuntime(
                 store: store,
                 definitions: [
-                    databaseTrigger("withImages", operations: [.update, .delete], fullDocument: true, fullDocumentBeforeChange: true),
+                    databaseTrigger(
+                        "withImages", operations: [.update, .delete], fullDocument: true, fullDocumentBeforeChange: true
+                    ),
                     databaseTrigger("plain", operations: [.update]),
                     databaseTrigger(
                         "older", scope: .collection(database: "app", collection: "older"), operations: [.update],
@@ -159,7 +161,9 @@ import Testing
                 }
                 // Hold the first ones until three run together (or give up after a while).
                 if now < 3 {
-                    for _ in 0..<2000 where running.withLock({ $0.most }) < 3 { try await Task.sleep(for: .milliseconds(1)) }
+                    for _ in 0..<2000 where running.withLock({ $0.most }) < 3 {
+                        try await Task.sleep(for: .milliseconds(1))
+                    }
                 }
                 log.record(invocation)
                 running.withLock { $0.now -= 1 }
@@ -314,7 +318,9 @@ import Testing
             try await runtime.resume(trigger: "ordered", from: .afterFailedEvent)
             try await runtime.awaitIdle()
             #expect(log.keys("ordered") == [1, 4, 6])
-            await #expect(throws: TriggerRuntimeError.self) { try await runtime.resume(trigger: "ordered", fromToken: true) }
+            await #expect(throws: TriggerRuntimeError.self) {
+                try await runtime.resume(trigger: "ordered", fromToken: true)
+            }
             await runtime.stop()
         }
     }
@@ -447,7 +453,9 @@ import Testing
             #expect(try await runtime.statuses().allSatisfy { $0.state == .running })
             await runtime.stop()
 
-            for i in 0..<12 { try await store.database("app").collection("other").insertOne(["_id": .int32(100 + Int32(i))]) }
+            for i in 0..<12 {
+                try await store.database("app").collection("other").insertOne(["_id": .int32(100 + Int32(i))])
+            }
             try await runtime.start()
             try await runtime.awaitIdle()
             try await books.insertOne(["_id": 2])

@@ -80,7 +80,9 @@ import Testing
             try await runtime.awaitIdle()
             #expect(log.of("hourly").map(\.attempt) == [1, 2, 3])
             let letter = try #require(try await runtime.deadLetters(trigger: "hourly").first)
-            #expect(letter.input == .scheduled(ScheduledEvent(triggerName: "hourly", scheduledTime: utc("2026-03-01 13:00"))))
+            #expect(
+                letter.input
+                    == .scheduled(ScheduledEvent(triggerName: "hourly", scheduledTime: utc("2026-03-01 13:00"))))
             #expect(try await runtime.savedState("hourly")?.lastFireTime == utc("2026-03-01 13:00"))
 
             failing.withLock { $0 = false }

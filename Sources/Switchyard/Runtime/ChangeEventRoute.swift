@@ -75,7 +75,8 @@ struct ChangeEventRoute: Sendable {
         guard output["_id"] == .document(event.id.document) else {
             throw StoreError(
                 code: 280, codeName: "ChangeStreamFatalError",
-                message: "The trigger's project modified the change event's _id, which holds its resume token; keep _id.")
+                message:
+                    "The trigger's project modified the change event's _id, which holds its resume token; keep _id.")
         }
         return ChangeEvent(document: output, id: event.id, operationType: event.operationType)
     }

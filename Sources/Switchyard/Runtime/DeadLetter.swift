@@ -52,7 +52,8 @@ extension DeadLetter {
             document.append("event", .document(event.raw))
         case .scheduled(let event):
             document.append("kind", "scheduled")
-            document.append("event", ["triggerName": .string(event.triggerName), "scheduledTime": .date(event.scheduledTime)])
+            document.append(
+                "event", ["triggerName": .string(event.triggerName), "scheduledTime": .date(event.scheduledTime)])
         case .authentication(let event):
             document.append("kind", "authentication")
             document.append("event", .document(event.document))

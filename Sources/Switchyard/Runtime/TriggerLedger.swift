@@ -34,7 +34,8 @@ struct TriggerLedger: Sendable {
 
     func deadLetters(trigger: String?) async throws -> [DeadLetter] {
         let filter: BSONDocument = trigger.map { ["trigger": .string($0)] } ?? [:]
-        return try await deadLetterQueue.find(filter, options: FindOptions(sort: ["_id": 1])).toArray().compactMap(DeadLetter.init(document:))
+        return try await deadLetterQueue.find(filter, options: FindOptions(sort: ["_id": 1])).toArray().compactMap(
+            DeadLetter.init(document:))
     }
 
     func deadLetter(_ id: ObjectId) async throws -> DeadLetter? {

@@ -52,8 +52,9 @@ extension TriggerRuntime {
             case .login: .login
             case .delete: .delete
             }
-        return trigger.operation == operation && event.providers.contains { provider in
-            trigger.providers.contains { $0.rawValue == provider }
-        }
+        return trigger.operation == operation
+            && event.providers.contains { provider in
+                trigger.providers.contains { $0.rawValue == provider }
+            }
     }
 }

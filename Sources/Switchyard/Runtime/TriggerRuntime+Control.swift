@@ -156,7 +156,8 @@ extension TriggerRuntime {
             try await ledger.add(letter)
             throw TriggerRuntimeError(
                 code: .redeliveryFailed,
-                message: "redelivering \(letter.eventId) to trigger '\(letter.trigger)' failed \(attempts) times: \(error)"
+                message:
+                    "redelivering \(letter.eventId) to trigger '\(letter.trigger)' failed \(attempts) times: \(error)"
             )
         case .interrupted:
             throw CancellationError()

@@ -7,8 +7,9 @@ public struct TriggerRuntimeConfiguration: Sendable {
     /// change-log (`local`), so bookkeeping never fires a trigger.
     public var stateDatabase: String
 
-    public init(clock: any TriggerClock = WallClock(), retry: RetryPolicy = RetryPolicy(), stateDatabase: String = "local")
-    {
+    public init(
+        clock: any TriggerClock = WallClock(), retry: RetryPolicy = RetryPolicy(), stateDatabase: String = "local"
+    ) {
         self.clock = clock
         self.retry = retry
         self.stateDatabase = stateDatabase

@@ -75,6 +75,8 @@ do {
         guard case .database(let event) = invocation.input, let id = event.documentKey?["_id"]?.stringValue else {
             return
         }
+        // A function that takes a moment, so that kills land while deliveries are in flight.
+        try await Task.sleep(for: .milliseconds(3))
         deliveryFiles[invocation.trigger.name]?.append("\(event.id.sequence) \(id) .")
     }
     try await runtime.start()
