@@ -7,6 +7,18 @@ import Foundation
 /// the handler at least once: a database trigger's resume token (in `local.triggerState`) moves only after
 /// the function finished, so a restart, even after `kill -9`, redelivers what was in flight.
 ///
+/// - Ordered database triggers run one event at a time in commit order and are suspended when an event
+///   fails its last retry; unordered ones run up to `maxConcurrency` events at once, dead-letter an event
+///   that fails its last retry, and save a token just before their oldest unfinished event.
+/// - Pre-images (`fullDocumentBeforeChange`) exist only for collections created with
+///   `changeStreamPreAndPostImages`. A collection-scoped trigger that wants them creates its collection
+///   so; a collection that already existed keeps its options, and if it was created without them its
+///   events carry `fullDocumentBeforeChange: null` (recreate it, or create it before first use).
+/// - Scheduled triggers save their last fire time after the function finished and catch up missed
+///   fire times on start. Authentication events are delivered from memory only (see `fire(authEvent:)`).
+/// - `stop()` lets running functions finish; a function that never returns holds it up, so functions
+///   are expected to enforce their own timeout.
+///
 /// ```swift
 /// let runtime = TriggerRuntime(store: store, definitions: app.triggers) { invocation in
 ///     try await functions.run(invocation)
