@@ -34,6 +34,13 @@ let package = Package(
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
         .executableTarget(name: "switchyard", dependencies: ["BSON", "Switchyard"]),
+
+        // The app's functions: one file per function in functions/, registered by the generated `functionRegistry`.
+        .target(
+            name: "Functions", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging"], path: "functions",
+            plugins: ["FunctionRegistryPlugin"]),
+        .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
+        .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "CSQLite"], path: "Benchmarks"),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
@@ -41,15 +48,20 @@ let package = Package(
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(
             name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
-        // CMicroHTTPD serves the HTTP client's tests on loopback; Messaging itself never links it.
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "CMicroHTTPD"]),
+        // TestSupport serves the HTTP client's tests on loopback (libmicrohttpd); Messaging itself never links it.
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport"]),
         .testTarget(
-            name: "SwitchyardTests", dependencies: ["Switchyard", "BSON", "DocumentStore", "trigger-crash-runner"],
+            name: "SwitchyardTests",
+            dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging", "TestSupport", "trigger-crash-runner"],
             exclude: ["Fixtures"]),
         // Child process of the trigger reliability test: runs triggers over a stream of writes until killed.
         .executableTarget(
             name: "trigger-crash-runner", dependencies: ["BSON", "DocumentStore", "Switchyard"],
             path: "Tests/Fixtures/TriggerCrashRunner"),
+        .testTarget(name: "FunctionsTests", dependencies: ["Functions", "Switchyard", "BSON"]),
+        .testTarget(name: "FunctionRegistryGeneratorTests", dependencies: ["FunctionRegistryGenerator"]),
+        // What several test targets share: a loopback HTTP server on libmicrohttpd.
+        .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD"], path: "Tests/TestSupport"),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
         .testTarget(name: "SwitchyardCLITests"),
         .testTarget(

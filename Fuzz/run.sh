@@ -34,4 +34,5 @@ set -- ".build/fuzz/corpus/$target" "Fuzz/corpus/$target" -max_total_time="$seco
     -max_len=16384 -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix=".build/fuzz/$target-"
 if [ -f "Fuzz/$target.dict" ]; then set -- "$@" -dict="Fuzz/$target.dict"; fi
-exec "$binary" "$@"
+# Swift's crash backtracer can hang under AddressSanitizer; libFuzzer reports crashes itself.
+SWIFT_BACKTRACE=enable=no exec "$binary" "$@"

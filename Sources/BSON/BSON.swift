@@ -1,7 +1,8 @@
 /// One BSON value. Every type of the BSON specification, including the deprecated ones, so that documents
 /// read from files or the wire are written back unchanged.
 ///
-/// `==` is exact: the same type and the same bits (`int32(1) != double(1)`, `-0.0 != 0.0`, `NaN == NaN`).
+/// `==` is exact: the same type and the same bits (`int32(1) != double(1)`, `-0.0 != 0.0`), except that every
+/// NaN equals every NaN of its type, whatever its sign or payload, since Extended JSON prints them all alike.
 /// MongoDB's comparison, where numbers compare by value across types, is `BSON.compare(_:_:)`.
 public enum BSON: Sendable {
     case double(Double)
@@ -158,7 +159,7 @@ extension BSON: Equatable {
         case (.int32(let a), .int32(let b)): a == b
         case (.timestamp(let a), .timestamp(let b)): a == b
         case (.int64(let a), .int64(let b)): a == b
-        case (.decimal128(let a), .decimal128(let b)): a == b
+        case (.decimal128(let a), .decimal128(let b)): a == b || (a.parts == .nan && b.parts == .nan)
         default: false
         }
     }
@@ -183,7 +184,7 @@ extension BSON: Hashable {
         case .int32(let i): hasher.combine(i)
         case .timestamp(let t): hasher.combine(t)
         case .int64(let i): hasher.combine(i)
-        case .decimal128(let d): hasher.combine(d)
+        case .decimal128(let d): hasher.combine(d.parts == .nan ? Decimal128.nan : d)
         }
     }
 }

@@ -79,4 +79,15 @@ import Testing
             #expect(try ExtendedJSON.parseValue(text) == .double(value), "\(text)")
         }
     }
+
+    /// Found by the fuzzer: `-NaN` keeps its sign bit in BSON but prints as `NaN`, as the specification says;
+    /// the value read back must still equal the original.
+    @Test func negativeDecimalNaNRoundTripsAsNaN() throws {
+        let original = try BSONDocument(extendedJSON: #"{"n":{"$numberDecimal":"-NaN"}}"#)
+        let text = original.extendedJSON(mode: .canonical)
+        #expect(text == #"{"n":{"$numberDecimal":"NaN"}}"#)
+        let reread = try BSONDocument(extendedJSON: text)
+        #expect(reread == original)
+        #expect(Set([BSON.document(reread), .document(original)]).count == 1)
+    }
 }

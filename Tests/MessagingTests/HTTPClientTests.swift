@@ -2,6 +2,7 @@ import BSON
 import Foundation
 import Messaging
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct HTTPClientTests {

@@ -383,6 +383,33 @@ import Testing
         #expect(trigger.match["plainWord"] == "yes")
     }
 
+    @Test func functionTimeoutsDefaultToFiveMinutesAndCanBeSetPerAppAndFunction() throws {
+        #expect(AppDefinition().timeout(for: "any") == .seconds(300))
+        let definition = try AppDefinition.parse(
+            """
+            functionTimeout: 2m
+            functions:
+              slowReport: {timeout: 10m}
+              quick: {timeout: 500ms}
+              other: {}
+            """)
+        #expect(definition.timeout(for: "slowReport") == .seconds(600))
+        #expect(definition.timeout(for: "quick") == .milliseconds(500))
+        #expect(definition.timeout(for: "other") == .seconds(120))
+        #expect(definition.timeout(for: "unlisted") == .seconds(120))
+        #expect(
+            errors(
+                """
+                functionTimeout: soon
+                functions:
+                  f: {timeout: 0s}
+                """)
+                == [
+                    "triggers.yaml:1:18: 'functionTimeout' must be a duration like 500ms, 2s, 1m or 1h",
+                    "triggers.yaml:3:16: 'timeout' must be longer than 0ms",
+                ])
+    }
+
     @Test func theWrittenYAMLReadsBackAsTheSameDefinition() throws {
         var match: BSONDocument = ["operationType": "update", "fullDocument.title": "The \"Hobbit\"\n: 2"]
         match["$or"] = [["a": .int64(5)], ["b": .double(1)], ["c": [1, "two", ["x": .null]]], ["d": .bool(false)]]
@@ -416,13 +443,14 @@ import Testing
                     kind: .authentication(AuthenticationTrigger(operation: .login, providers: [.google, .apple]))),
             ],
             functions: [
-                "f": FunctionSettings(), "utils/audit": FunctionSettings(isPrivate: true),
+                "f": FunctionSettings(), "utils/audit": FunctionSettings(isPrivate: true, timeout: .seconds(90)),
                 "true": FunctionSettings(
                     runAsSystem: true, canEvaluate: ["%%request.remoteIPAddress": ["$in": ["1.2.3.4"]]]),
             ],
             auth: AuthSettings(
                 providers: [.anonymous],
-                customUserData: .init(database: "product", collection: "users", userIdField: "user id", enabled: false))
+                customUserData: .init(database: "product", collection: "users", userIdField: "user id", enabled: false)),
+            functionTimeout: .milliseconds(1500)
         )
         let text = try definition.yamlText()
         #expect(try AppDefinition.parse(text) == definition)

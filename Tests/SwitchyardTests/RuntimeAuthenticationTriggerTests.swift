@@ -26,7 +26,7 @@ import Testing
 
     @Test func deliversToTriggersWhoseOperationAndProvidersMatch() async throws {
         try await withStore(.memory) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(
                 store: store,
                 definitions: [
@@ -53,7 +53,7 @@ import Testing
 
     @Test func failuresAreRetriedThenDeadLetteredWithTheUser() async throws {
         try await withStore(.memory) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(
                 store: store,
                 definitions: [

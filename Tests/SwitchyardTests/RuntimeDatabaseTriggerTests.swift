@@ -9,7 +9,7 @@ import Testing
 @Suite struct RuntimeDatabaseTriggerTests {
     @Test(arguments: StoreKind.allCases) func routesByNamespaceOperationMatchAndProject(kind: StoreKind) async throws {
         try await withStore(kind) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(
                 store: store,
                 definitions: [
@@ -52,7 +52,7 @@ import Testing
         try await withStore(.memory) { store, _ in
             // Created before the runtime, without pre-images: its events carry a null pre-image.
             try await store.database("app").collection("older").insertOne(["_id": 9, "n": 0])
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(
                 store: store,
                 definitions: [
@@ -91,7 +91,7 @@ import Testing
 
     @Test func fullDocumentIsTheCurrentDocumentWhenItStillExists() async throws {
         try await withStore(.memory) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(
                 store: store, definitions: [databaseTrigger("lookup", operations: [.update], fullDocument: true)]
             ) { log.record($0) }
@@ -111,7 +111,7 @@ import Testing
         async throws
     {
         try await withStore(kind) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let running = Mutex((now: 0, most: 0))
             let runtime = TriggerRuntime(store: store, definitions: [databaseTrigger("ordered")]) { invocation in
                 running.withLock {
@@ -152,7 +152,7 @@ import Testing
 
     @Test func unorderedTriggerRunsAtMostMaxConcurrencyAtOnce() async throws {
         try await withStore(.memory) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let running = Mutex((now: 0, most: 0))
             let runtime = TriggerRuntime(
                 store: store, definitions: [databaseTrigger("parallel", delivery: .unordered(maxConcurrency: 3))]
@@ -217,7 +217,7 @@ import Testing
 
     @Test func failedAttemptsAreRetriedWithTheSameEventId() async throws {
         try await withStore(.memory) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(store: store, definitions: [databaseTrigger("flaky", retry: .quick(4))]) {
                 invocation in
                 log.record(invocation)
@@ -252,7 +252,7 @@ import Testing
 
     @Test func orderedTriggerSuspendsAfterTheLastAttemptAndResumes() async throws {
         try await withStore(.sqlite) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let failing = Mutex<Set<BSON>>([2])
             let handler: TriggerHandler = { invocation in
                 log.record(invocation)
@@ -295,7 +295,7 @@ import Testing
 
     @Test func resumingWithoutTheTokenSkipsWhatHappenedWhileSuspended() async throws {
         try await withStore(.memory) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let failing = Mutex<Set<BSON>>([2, 5])
             let runtime = TriggerRuntime(store: store, definitions: [databaseTrigger("ordered", retry: .quick(1))]) {
                 invocation in
@@ -330,7 +330,7 @@ import Testing
 
     @Test func suspendByRequestStopsDeliveryUntilResumed() async throws {
         try await withStore(.memory) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(store: store, definitions: [databaseTrigger("t")]) { log.record($0) }
             try await runtime.start()
             let books = store.database("app").collection("books")
@@ -352,7 +352,7 @@ import Testing
 
     @Test func unorderedTriggerDeadLettersAndRedelivers() async throws {
         try await withStore(.sqlite) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let failing = Mutex(true)
             let runtime = TriggerRuntime(
                 store: store,
@@ -398,7 +398,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let configuration = StoreConfiguration.sqlite(directory: directory.path)
         let definitions = [databaseTrigger("catchUp"), databaseTrigger("skipper", skipCatchupEvents: true)]
-        let log = InvocationLog()
+        let log = DeliveryLog()
         var store = try await DocumentStore.open(configuration)
         var runtime = TriggerRuntime(store: store, definitions: definitions) { log.record($0) }
         try await runtime.start()
@@ -427,7 +427,7 @@ import Testing
     @Test func aTriggerWithNoTokenStartsFromNow() async throws {
         try await withStore(.memory) { store, _ in
             try await store.database("app").collection("books").insertOne(["_id": 1])
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(store: store, definitions: [databaseTrigger("fresh")]) { log.record($0) }
             try await runtime.start()
             try await store.database("app").collection("books").insertOne(["_id": 2])
@@ -439,7 +439,7 @@ import Testing
 
     @Test func lostHistorySuspendsUnlessTolerated() async throws {
         try await withStore(.memory, retention: ChangeLogRetention(maximumEvents: 5)) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(
                 store: store,
                 definitions: [databaseTrigger("strict"), databaseTrigger("tolerant", tolerateResumeErrors: true)]
@@ -481,7 +481,7 @@ import Testing
 
     @Test func disabledTriggersDoNotRun() async throws {
         try await withStore(.memory) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(store: store, definitions: [databaseTrigger("off", disabled: true)]) {
                 log.record($0)
             }
@@ -496,7 +496,7 @@ import Testing
 
     @Test func applyKeepsTokensOfTriggersWithTheSameIdentity() async throws {
         try await withStore(.sqlite) { store, _ in
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(
                 store: store, definitions: [databaseTrigger("books"), databaseTrigger("gone")]
             ) { log.record($0) }

@@ -13,7 +13,7 @@ import Testing
             kind: .scheduled(ScheduledTrigger(schedule: try CronSchedule(cron), skipCatchupEvents: skipCatchupEvents)))
     }
 
-    func fireTimes(_ log: InvocationLog, _ trigger: String) -> [Date] {
+    func fireTimes(_ log: DeliveryLog, _ trigger: String) -> [Date] {
         log.of(trigger).compactMap { invocation in
             guard case .scheduled(let event) = invocation.input else { return nil }
             return event.scheduledTime
@@ -23,7 +23,7 @@ import Testing
     @Test func firesOnScheduleAndCatchesUpMissedRunsAfterARestart() async throws {
         try await withStore(.sqlite) { store, _ in
             let clock = ManualClock(utc("2026-01-01 00:00"))
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let definitions = [
                 try scheduledTrigger("every10", "*/10 * * * *"),
                 try scheduledTrigger("skipper", "*/10 * * * *", skipCatchupEvents: true),
@@ -66,7 +66,7 @@ import Testing
     @Test func aFireThatKeepsFailingIsDeadLetteredAndTheScheduleGoesOn() async throws {
         try await withStore(.memory) { store, _ in
             let clock = ManualClock(utc("2026-03-01 12:00"))
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let failing = Mutex(true)
             let runtime = TriggerRuntime(
                 store: store, definitions: [try scheduledTrigger("hourly", "0 * * * *")],
@@ -99,7 +99,7 @@ import Testing
     @Test func suspendedScheduleResumesFromNowOrFromItsLastFire() async throws {
         try await withStore(.memory) { store, _ in
             let clock = ManualClock(utc("2026-05-01 08:00"))
-            let log = InvocationLog()
+            let log = DeliveryLog()
             let runtime = TriggerRuntime(
                 store: store,
                 definitions: [try scheduledTrigger("a", "*/15 * * * *"), try scheduledTrigger("b", "*/15 * * * *")],

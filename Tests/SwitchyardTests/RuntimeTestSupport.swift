@@ -28,7 +28,7 @@ func withStore(
 }
 
 /// Every invocation a test handler received, in arrival order.
-final class InvocationLog: Sendable {
+final class DeliveryLog: Sendable {
     private let entries = Mutex<[TriggerInvocation]>([])
 
     func record(_ invocation: TriggerInvocation) {

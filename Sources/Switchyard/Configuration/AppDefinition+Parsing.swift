@@ -14,7 +14,7 @@ extension AppDefinition {
         return definition
     }
 
-    static let topLevelKeys = ["appId", "triggers", "functions", "auth"]
+    static let topLevelKeys = ["appId", "triggers", "functions", "auth", "functionTimeout"]
 
     /// Reads what it can, reporting every problem into `reader`.
     static func read(
@@ -50,6 +50,9 @@ extension AppDefinition {
             definition.functions = readFunctions(node, reader: &reader, registeredFunctions: registeredFunctions)
         }
         if let node = pairs["auth"], !node.isNull { definition.auth = readAuth(node, reader: &reader) }
+        if let node = pairs["functionTimeout"], let timeout = readTimeout(node, "'functionTimeout'", reader: &reader) {
+            definition.functionTimeout = timeout
+        }
         return definition
     }
 
@@ -65,7 +68,17 @@ extension AppDefinition {
         reader.error("unknown function '\(name)' (\(suggestion)\(list))", at: location)
     }
 
-    static let functionKeys = ["private", "runAsSystem", "canEvaluate"]
+    static let functionKeys = ["private", "runAsSystem", "canEvaluate", "timeout"]
+
+    /// A positive duration.
+    private static func readTimeout(_ node: YAMLNode, _ what: String, reader: inout ConfigurationReader) -> Duration? {
+        guard let duration = reader.duration(node, what) else { return nil }
+        guard duration > .zero else {
+            reader.error("\(what) must be longer than 0ms", at: node)
+            return nil
+        }
+        return duration
+    }
 
     private static func readFunctions(
         _ node: YAMLNode, reader: inout ConfigurationReader, registeredFunctions: Set<String>?
@@ -83,6 +96,9 @@ extension AppDefinition {
                 if let v = pairs["runAsSystem"], let b = reader.bool(v, "'runAsSystem'") { settings.runAsSystem = b }
                 if let v = pairs["canEvaluate"], !v.isNull, let d = reader.document(v, rules: .yaml) {
                     settings.canEvaluate = d
+                }
+                if let v = pairs["timeout"], let t = readTimeout(v, "'timeout'", reader: &reader) {
+                    settings.timeout = t
                 }
             }
             functions[entry.key] = settings

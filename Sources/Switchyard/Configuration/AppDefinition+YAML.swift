@@ -6,6 +6,9 @@ extension AppDefinition {
     public func yamlText() throws(UnwritableValue) -> String {
         var out = YAMLWriter()
         if let appId { out.field(0, "appId", YAMLWriter.string(appId)) }
+        if functionTimeout != Self.defaultFunctionTimeout {
+            out.field(0, "functionTimeout", functionTimeout.configurationText)
+        }
         out.line(0, triggers.isEmpty ? "triggers: []" : "triggers:")
         for trigger in triggers {
             out.line(2, "- name: \(YAMLWriter.string(trigger.name))")
@@ -36,6 +39,7 @@ extension AppDefinition {
                 if settings.isPrivate { out.field(4, "private", "true") }
                 if settings.runAsSystem { out.field(4, "runAsSystem", "true") }
                 if !settings.canEvaluate.isEmpty { try out.field(4, "canEvaluate", .document(settings.canEvaluate)) }
+                if let timeout = settings.timeout { out.field(4, "timeout", timeout.configurationText) }
             }
         }
         if auth != AuthSettings() {

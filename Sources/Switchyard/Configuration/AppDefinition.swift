@@ -1,18 +1,31 @@
-/// Everything `triggers.yaml` declares: the app id, its triggers, function settings and auth settings.
+/// Everything `triggers.yaml` declares: the app id, its triggers, function settings, auth settings and the
+/// function time limit.
 public struct AppDefinition: Sendable, Equatable {
     public var appId: String?
     public var triggers: [TriggerDefinition]
     /// Settings by function name.
     public var functions: [String: FunctionSettings]
     public var auth: AuthSettings
+    /// How long a function may run before it fails as timed out, unless its settings say otherwise
+    /// (`functionTimeout:` in `triggers.yaml`).
+    public var functionTimeout: Duration
+
+    /// App Services' own limit on a function's run time.
+    public static let defaultFunctionTimeout = Duration.seconds(300)
 
     public init(
         appId: String? = nil, triggers: [TriggerDefinition] = [], functions: [String: FunctionSettings] = [:],
-        auth: AuthSettings = AuthSettings()
+        auth: AuthSettings = AuthSettings(), functionTimeout: Duration = AppDefinition.defaultFunctionTimeout
     ) {
         self.appId = appId
         self.triggers = triggers
         self.functions = functions
         self.auth = auth
+        self.functionTimeout = functionTimeout
+    }
+
+    /// The time limit for one run of `function`.
+    public func timeout(for function: String) -> Duration {
+        functions[function]?.timeout ?? functionTimeout
     }
 }

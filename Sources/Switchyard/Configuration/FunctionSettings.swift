@@ -10,10 +10,15 @@ public struct FunctionSettings: Sendable, Equatable {
     /// A query expression over `%%user` / `%%request` that must match for a client call to be allowed;
     /// empty allows every call.
     public var canEvaluate: BSONDocument
+    /// How long one run may take before it fails as timed out; nil uses the app's `functionTimeout`.
+    public var timeout: Duration?
 
-    public init(isPrivate: Bool = false, runAsSystem: Bool = false, canEvaluate: BSONDocument = [:]) {
+    public init(
+        isPrivate: Bool = false, runAsSystem: Bool = false, canEvaluate: BSONDocument = [:], timeout: Duration? = nil
+    ) {
         self.isPrivate = isPrivate
         self.runAsSystem = runAsSystem
         self.canEvaluate = canEvaluate
+        self.timeout = timeout
     }
 }

@@ -56,7 +56,7 @@ extension DeadLetter {
                 "event", ["triggerName": .string(event.triggerName), "scheduledTime": .date(event.scheduledTime)])
         case .authentication(let event):
             document.append("kind", "authentication")
-            document.append("event", .document(event.document))
+            document.append("event", .document(event.raw))
         }
         document.append("error", .string(error))
         document.append("attempts", .int64(Int64(attempts)))
@@ -95,20 +95,7 @@ extension DeadLetter {
 }
 
 extension AuthEvent {
-    var document: BSONDocument {
-        let identities: [BSON] = user.identities.map {
-            ["id": .string($0.id), "providerType": .string($0.providerType)]
-        }
-        let user: BSONDocument = [
-            "id": .string(user.id), "type": .string(user.kind.rawValue), "data": .document(user.data),
-            "custom_data": .document(user.customData), "identities": .array(identities),
-        ]
-        return [
-            "operationType": .string(operationType.rawValue), "providers": .array(providers.map { .string($0) }),
-            "user": .document(user), "time": .date(time),
-        ]
-    }
-
+    /// Reads back `raw` (as stored in a dead letter); nil when a required field is missing.
     init?(document: BSONDocument) {
         guard let type = document["operationType"]?.stringValue.flatMap(OperationType.init(rawValue:)),
             let user = document["user"]?.documentValue, let userId = user["id"]?.stringValue,
@@ -116,7 +103,7 @@ extension AuthEvent {
         else { return nil }
         let identities = (user["identities"]?.arrayValue ?? []).compactMap { value -> FunctionUser.Identity? in
             guard let identity = value.documentValue, let id = identity["id"]?.stringValue,
-                let provider = identity["providerType"]?.stringValue
+                let provider = identity["provider_type"]?.stringValue
             else { return nil }
             return FunctionUser.Identity(id: id, providerType: provider)
         }

@@ -60,7 +60,7 @@ struct ScheduledTriggerRunner: Sendable {
 
     /// `<trigger>@<fire time in ISO 8601>`: stable across retries and restarts.
     static func eventId(name: String, time: Date) -> String {
-        let date = BSONDate(millisecondsSinceEpoch: Int64((time.timeIntervalSince1970 * 1000).rounded(.down)))
+        let date = BSONDate(time)
         return "\(name)@\(ISO8601Timestamp.format(date) ?? String(date.millisecondsSinceEpoch))"
     }
 }

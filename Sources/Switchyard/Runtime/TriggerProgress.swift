@@ -111,7 +111,7 @@ final class TriggerProgress: Sendable {
             $0.watermark?.finish(event.id.sequence)
             $0.inFlight -= 1
             if let position = $0.watermark?.position { $0.state.position = position }
-            $0.state.record(eventId: event.id.data, eventTime: event.wallTime.map(Self.date), at: time)
+            $0.state.record(eventId: event.id.data, eventTime: event.wallTime.map(\.date), at: time)
             if deadLettered { $0.state.deadLettered += 1 } else { $0.state.processed += 1 }
         }
         save()
@@ -189,10 +189,6 @@ final class TriggerProgress: Sendable {
             // A failed save (the store closing) only means more redelivery after a restart.
             try? await ledger.save(next)
         }
-    }
-
-    private static func date(_ value: BSONDate) -> Date {
-        Date(timeIntervalSince1970: Double(value.millisecondsSinceEpoch) / 1000)
     }
 }
 

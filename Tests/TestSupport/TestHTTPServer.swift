@@ -3,20 +3,21 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 
-/// A libmicrohttpd server on an ephemeral port, one thread per connection, for the HTTP client's tests.
+/// A libmicrohttpd server on an ephemeral port, one thread per connection, for tests of HTTP clients
+/// (the Messaging HTTP client, functions' `context.services.http`).
 ///
 /// Paths: `/echo` answers a JSON document with the request's method, path, headers (names lower-cased) and
 /// body; `/raw` answers the request body as it came; `/redirect` answers 302 to `/echo`; `/gate` counts the
 /// request in `arrivals` and holds it until `openGate()`. Any path takes `?status=N` and `?delay=MS`.
-final class TestHTTPServer: Sendable {
-    let state = ServerState()
+public final class TestHTTPServer: Sendable {
+    public let state = ServerState()
     // Written once in init and only passed back to libmicrohttpd; the daemon itself is thread-safe.
     nonisolated(unsafe) private let daemon: OpaquePointer
-    let port: UInt16
+    public let port: UInt16
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
-    init() throws {
+    public init() throws {
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
         let statePointer = Unmanaged.passUnretained(state).toOpaque()
         let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
@@ -53,7 +54,7 @@ final class TestHTTPServer: Sendable {
         MHD_stop_daemon(daemon)
     }
 
-    func openGate() { state.gateOpen.store(true, ordering: .releasing) }
+    public func openGate() { state.gateOpen.store(true, ordering: .releasing) }
 
     private struct ServerError: Error {}
 
@@ -88,10 +89,10 @@ private final class RequestBody {
 }
 
 /// What the server's C callbacks share with the test.
-final class ServerState: Sendable {
-    let arrivals = Atomic(0)
-    let connections = Atomic(0)
-    let gateOpen = Atomic(false)
+public final class ServerState: Sendable {
+    public let arrivals = Atomic(0)
+    public let connections = Atomic(0)
+    public let gateOpen = Atomic(false)
 
     func respond(connection: OpaquePointer, path: String, method: String, body: [UInt8]) -> MHD_Result {
         let status = argument(connection, "status").flatMap { UInt32($0) } ?? 200
@@ -160,7 +161,7 @@ private final class HeaderCollector {
 }
 
 /// A loopback port nobody listens on: bound, read back, closed.
-func closedLoopbackPort() -> UInt16 {
+public func closedLoopbackPort() -> UInt16 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()

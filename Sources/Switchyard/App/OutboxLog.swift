@@ -1,0 +1,48 @@
+import BSON
+import DocumentStore
+import Messaging
+
+/// The push messages the development outbox accepted, kept in the store's `local.outbox` (not change-logged)
+/// and followable live: what `switchyard outbox` and the dashboard show instead of real deliveries.
+///
+/// Keeps the newest `retention` entries (10,000 by default), pruned when the app opens and every 100 entries.
+public final class OutboxLog: Sendable {
+    public static let database = "local"
+    public static let collection = "outbox"
+    public static let defaultRetention = 10_000
+
+    private let log: CappedLog
+    private let feed = LiveFeed<OutboxEntry>()
+
+    public init(store: DocumentStore, retention: Int = OutboxLog.defaultRetention) {
+        log = CappedLog(
+            collection: store.database(Self.database).collection(Self.collection), timeField: "time",
+            retention: retention)
+    }
+
+    public func prepare() async throws {
+        try await log.prepare()
+    }
+
+    /// Stores an entry and hands it to followers: the `OutboxMessaging` sink.
+    public func record(_ entry: OutboxEntry) async throws {
+        var document: BSONDocument = ["_id": .objectId(ObjectId())]
+        for (key, value) in entry.document { document.append(key, value) }
+        try await log.insert(document)
+        feed.publish(entry)
+    }
+
+    /// The newest `limit` entries, oldest first.
+    public func entries(limit: Int = 100) async throws -> [OutboxEntry] {
+        try await log.latest([:], limit: limit).map { document throws in try OutboxEntry(document: document) }
+    }
+
+    /// Every entry recorded from now on, until the app stops or the follower stops iterating.
+    public func follow() -> AsyncStream<OutboxEntry> {
+        feed.follow()
+    }
+
+    func finish() {
+        feed.finish()
+    }
+}

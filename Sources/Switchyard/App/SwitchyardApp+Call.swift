@@ -1,0 +1,75 @@
+import BSON
+import DocumentStore
+
+extension SwitchyardApp {
+    /// Calls a callable function as a client would: private functions are refused, the function's
+    /// `canEvaluate` rule must match the call, and the function runs as `user` (or as the system user when its
+    /// settings say `runAsSystem`), within its time limit, recorded in `invocations`.
+    ///
+    /// When the app configures custom user data, the user's document is read from that collection first.
+    /// - Parameters:
+    ///   - request: what the rule sees as `%%request` (`remoteIPAddress`, `httpMethod`, …).
+    /// - Throws: `FunctionCallError`, ready for the client API's `{"error", "error_code"}` answer; its message
+    ///   never carries a secret value.
+    public func call(
+        function name: String, arguments: [BSON] = [], user: FunctionUser, request: BSONDocument = [:]
+    ) async throws(FunctionCallError) -> BSON {
+        guard let function = registry[name] else { throw .notFound(name) }
+        guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
+        let settings = runtime.settings(for: name)
+        if settings.isPrivate {
+            throw FunctionCallError(
+                code: .privateFunction,
+                message: "function '\(name)' is private: triggers and other functions may call it, clients may not")
+        }
+        var user = user
+        if let customData = try await customData(for: user, function: name) { user.customData = customData }
+        if !settings.canEvaluate.isEmpty {
+            let call = CanEvaluateRule.callDocument(
+                user: user, request: request, arguments: arguments, values: configuration.values,
+                environment: configuration.environment.rawValue)
+            let allowed: Bool
+            do {
+                allowed = try CanEvaluateRule(rule: settings.canEvaluate).allows(call)
+            } catch {
+                throw FunctionCallError(
+                    code: .functionExecutionError,
+                    message: "the canEvaluate rule of function '\(name)' is not a valid query: \(error.message)")
+            }
+            guard allowed else {
+                throw FunctionCallError(
+                    code: .permissionDenied, message: "rule not matched for function '\(name)' (see its canEvaluate)")
+            }
+        }
+        let origin = FunctionRuntime.Origin(function: name)
+        let runAsSystem = settings.runAsSystem
+        switch await runtime.run(
+            origin, user: runAsSystem ? .system : user, runningAsSystem: runAsSystem,
+            { context in
+                try await body(arguments, context)
+            })
+        {
+        case .success(let value): return value
+        case .failure(let message): throw FunctionCallError(code: .functionExecutionError, message: message)
+        case .timeout(let limit): throw .timedOut(name, after: limit)
+        }
+    }
+
+    /// The user's document from the configured custom user data collection; nil when none is configured.
+    private func customData(for user: FunctionUser, function: String) async throws(FunctionCallError)
+        -> BSONDocument?
+    {
+        guard user.kind == .normal, let settings = configuration.definition.auth.customUserData, settings.enabled
+        else { return nil }
+        do {
+            return try await store.database(settings.database).collection(settings.collection)
+                .findOne([settings.userIdField: .string(user.id)]) ?? [:]
+        } catch {
+            throw FunctionCallError(
+                code: .functionExecutionError,
+                message:
+                    "cannot read the custom user data of user '\(user.id)' from \(settings.database).\(settings.collection) for function '\(function)': \(error)"
+            )
+        }
+    }
+}

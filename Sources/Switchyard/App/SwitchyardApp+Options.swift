@@ -1,0 +1,45 @@
+import Foundation
+import Messaging
+
+extension SwitchyardApp {
+    /// How an app is opened, beyond its configuration: all defaulted.
+    public struct Options: Sendable {
+        /// Where the app's data lives.
+        public enum Storage: Sendable {
+            /// SQLite in `<configuration directory>/.switchyard/` (in memory when opened without a directory).
+            case configurationDirectory
+            /// SQLite in this directory.
+            case directory(String)
+            /// Nothing survives `stop()`; for tests.
+            case memory
+        }
+
+        public var storage: Storage
+        /// What `context.services.messaging` sends through; nil uses the outbox, which delivers nothing and
+        /// records every accepted message in `local.outbox` (see `SwitchyardApp.outbox`).
+        public var messaging: (any PushMessaging)?
+        /// Where `SWITCHYARD_SECRET_<NAME>` secrets are looked up.
+        public var variables: [String: String]
+        /// How many invocation records `local.invocations` keeps.
+        public var invocationRetention: Int
+        /// How many outbox entries `local.outbox` keeps.
+        public var outboxRetention: Int
+        /// The names `context.services.mongodb(_:)` answers to.
+        public var mongodbServiceNames: Set<String>
+
+        public init(
+            storage: Storage = .configurationDirectory, messaging: (any PushMessaging)? = nil,
+            variables: [String: String] = ProcessInfo.processInfo.environment,
+            invocationRetention: Int = InvocationLog.defaultRetention,
+            outboxRetention: Int = OutboxLog.defaultRetention,
+            mongodbServiceNames: Set<String> = [MongoDBService.defaultName]
+        ) {
+            self.storage = storage
+            self.messaging = messaging
+            self.variables = variables
+            self.invocationRetention = invocationRetention
+            self.outboxRetention = outboxRetention
+            self.mongodbServiceNames = mongodbServiceNames
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import BSON
+import DocumentStore
+import Messaging
+
+/// One app, assembled: its configuration, its functions, its store, the services functions use, the invocation
+/// log and the outbox. Triggers reach functions through `triggerHandler`; clients through `call`.
+///
+/// ```swift
+/// let app = try await SwitchyardApp.open(directory: "app", registry: functionRegistry)
+/// try await app.start()
+/// let result = try await app.call(function: "ping", arguments: ["hello"], user: user)
+/// await app.stop()
+/// ```
+public final class SwitchyardApp: Sendable {
+    public let configuration: AppConfiguration
+    public let registry: FunctionRegistry
+    public let store: DocumentStore
+    /// Every function execution; see `InvocationLog`.
+    public let invocations: InvocationLog
+    /// What the development outbox recorded; see `OutboxLog` (and `outbox(limit:)`).
+    public let outboxLog: OutboxLog
+    /// What `context.services.messaging` sends through.
+    public let messaging: any PushMessaging
+    /// The outbox transport when `messaging` is the outbox (for fault injection in tests); nil otherwise.
+    public let outboxMessaging: OutboxMessaging?
+    let runtime: FunctionRuntime
+
+    /// The directory `Options.Storage.configurationDirectory` keeps the store in, under the configuration's.
+    public static let dataDirectory = ".switchyard"
+
+    private init(
+        configuration: AppConfiguration, registry: FunctionRegistry, store: DocumentStore, invocations: InvocationLog,
+        outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?, runtime: FunctionRuntime
+    ) {
+        self.configuration = configuration
+        self.registry = registry
+        self.store = store
+        self.invocations = invocations
+        self.outboxLog = outboxLog
+        self.messaging = messaging
+        self.outboxMessaging = outboxMessaging
+        self.runtime = runtime
+    }
+
+    /// Loads the configuration in `directory` for `environment`, checks it against `registry` (every trigger's
+    /// function exists and has the trigger's kind), and opens the store.
+    /// - Throws: `ConfigurationErrors` listing every configuration problem; the store's or HTTP client's error
+    ///   when they cannot start.
+    public static func open(
+        directory: String, environment: AppEnvironment = .development, registry: FunctionRegistry,
+        options: Options = Options()
+    ) async throws -> SwitchyardApp {
+        let configuration = try AppConfiguration.load(
+            directory: directory, environment: environment, registeredFunctions: registry.names,
+            variables: options.variables)
+        let trimmed = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        let base = trimmed.isEmpty ? "." : trimmed
+        let file = base == "." ? AppConfiguration.triggersFile : "\(base)/\(AppConfiguration.triggersFile)"
+        let problems = registry.check(configuration.definition, file: file)
+        guard problems.isEmpty else { throw ConfigurationErrors(problems) }
+        let store: StoreConfiguration =
+            switch options.storage {
+            case .configurationDirectory: .sqlite(directory: "\(base)/\(dataDirectory)")
+            case .directory(let path): .sqlite(directory: path)
+            case .memory: .memory
+            }
+        return try await open(configuration: configuration, registry: registry, store: store, options: options)
+    }
+
+    /// Assembles an app from a configuration already loaded (`options.storage` and `options.variables` are
+    /// not used: `store` says where the data lives).
+    public static func open(
+        configuration: AppConfiguration, registry: FunctionRegistry, store storeConfiguration: StoreConfiguration,
+        options: Options = Options()
+    ) async throws -> SwitchyardApp {
+        let problems = registry.check(configuration.definition)
+        guard problems.isEmpty else { throw ConfigurationErrors(problems) }
+        let store = try await DocumentStore.open(storeConfiguration)
+        do {
+            let invocations = InvocationLog(store: store, retention: options.invocationRetention)
+            let outboxLog = OutboxLog(store: store, retention: options.outboxRetention)
+            try await invocations.prepare()
+            try await outboxLog.prepare()
+            let messaging: any PushMessaging
+            let outboxMessaging: OutboxMessaging?
+            if let given = options.messaging {
+                messaging = given
+                outboxMessaging = nil
+            } else {
+                let transport = OutboxMessaging(
+                    project: configuration.definition.appId ?? "switchyard-local",
+                    sink: { entry in try await outboxLog.record(entry) })
+                messaging = transport
+                outboxMessaging = transport
+            }
+            let services = FunctionContext.Services(
+                store: store, mongodbServiceNames: options.mongodbServiceNames, messaging: messaging,
+                http: HTTPService(client: try HTTPClient()))
+            let runtime = FunctionRuntime(
+                registry: registry, configuration: configuration, services: services, invocationLog: invocations)
+            return SwitchyardApp(
+                configuration: configuration, registry: registry, store: store, invocations: invocations,
+                outboxLog: outboxLog, messaging: messaging, outboxMessaging: outboxMessaging, runtime: runtime)
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// The newest `limit` messages the outbox recorded (in this run or earlier ones), oldest first.
+    public func outbox(limit: Int = 100) async throws -> [OutboxEntry] {
+        try await outboxLog.entries(limit: limit)
+    }
+
+    /// Runs one trigger attempt: the trigger's function as the system user, within its time limit, recorded
+    /// in `invocations`. Throws `FunctionCallError` when the attempt failed or timed out.
+    public var triggerHandler: TriggerHandler {
+        let runtime = self.runtime
+        return { invocation in try await runtime.runTrigger(invocation) }
+    }
+
+    /// Starts the app's background work.
+    public func start() async throws {
+        // The trigger dispatcher starts here, with `triggerHandler`, once it is merged; the store is already
+        // open and client calls work without it.
+    }
+
+    /// Stops the app's background work, ends log and outbox followers and closes the store.
+    public func stop() async {
+        // The trigger dispatcher stops here first, once it is merged.
+        invocations.finish()
+        outboxLog.finish()
+        await store.close()
+    }
+}

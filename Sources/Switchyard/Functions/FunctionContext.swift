@@ -1,0 +1,78 @@
+import BSON
+
+/// What a function gets besides its arguments or event: the app's values, the environment, the user it runs
+/// as, services (the database, push messaging, HTTP), other functions, and a log.
+///
+/// ```swift
+/// func updateFCMUserToken(_ arguments: [BSON], _ context: FunctionContext) async throws -> BSON {
+///     let users = try context.services.mongodb().db("app").collection("users")
+///     context.log("updating the token of \(context.user.id)")
+///     …
+/// }
+/// ```
+public struct FunctionContext: Sendable {
+    /// The app's values for the current environment; values linked to secrets give the secret's value.
+    public let values: Values
+    public let environment: Environment
+    /// The calling user, or the system user for triggers and functions that run as system.
+    public let user: FunctionUser
+    /// Whether the function runs with full access rather than as the calling user.
+    public let runningAsSystem: Bool
+    public let services: Services
+    /// Other functions of the app, run in this invocation.
+    public let functions: Functions
+    let lines: InvocationLogLines
+
+    /// How deep `functions.execute` may nest before it fails (a function calling itself without end).
+    public static let maximumCallDepth = 32
+
+    init(
+        runtime: FunctionRuntime, user: FunctionUser, runningAsSystem: Bool, depth: Int, lines: InvocationLogLines
+    ) {
+        values = runtime.values
+        environment = runtime.environment
+        self.user = user
+        self.runningAsSystem = runningAsSystem
+        services = runtime.services
+        functions = Functions(
+            runtime: runtime, user: user, runningAsSystem: runningAsSystem, depth: depth, lines: lines)
+        self.lines = lines
+    }
+
+    /// Appends a line to this invocation's log. A run keeps at most 512 lines or 64 KB; after that one
+    /// "… N more lines dropped" line ends its log. Secret values are replaced by `<secret>`.
+    public func log(_ message: String) {
+        lines.append(message)
+    }
+}
+
+extension FunctionContext {
+    /// The app's values by name (`values.json`, overridden by `environments/<environment>.json`).
+    public struct Values: Sendable, CustomStringConvertible {
+        let values: AppValues
+
+        /// The value, or the secret's value for a value linked to a secret; nil when no value has that name.
+        /// Secret values are for using, never for logging: logs and errors are scrubbed of them.
+        public func get(_ name: String) -> BSON? {
+            switch values[name] {
+            case .plain(let value): value
+            case .secret(let secret): .string(secret.exposedValue)
+            case nil: nil
+            }
+        }
+
+        /// The names of all values, in declaration order.
+        public var names: [String] { values.names }
+
+        /// Shows secret values as `<secret>`.
+        public var description: String { values.description }
+    }
+
+    /// The environment the app runs in.
+    public struct Environment: Sendable {
+        /// `development`, `testing`, `qa` or `production`.
+        public let tag: String
+        /// The values in effect in this environment (`environments/<tag>.json` applied over `values.json`).
+        public let values: Values
+    }
+}

@@ -1,0 +1,61 @@
+/// The app's functions by name. The `Functions` target's generated `functionRegistry` registers every file in
+/// `functions/` under its file name; `register` picks the kind from the function's type:
+///
+/// ```swift
+/// func updateFCMUserToken(_ arguments: [BSON], _ context: FunctionContext) async throws -> BSON { … }
+/// func onBookChange(_ event: ChangeEvent, _ context: FunctionContext) async throws { … }
+///
+/// var registry = FunctionRegistry()
+/// registry.register("updateFCMUserToken", updateFCMUserToken)  // callable
+/// registry.register("onBookChange", onBookChange)              // database trigger function
+/// ```
+public struct FunctionRegistry: Sendable {
+    private var functions: [String: AppFunction] = [:]
+
+    public init() {}
+
+    /// Registers `function` under `name`, replacing an earlier registration of the same name.
+    public mutating func register(_ name: String, _ function: AppFunction) {
+        functions[name] = function
+    }
+
+    public mutating func register(_ name: String, _ function: @escaping CallableFunction) {
+        register(name, .callable(function))
+    }
+
+    public mutating func register(_ name: String, _ function: @escaping DatabaseTriggerFunction) {
+        register(name, .database(function))
+    }
+
+    public mutating func register(_ name: String, _ function: @escaping ScheduledTriggerFunction) {
+        register(name, .scheduled(function))
+    }
+
+    public mutating func register(_ name: String, _ function: @escaping AuthenticationTriggerFunction) {
+        register(name, .authentication(function))
+    }
+
+    public subscript(name: String) -> AppFunction? { functions[name] }
+
+    public var names: Set<String> { Set(functions.keys) }
+
+    public var isEmpty: Bool { functions.isEmpty }
+}
+
+extension FunctionRegistry {
+    /// Problems between the configuration and the registered functions that the configuration alone cannot
+    /// show: a trigger whose function has the wrong kind (`file` names `triggers.yaml` in the messages).
+    public func check(_ definition: AppDefinition, file: String = AppConfiguration.triggersFile) -> [ConfigurationError]
+    {
+        definition.triggers.compactMap { trigger -> ConfigurationError? in
+            guard let function = self[trigger.function] else { return nil }
+            let needed = FunctionKind(trigger: trigger.kind)
+            guard function.kind != needed, let type = needed.triggerPhrase else { return nil }
+            return ConfigurationError(
+                file: file, location: nil,
+                message:
+                    "trigger '\(trigger.name)' is \(type) but function '\(trigger.function)' is \(function.kind.phrase) (\(type)'s function is \(needed.signature))"
+            )
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import BSON
+
+extension FunctionRuntime {
+    /// Runs a trigger's function for one attempt as the system user, recording it; throws when the attempt
+    /// failed or timed out, so the dispatcher retries.
+    func runTrigger(_ invocation: TriggerInvocation) async throws(FunctionCallError) {
+        let trigger = invocation.trigger
+        let function = registry[trigger.function]
+        let origin = Origin(
+            function: trigger.function, trigger: trigger.name, eventId: invocation.eventId,
+            attempt: invocation.attempt)
+        let body: @Sendable (FunctionContext) async throws -> Void
+        switch (function, invocation.input) {
+        case (.database(let run)?, .database(let event)): body = { try await run(event, $0) }
+        case (.scheduled(let run)?, .scheduled(let event)): body = { try await run(event, $0) }
+        case (.authentication(let run)?, .authentication(let event)): body = { try await run(event, $0) }
+        case (nil, _):
+            // Loading checks this; a trigger handed in from elsewhere still gets a recorded, retried failure.
+            body = { _ in throw FunctionCallError.notFound(trigger.function) }
+        case (let function?, _):
+            let kind = function.kind
+            body = { _ in
+                throw FunctionCallError(
+                    code: .functionNotFound,
+                    message:
+                        "trigger '\(trigger.name)' is \(FunctionKind(trigger: trigger.kind).triggerPhrase ?? "a trigger") but function '\(trigger.function)' is \(kind.phrase)"
+                )
+            }
+        }
+        let outcome = await run(origin, user: .system, runningAsSystem: true, body)
+        switch outcome {
+        case .success: return
+        case .failure(let message):
+            throw FunctionCallError(code: .functionExecutionError, message: message)
+        case .timeout(let limit):
+            throw FunctionCallError.timedOut(trigger.function, after: limit)
+        }
+    }
+}

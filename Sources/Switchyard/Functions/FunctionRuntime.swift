@@ -1,0 +1,90 @@
+import BSON
+import Foundation
+
+/// What every function context of one app shares, and the one place executions run: with the function's
+/// time limit, a bounded log, and an invocation record written afterwards.
+final class FunctionRuntime: Sendable {
+    let registry: FunctionRegistry
+    let definition: AppDefinition
+    let values: FunctionContext.Values
+    let environment: FunctionContext.Environment
+    let services: FunctionContext.Services
+    let scrubber: SecretScrubber
+    let invocationLog: InvocationLog
+
+    init(
+        registry: FunctionRegistry, configuration: AppConfiguration, services: FunctionContext.Services,
+        invocationLog: InvocationLog
+    ) {
+        self.registry = registry
+        definition = configuration.definition
+        values = FunctionContext.Values(values: configuration.values)
+        environment = FunctionContext.Environment(tag: configuration.environment.rawValue, values: values)
+        self.services = services
+        scrubber = SecretScrubber(values: configuration.values)
+        self.invocationLog = invocationLog
+    }
+
+    func settings(for function: String) -> FunctionSettings {
+        definition.functions[function] ?? FunctionSettings()
+    }
+
+    /// How one execution ended; messages are scrubbed of secrets.
+    enum Outcome<Value: Sendable>: Sendable {
+        case success(Value)
+        case failure(String)
+        case timeout(Duration)
+    }
+
+    /// Who an execution is for, as its record tells it.
+    struct Origin: Sendable {
+        var function: String
+        var trigger: String?
+        var eventId: String?
+        var attempt = 1
+    }
+
+    /// Runs `body` as `user` within the function's time limit and records the execution.
+    func run<Value: Sendable>(
+        _ origin: Origin, user: FunctionUser, runningAsSystem: Bool,
+        _ body: @escaping @Sendable (FunctionContext) async throws -> Value
+    ) async -> Outcome<Value> {
+        let lines = InvocationLogLines(scrubber: scrubber)
+        let context = FunctionContext(
+            runtime: self, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: lines)
+        let limit = definition.timeout(for: origin.function)
+        let start = Date()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let deadlineOutcome = await FunctionDeadline.run(limit: limit) { try await body(context) }
+        let duration = started.duration(to: clock.now)
+
+        let outcome: Outcome<Value>
+        var record = InvocationRecord(
+            trigger: origin.trigger, function: origin.function, eventId: origin.eventId, attempt: origin.attempt,
+            userId: user.id, start: start, duration: duration, outcome: .success)
+        switch deadlineOutcome {
+        case .finished(.success(let value)):
+            outcome = .success(value)
+        case .finished(.failure(let error)):
+            let message = scrubber.scrub(String(describing: error))
+            outcome = .failure(message)
+            record.outcome = .failure
+            record.error = message
+        case .timedOut:
+            outcome = .timeout(limit)
+            record.outcome = .timeout
+            record.error = FunctionCallError.timedOut(origin.function, after: limit).message
+        }
+        record.logs = lines.close()
+        do {
+            try await invocationLog.record(record)
+        } catch {
+            // The run itself is over and its outcome stands; a record the store refused (it is closing) is
+            // reported where the operator sees it rather than failing the run.
+            FileHandle.standardError.write(
+                Data("switchyard: could not record the run of function '\(origin.function)': \(error)\n".utf8))
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,61 @@
+import BSON
+import DocumentStore
+import Foundation
+
+/// Every function execution (trigger attempts and client calls), kept in the store's `local.invocations`
+/// (`local` is not change-logged, so recording never fires triggers) and followable live.
+///
+/// The log keeps the newest `retention` records (10,000 by default): older ones are pruned when the app
+/// opens and after every 100 records.
+public final class InvocationLog: Sendable {
+    public static let database = "local"
+    public static let collection = "invocations"
+    public static let defaultRetention = 10_000
+
+    private let log: CappedLog
+    private let feed = LiveFeed<InvocationRecord>()
+
+    public init(store: DocumentStore, retention: Int = InvocationLog.defaultRetention) {
+        log = CappedLog(
+            collection: store.database(Self.database).collection(Self.collection), timeField: "start",
+            retention: retention)
+    }
+
+    /// Creates the log's index and prunes records beyond the retention.
+    public func prepare() async throws {
+        try await log.prepare()
+    }
+
+    /// Stores a record and hands it to followers.
+    public func record(_ record: InvocationRecord) async throws {
+        feed.publish(record)
+        try await log.insert(record.document)
+    }
+
+    /// The newest `limit` records matching the filters, oldest first.
+    /// - Parameters:
+    ///   - trigger: only runs of this trigger.
+    ///   - function: only runs of this function.
+    ///   - since: only runs that started at or after this time.
+    public func records(
+        trigger: String? = nil, function: String? = nil, limit: Int = 100, since: Date? = nil
+    ) async throws -> [InvocationRecord] {
+        var filter: BSONDocument = [:]
+        if let trigger { filter.append("trigger", .string(trigger)) }
+        if let function { filter.append("function", .string(function)) }
+        if let since { filter.append("start", ["$gte": .datetime(BSONDate(since))]) }
+        return try await log.latest(filter, limit: limit).map { document throws in
+            try InvocationRecord(document: document)
+        }
+    }
+
+    /// Every record written from now on, until the app stops or the follower stops iterating.
+    public func follow() -> AsyncStream<InvocationRecord> {
+        feed.follow()
+    }
+
+    /// Ends every follower's stream.
+    func finish() {
+        feed.finish()
+    }
+}

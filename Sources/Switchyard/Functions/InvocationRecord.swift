@@ -1,0 +1,101 @@
+import BSON
+import Foundation
+
+/// One execution of a function: a trigger attempt or a client's call. Error messages and log lines are
+/// recorded with secret values scrubbed.
+public struct InvocationRecord: Sendable, Equatable {
+    public enum Outcome: String, Sendable {
+        case success, failure, timeout
+    }
+
+    public var id: ObjectId
+    /// The trigger that ran the function; nil for a client's call.
+    public var trigger: String?
+    public var function: String
+    /// The trigger event (stable across retries); nil for a client's call.
+    public var eventId: String?
+    /// 1 for the first attempt.
+    public var attempt: Int
+    /// The user the function ran as.
+    public var userId: String
+    public var start: Date
+    public var duration: Duration
+    public var outcome: Outcome
+    public var error: String?
+    /// What the function wrote with `context.log`, bounded (see `FunctionContext.log`).
+    public var logs: [String]
+
+    public init(
+        id: ObjectId = ObjectId(), trigger: String? = nil, function: String, eventId: String? = nil, attempt: Int = 1,
+        userId: String, start: Date, duration: Duration, outcome: Outcome, error: String? = nil, logs: [String] = []
+    ) {
+        self.id = id
+        self.trigger = trigger
+        self.function = function
+        self.eventId = eventId
+        self.attempt = attempt
+        self.userId = userId
+        self.start = start
+        self.duration = duration
+        self.outcome = outcome
+        self.error = error
+        self.logs = logs
+    }
+}
+
+extension InvocationRecord {
+    /// The stored form: `{_id, trigger?, function, eventId?, attempt, userId, start, durationMs, outcome,
+    /// error?, logs}` (`start` a date, `durationMs` a double).
+    public var document: BSONDocument {
+        var document: BSONDocument = ["_id": .objectId(id)]
+        if let trigger { document.append("trigger", .string(trigger)) }
+        document.append("function", .string(function))
+        if let eventId { document.append("eventId", .string(eventId)) }
+        document.append("attempt", .int64(Int64(attempt)))
+        document.append("userId", .string(userId))
+        document.append("start", .datetime(BSONDate(start)))
+        document.append("durationMs", .double(duration.milliseconds))
+        document.append("outcome", .string(outcome.rawValue))
+        if let error { document.append("error", .string(error)) }
+        document.append("logs", .array(logs.map { .string($0) }))
+        return document
+    }
+
+    /// Reads a record written by `document`; errors name the missing or mistyped field.
+    public init(document: BSONDocument) throws(InvocationLogError) {
+        func field<T>(_ key: String, _ read: (BSON) -> T?) throws(InvocationLogError) -> T {
+            guard let value = document[key], let typed = read(value) else {
+                throw InvocationLogError(
+                    "invocation record \(document["_id"].map { "\($0)" } ?? "") has no valid '\(key)'")
+            }
+            return typed
+        }
+        func optional(_ key: String) throws(InvocationLogError) -> String? {
+            document[key] == nil ? nil : try field(key, \.stringValue)
+        }
+        id = try field("_id", \.objectIdValue)
+        trigger = try optional("trigger")
+        function = try field("function", \.stringValue)
+        eventId = try optional("eventId")
+        attempt = Int(try field("attempt", \.int64Value))
+        userId = try field("userId", \.stringValue)
+        start = try field("start") { if case .datetime(let date) = $0 { date.date } else { nil } }
+        duration = .milliseconds(
+            try field("durationMs") { $0.doubleValue.flatMap { (0..<1e15).contains($0) ? $0 : nil } })
+        outcome = try field("outcome") { $0.stringValue.flatMap(Outcome.init(rawValue:)) }
+        error = try optional("error")
+        logs = try field("logs") { value in
+            value.arrayValue.flatMap { items in
+                let lines = items.compactMap(\.stringValue)
+                return lines.count == items.count ? lines : nil
+            }
+        }
+    }
+}
+
+/// A stored invocation record that cannot be read back.
+public struct InvocationLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

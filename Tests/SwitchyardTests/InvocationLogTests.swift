@@ -1,0 +1,113 @@
+import BSON
+import DocumentStore
+import Foundation
+import Switchyard
+import Testing
+
+@Suite struct InvocationLogTests {
+    let user = FunctionUser(id: "user-1")
+
+    @Test func recordsArePersistedInLocalInvocations() async throws {
+        var registry = FunctionRegistry()
+        registry.register("ok") { (_: [BSON], context: FunctionContext) in
+            context.log("fine")
+            return true
+        }
+        registry.register("fails") { (_: [BSON], _: FunctionContext) -> BSON in
+            throw StoreError.badValue("no such book")
+        }
+        let app = try await SwitchyardApp.inMemory(registry)
+        let before = Date(timeIntervalSinceNow: -1)
+        _ = try await app.call(function: "ok", user: user)
+        await #expect(throws: FunctionCallError.self) { try await app.call(function: "fails", user: user) }
+
+        let stored = try await app.store.database("local").collection("invocations").find().toArray()
+        #expect(stored.count == 2)
+        let records = try await app.invocations.records()
+        #expect(records.map(\.function) == ["ok", "fails"])
+        #expect(records.map(\.outcome) == [.success, .failure])
+        #expect(records[0].logs == ["fine"])
+        #expect(records[0].error == nil)
+        #expect(records[1].error == "BadValue (2): no such book")
+        #expect(records.allSatisfy { $0.trigger == nil && $0.eventId == nil && $0.attempt == 1 })
+        #expect(records.allSatisfy { $0.userId == "user-1" && $0.start >= before && $0.duration >= .zero })
+        #expect(try await app.invocations.records(function: "fails").map(\.outcome) == [.failure])
+        #expect(try await app.invocations.records(limit: 1).map(\.function) == ["fails"])
+        #expect(try await app.invocations.records(since: Date(timeIntervalSinceNow: 60)).isEmpty)
+        #expect(try await app.invocations.records(trigger: "someTrigger").isEmpty)
+        await app.stop()
+    }
+
+    @Test func followersSeeNewRecords() async throws {
+        var registry = FunctionRegistry()
+        registry.register("ok") { (_: [BSON], _: FunctionContext) in .null }
+        let app = try await SwitchyardApp.inMemory(registry)
+        let follower = app.invocations.follow()
+        _ = try await app.call(function: "ok", user: user)
+        #expect(await follower.first()?.function == "ok")
+        await app.stop()
+    }
+
+    @Test func stoppingTheAppEndsFollowers() async throws {
+        let app = try await SwitchyardApp.inMemory(FunctionRegistry())
+        let follower = app.invocations.follow()
+        await app.stop()
+        #expect(await follower.first() == nil)
+    }
+
+    @Test func onlyTheNewestRecordsAreKept() async throws {
+        var registry = FunctionRegistry()
+        registry.register("ok") { (arguments: [BSON], context: FunctionContext) in
+            context.log("\(arguments.first?.int64Value ?? -1)")
+            return .null
+        }
+        let app = try await SwitchyardApp.inMemory(
+            registry, options: SwitchyardApp.Options(invocationRetention: 5))
+        for index in 0..<250 { _ = try await app.call(function: "ok", arguments: [.int64(Int64(index))], user: user) }
+        // Pruned every 100 records: at most retention + 100 remain, and the newest are all there.
+        let stored = try await app.store.database("local").collection("invocations").countDocuments()
+        #expect(stored <= 105)
+        #expect(stored < 250)
+        let latest = try await app.invocations.records(limit: 5)
+        #expect(latest.map { $0.logs } == (245..<250).map { ["\($0)"] })
+        await app.stop()
+    }
+
+    @Test func secretValuesNeverReachErrorsOrLogs() async throws {
+        var registry = FunctionRegistry()
+        registry.register("leaky") { (_: [BSON], context: FunctionContext) -> BSON in
+            let key = context.values.get("apiKey")?.stringValue ?? ""
+            context.log("calling with key \(key) and token \(context.values.get("token")?.stringValue ?? "")")
+            throw StoreError.badValue("request with \(key) was refused")
+        }
+        let values = AppValues([
+            ("apiKey", .secret(Secret(name: "api", value: "AIzaSECRET123"))),
+            ("token", .secret(Secret(name: "token", value: "tok-42"))),
+        ])
+        let app = try await SwitchyardApp.inMemory(registry, values: values)
+        await #expect(
+            throws: FunctionCallError(
+                code: .functionExecutionError, message: "BadValue (2): request with <secret> was refused")
+        ) {
+            try await app.call(function: "leaky", user: user)
+        }
+        let record = try #require(try await app.invocations.records().first)
+        #expect(record.error == "BadValue (2): request with <secret> was refused")
+        #expect(record.logs == ["calling with key <secret> and token <secret>"])
+        let stored = try await app.store.database("local").collection("invocations").find().toArray()
+        let text = stored.map { $0.extendedJSON() }.joined()
+        #expect(!text.contains("AIzaSECRET123") && !text.contains("tok-42"))
+        await app.stop()
+    }
+
+    @Test func recordsRoundTripThroughTheirDocuments() throws {
+        let record = InvocationRecord(
+            trigger: "books", function: "onBookChange", eventId: "42", attempt: 3, userId: "system",
+            start: Date(timeIntervalSince1970: 1_700_000_000.125), duration: .milliseconds(12.5), outcome: .timeout,
+            error: "too slow", logs: ["a", "b"])
+        #expect(try InvocationRecord(document: record.document) == record)
+        var broken = record.document
+        broken["outcome"] = "exploded"
+        #expect(throws: InvocationLogError.self) { try InvocationRecord(document: broken) }
+    }
+}
