@@ -7,7 +7,8 @@ enum CommandLineTool {
     static var commands: [any Command.Type] {
         [
             ValidateCommand.self, RunCommand.self, CallCommand.self, FireCommand.self, ImportCommand.self,
-            LogsCommand.self, OutboxCommand.self, GenerateEventCommand.self,
+            LogsCommand.self, TriggersCommand.self, ResumeCommand.self, OutboxCommand.self,
+            GenerateEventCommand.self,
             EJSONCommand.self,
         ]
     }

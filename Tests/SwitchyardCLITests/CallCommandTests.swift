@@ -50,6 +50,7 @@ import Testing
         let refused = try switchyard(["call", "ping"], in: app.path)
         #expect(refused.status == 1)
         #expect(
-            refused.stderr == ".switchyard is in use by another switchyard process (is the app running?); stop it first\n")
+            refused.stderr
+                == ".switchyard is in use by another switchyard process (is the app running?); stop it first\n")
     }
 }

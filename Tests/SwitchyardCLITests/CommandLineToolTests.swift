@@ -5,7 +5,10 @@ import Testing
     @Test func helpListsEveryCommand() throws {
         let help = try switchyard("--help")
         #expect(help.status == 0)
-        for command in ["validate", "run", "call", "fire", "logs", "outbox", "import", "generate-event", "ejson"] {
+        for command in [
+            "validate", "run", "call", "fire", "logs", "triggers", "resume", "outbox", "import", "generate-event",
+            "ejson",
+        ] {
             #expect(help.stdout.contains("\n  \(command) "), "\(command)")
             let own = try switchyard(command, "--help")
             #expect(own.status == 0)
