@@ -2,25 +2,28 @@ import Foundation
 import Testing
 
 @Suite struct RunCommandTests {
-    @Test func reportsTheAppAndItsValuesWithoutSecrets() throws {
+    @Test func reportsTheAppRunsItUntilInterruptedAndHoldsItsData() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
         try app.write("values.json", #"{"apiKey": {"secret": "apiKey"}, "region": "eu"}"#)
-        let run = try switchyard(
+        let running = try RunningSwitchyard(
             ["run"], in: app.path, environment: ["SWITCHYARD_SECRET_APIKEY": "hunter2", "SWITCHYARD_ENV": "qa"])
-        #expect(run.status == 0)
-        #expect(run.stderr.isEmpty)
+        defer { running.kill() }
         #expect(
-            run.stdout.hasPrefix(
-                """
-                app: demo (environment: qa)
-                triggers (0):
-                values (2):
-                  apiKey = <secret>
-                  region = "eu"
+            running.lines(atLeast: 6) == [
+                "app: demo (environment: qa)", "triggers (0):", "values (2):", "  apiKey = <secret>",
+                "  region = \"eu\"", "running; data in .switchyard (Ctrl-C stops)",
+            ])
+        // While it runs, the data directory is its own.
+        let call = try switchyard(["call", "ping"], in: app.path)
+        #expect(call.status == 1)
+        #expect(call.stderr.contains("is in use by another switchyard process"))
 
-                """))
-        #expect(!run.stdout.contains("hunter2"))
+        #expect(running.interrupt() == 0)
+        #expect(running.text.hasSuffix("running; data in .switchyard (Ctrl-C stops)\nstopping (interrupt)\nstopped\n"))
+        #expect(!running.text.contains("hunter2"))
+        let after = try switchyard(["call", "ping"], in: app.path, environment: ["SWITCHYARD_SECRET_APIKEY": "x"])
+        #expect(after.status == 0, "\(after.stderr)")
     }
 
     @Test func aTriggerWhoseFunctionCannotServeItIsNotRun() throws {

@@ -127,12 +127,13 @@ final class RunningSwitchyard: @unchecked Sendable {
     private var output = ""
     private var ended = false
 
-    init(_ arguments: [String], in directory: String) throws {
+    init(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws {
         guard let executable = switchyardExecutable else { throw MissingExecutable() }
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+            .merging(environment) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -163,5 +164,26 @@ final class RunningSwitchyard: @unchecked Sendable {
     func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Sends Ctrl-C and returns the exit status once the process ends (killing it after a minute, so a
+    /// process that ignores the signal fails the test instead of hanging it).
+    func interrupt() -> Int32 {
+        Foundation.kill(process.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(60)
+        lock.lock()
+        while !ended, lock.wait(until: deadline) {}
+        let exited = ended
+        lock.unlock()
+        if !exited { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Everything written to standard output so far.
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return output
     }
 }
