@@ -83,20 +83,3 @@ struct AppOptions {
         }
     }
 }
-
-/// An app opened by a command, with the data directory's lock it holds.
-struct OpenApp {
-    let app: SwitchyardApp
-    let lock: DataDirectoryLock
-}
-
-/// A command that could not do its work: the message for standard error and the exit status.
-struct CommandFailure: Error {
-    var message: String
-    var status: Int32
-
-    init(_ message: String, status: Int32) {
-        self.message = message
-        self.status = status
-    }
-}

@@ -71,7 +71,7 @@ struct CallCommand: Command {
         } catch {
             result = .failure(error)
         }
-        await opened.app.stop()
+        await opened.stop()
         for await record in records {
             for line in record.logs { Output.error("log: \(line)") }
         }

@@ -1,5 +1,4 @@
 import BSON
-import DocumentStore
 import Foundation
 import Switchyard
 
@@ -60,7 +59,7 @@ struct FireCommand: Command {
         let app = opened.app
         let triggers = app.configuration.triggers
         guard let definition = triggers.first(where: { $0.name == trigger }) else {
-            await app.stop()
+            await opened.stop()
             let hint = ClosestMatch.suggestion(for: trigger, among: triggers.map(\.name)).map {
                 " (did you mean '\($0)'?)"
             }
@@ -71,7 +70,7 @@ struct FireCommand: Command {
         do throws(CommandFailure) {
             invocation = try self.invocation(of: definition)
         } catch {
-            await app.stop()
+            await opened.stop()
             Output.error(error.message)
             return error.status
         }
@@ -83,7 +82,7 @@ struct FireCommand: Command {
             failed = true
         }
         // Stopping ends the followers' streams, so the loop below sees this run's records and ends.
-        await app.stop()
+        await opened.stop()
         for await record in records where record.trigger == definition.name {
             for line in record.lines { Output.print(line) }
         }

@@ -1,6 +1,5 @@
 import BSON
 import DocumentStore
-import Foundation
 import Switchyard
 
 /// `switchyard logs`: prints the invocation log (trigger attempts and calls), newest last.

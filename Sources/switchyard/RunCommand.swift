@@ -48,14 +48,14 @@ struct RunCommand: Command {
         do {
             try await app.start()
         } catch {
-            await app.stop()
+            await opened.stop()
             Output.error("switchyard run: cannot start the triggers: \(error)")
             return 1
         }
         Output.print("running; data in \(self.app.dataDirectory) (Ctrl-C stops)")
         let signal = await stop.wait()
         Output.print("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
-        await app.stop()
+        await opened.stop()
         Output.print("stopped")
         return 0
     }

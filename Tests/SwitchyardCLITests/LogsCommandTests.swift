@@ -42,30 +42,3 @@ import Testing
         #expect(lines.last?.contains("called by after") == true)
     }
 }
-
-@Suite struct OutboxCommandTests {
-    @Test func printsNothingBeforeAnyMessage() throws {
-        let app = try TemporaryDirectory()
-        try app.write("triggers.yaml", pingApp)
-        let none = try switchyard(["outbox"], in: app.path)
-        #expect(none.status == 0)
-        #expect(none.stderr == "no messages recorded yet: .switchyard holds no store\n")
-        #expect(try switchyard(["call", "ping"], in: app.path).status == 0)
-        let empty = try switchyard(["outbox", "--limit", "5"], in: app.path)
-        #expect(empty.status == 0)
-        #expect(empty.stdout.isEmpty && empty.stderr.isEmpty)
-    }
-}
-
-@Suite struct FireCommandTests {
-    @Test func anUnknownTriggerOrMissingEventIsBadInput() throws {
-        let app = try TemporaryDirectory()
-        try app.write("triggers.yaml", pingApp)
-        let unknown = try switchyard(["fire", "sendBooksTopic", "--event", "event.json"], in: app.path)
-        #expect(unknown.status == 2)
-        #expect(unknown.stderr == "switchyard fire: no trigger named 'sendBooksTopic'\n")
-        let missing = try switchyard(["fire"], in: app.path)
-        #expect(missing.status == 2)
-        #expect(missing.stderr.hasPrefix("switchyard fire: missing TRIGGER, the trigger to fire"))
-    }
-}
