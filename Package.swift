@@ -33,8 +33,7 @@ let package = Package(
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
-        .executableTarget(
-            name: "switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "Functions"]),
+        .executableTarget(name: "switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "Functions"]),
 
         // The app's functions: one file per function in functions/, registered by the generated `functionRegistry`.
         .target(
@@ -50,8 +49,7 @@ let package = Package(
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer"]),
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(
-            name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"
-        ),
+            name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
         // TestSupport serves the HTTP client's tests on loopback (libmicrohttpd); Messaging itself never links it.
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport"]),
         .testTarget(
