@@ -6,7 +6,8 @@ import Synchronization
 /// One trigger's live state: its saved `TriggerState`, whether it runs, what is in flight, and where a
 /// database trigger's stream has read to. Shared by the trigger's runner (and its delivery tasks), the
 /// runtime's control calls and `awaitIdle`. Saves are coalesced: at most one write of the newest state is
-/// in flight, so a later save can never be overtaken by an earlier one.
+/// in flight, so a later save can never be overtaken by an earlier one. A finished event's save is also
+/// paced (see `finishedEventSaveInterval`); every other save, and `flush()`, is written at once.
 final class TriggerProgress: Sendable {
     enum RunState: Sendable, Equatable {
         /// Launched, not yet consuming (opening its stream, loading its start point).
@@ -27,7 +28,11 @@ final class TriggerProgress: Sendable {
         /// Deliveries running now (any trigger type).
         var inFlight = 0
         var unsaved = false
+        /// An unsaved change that must not wait out a pause (anything but finished events).
+        var urgent = false
         var drain: Task<Void, Never>?
+        /// The drain's wait between paced saves; cancelled to end it early.
+        var pause: Task<Void, Never>?
         var lastPositionSave = ContinuousClock.now
     }
 
@@ -37,6 +42,12 @@ final class TriggerProgress: Sendable {
     /// How often a position advanced only by skipped entries (other namespaces, filtered out) is saved:
     /// often enough that a quiet trigger's token never falls out of the retained history.
     static let skippedPositionSaveInterval = Duration.milliseconds(500)
+
+    /// While events keep finishing, a database trigger's state is written at most this often: each write
+    /// is a store transaction costing about as much as the insert behind the event, so saving after every
+    /// event halved the store's write rate. The position still only covers finished events, so a crash
+    /// redelivers what finished since the last write (this long's worth at most) and never skips one.
+    static let finishedEventSaveInterval = Duration.milliseconds(20)
 
     init(state: TriggerState, ledger: TriggerLedger) {
         self.ledger = ledger
@@ -114,7 +125,7 @@ final class TriggerProgress: Sendable {
             $0.state.record(eventId: event.id.data, eventTime: event.wallTime.map(\.date), at: time)
             if deadLettered { $0.state.deadLettered += 1 } else { $0.state.processed += 1 }
         }
-        save()
+        save(paced: true)
     }
 
     /// A delivery ended without finishing (the runtime is stopping): the event stays in flight in the
@@ -161,33 +172,59 @@ final class TriggerProgress: Sendable {
 
     // MARK: Saving
 
-    func save() {
-        inner.withLock { snapshot in
+    /// Writes the state soon. `paced` saves (finished events) may wait out the interval since the last
+    /// write; any other save ends such a wait.
+    func save(paced: Bool = false) {
+        let pause = inner.withLock { snapshot -> Task<Void, Never>? in
             snapshot.unsaved = true
-            guard snapshot.drain == nil else { return }
+            if !paced { snapshot.urgent = true }
+            guard snapshot.drain == nil else { return paced ? nil : snapshot.pause }
             snapshot.drain = Task { await self.drainSaves() }
+            return nil
         }
+        pause?.cancel()
     }
 
     /// Returns once every save asked for so far is written (or failed: a closed store).
     func flush() async {
-        while let drain = inner.withLock({ $0.drain }) { await drain.value }
+        while let (drain, pause) = inner.withLock({ snapshot -> (Task<Void, Never>, Task<Void, Never>?)? in
+            guard let drain = snapshot.drain else { return nil }
+            snapshot.urgent = true
+            return (drain, snapshot.pause)
+        }) {
+            pause?.cancel()
+            await drain.value
+        }
     }
 
     private func drainSaves() async {
         while true {
-            let next = inner.withLock { snapshot -> TriggerState? in
+            let next = inner.withLock { snapshot -> (state: TriggerState, paced: Bool)? in
                 guard snapshot.unsaved else {
                     snapshot.drain = nil
+                    snapshot.urgent = false
                     return nil
                 }
+                let paced = !snapshot.urgent
                 snapshot.unsaved = false
+                snapshot.urgent = false
                 snapshot.lastPositionSave = .now
-                return snapshot.state
+                return (snapshot.state, paced)
             }
             guard let next else { return }
             // A failed save (the store closing) only means more redelivery after a restart.
-            try? await ledger.save(next)
+            try? await ledger.save(next.state)
+            guard next.paced else { continue }
+            // Saves of events finishing meanwhile wait here, and only the newest state is written after.
+            let pause = inner.withLock { snapshot -> Task<Void, Never>? in
+                guard !snapshot.urgent else { return nil }
+                let due = snapshot.lastPositionSave.advanced(by: Self.finishedEventSaveInterval)
+                let pause = Task { _ = try? await Task.sleep(until: due, clock: .continuous) }
+                snapshot.pause = pause
+                return pause
+            }
+            await pause?.value
+            inner.withLock { $0.pause = nil }
         }
     }
 }
