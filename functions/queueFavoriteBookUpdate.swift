@@ -36,12 +36,14 @@ func queueFavoriteBookUpdate(_ event: ChangeEvent, _ context: FunctionContext) a
         ]
     }
     guard !entries.isEmpty else { return }
+    var queued = entries.count
     do {
         try await collections.notificationQueue.insertMany(entries, ordered: false)
     } catch let error as BulkWriteError where error.writeErrors.allSatisfy({ $0.code == duplicateKeyCode }) {
-        context.log("\(error.writeErrors.count) entries were queued by an earlier delivery of this event")
+        queued -= error.writeErrors.count
+        context.log("\(error.writeErrors.count) notification(s) were queued by an earlier delivery of this event")
     }
-    context.log("queued \(entries.count) notification(s) for book \(bookId.identifierText)")
+    context.log("queued \(queued) notification(s) for book \(bookId.identifierText)")
 }
 
 /// MongoDB's duplicate key error (E11000).
