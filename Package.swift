@@ -51,8 +51,13 @@ let package = Package(
         // TestSupport serves the HTTP client's tests on loopback (libmicrohttpd); Messaging itself never links it.
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport"]),
         .testTarget(
-            name: "SwitchyardTests", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging", "TestSupport"],
+            name: "SwitchyardTests",
+            dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging", "TestSupport", "trigger-crash-runner"],
             exclude: ["Fixtures"]),
+        // Child process of the trigger reliability test: runs triggers over a stream of writes until killed.
+        .executableTarget(
+            name: "trigger-crash-runner", dependencies: ["BSON", "DocumentStore", "Switchyard"],
+            path: "Tests/Fixtures/TriggerCrashRunner"),
         .testTarget(name: "FunctionsTests", dependencies: ["Functions", "Switchyard", "BSON"]),
         .testTarget(name: "FunctionRegistryGeneratorTests", dependencies: ["FunctionRegistryGenerator"]),
         // What several test targets share: a loopback HTTP server on libmicrohttpd.

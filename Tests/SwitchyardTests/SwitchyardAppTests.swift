@@ -232,6 +232,31 @@ import Testing
         await app.stop()
     }
 
+    @Test func startedAppsDispatchWritesToTriggerFunctionsThatWriteBack() async throws {
+        var registry = FunctionRegistry()
+        registry.register("countBook") { (event: ChangeEvent, context: FunctionContext) in
+            let counts = try context.services.mongodb().db("app").collection("counts")
+            let title = event.fullDocument?["title"] ?? .null
+            _ = try await counts.updateOne(
+                ["_id": title], ["$inc": ["n": 1]], upsert: true)
+        }
+        let trigger = TriggerDefinition(
+            name: "books", function: "countBook",
+            kind: .database(
+                DatabaseTrigger(scope: .collection(database: "app", collection: "books"), operations: [.insert])))
+        let app = try await SwitchyardApp.inMemory(registry, definition: AppDefinition(triggers: [trigger]))
+        try await app.start()
+        let books = app.store.database("app").collection("books")
+        _ = try await books.insertMany([["title": "Dune"], ["title": "Emma"], ["title": "Dune"]])
+        try await app.awaitIdle()
+        let counts = try await app.store.database("app").collection("counts").find([:]).toArray()
+        #expect(counts == [["_id": "Dune", "n": 2], ["_id": "Emma", "n": 1]])
+        #expect(try await app.invocations.records(trigger: "books").count == 3)
+        let status = try #require(await app.triggers.statuses().first)
+        #expect(status.processed == 3)
+        await app.stop()
+    }
+
     @Test func failingTriggerAttemptsThrowForTheDispatcher() async throws {
         var registry = FunctionRegistry()
         registry.register("nightly") { (event: ScheduledEvent, context: FunctionContext) in

@@ -26,13 +26,16 @@ extension SwitchyardApp {
         public var outboxRetention: Int
         /// The names `context.services.mongodb(_:)` answers to.
         public var mongodbServiceNames: Set<String>
+        /// The trigger dispatcher's clock and defaults (tests drive schedules with a fake clock).
+        public var triggers: TriggerRuntimeConfiguration
 
         public init(
             storage: Storage = .configurationDirectory, messaging: (any PushMessaging)? = nil,
             variables: [String: String] = ProcessInfo.processInfo.environment,
             invocationRetention: Int = InvocationLog.defaultRetention,
             outboxRetention: Int = OutboxLog.defaultRetention,
-            mongodbServiceNames: Set<String> = [MongoDBService.defaultName]
+            mongodbServiceNames: Set<String> = [MongoDBService.defaultName],
+            triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration()
         ) {
             self.storage = storage
             self.messaging = messaging
@@ -40,6 +43,7 @@ extension SwitchyardApp {
             self.invocationRetention = invocationRetention
             self.outboxRetention = outboxRetention
             self.mongodbServiceNames = mongodbServiceNames
+            self.triggers = triggers
         }
     }
 }

@@ -3,7 +3,8 @@ import DocumentStore
 import Messaging
 
 /// One app, assembled: its configuration, its functions, its store, the services functions use, the invocation
-/// log and the outbox. Triggers reach functions through `triggerHandler`; clients through `call`.
+/// log and the outbox. `start()` starts the trigger dispatcher (`triggers`), which reaches functions through
+/// `triggerHandler`; clients reach them through `call`.
 ///
 /// ```swift
 /// let app = try await SwitchyardApp.open(directory: "app", registry: functionRegistry)
@@ -23,6 +24,8 @@ public final class SwitchyardApp: Sendable {
     public let messaging: any PushMessaging
     /// The outbox transport when `messaging` is the outbox (for fault injection in tests); nil otherwise.
     public let outboxMessaging: OutboxMessaging?
+    /// The trigger dispatcher: status, suspend/resume, dead letters, authentication events.
+    public let triggers: TriggerRuntime
     let runtime: FunctionRuntime
 
     /// The directory `Options.Storage.configurationDirectory` keeps the store in, under the configuration's.
@@ -30,7 +33,8 @@ public final class SwitchyardApp: Sendable {
 
     private init(
         configuration: AppConfiguration, registry: FunctionRegistry, store: DocumentStore, invocations: InvocationLog,
-        outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?, runtime: FunctionRuntime
+        outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?, runtime: FunctionRuntime,
+        triggers: TriggerRuntime
     ) {
         self.configuration = configuration
         self.registry = registry
@@ -40,6 +44,7 @@ public final class SwitchyardApp: Sendable {
         self.messaging = messaging
         self.outboxMessaging = outboxMessaging
         self.runtime = runtime
+        self.triggers = triggers
     }
 
     /// Loads the configuration in `directory` for `environment`, checks it against `registry` (every trigger's
@@ -98,9 +103,13 @@ public final class SwitchyardApp: Sendable {
                 http: HTTPService(client: try HTTPClient()))
             let runtime = FunctionRuntime(
                 registry: registry, configuration: configuration, services: services, invocationLog: invocations)
+            let triggers = TriggerRuntime(
+                store: store, definitions: configuration.definition.triggers, configuration: options.triggers,
+                handler: { invocation in try await runtime.runTrigger(invocation) })
             return SwitchyardApp(
                 configuration: configuration, registry: registry, store: store, invocations: invocations,
-                outboxLog: outboxLog, messaging: messaging, outboxMessaging: outboxMessaging, runtime: runtime)
+                outboxLog: outboxLog, messaging: messaging, outboxMessaging: outboxMessaging, runtime: runtime,
+                triggers: triggers)
         } catch {
             await store.close()
             throw error
@@ -119,15 +128,20 @@ public final class SwitchyardApp: Sendable {
         return { invocation in try await runtime.runTrigger(invocation) }
     }
 
-    /// Starts the app's background work.
+    /// Starts the trigger dispatcher: each enabled trigger catches up from its saved resume token, then follows
+    /// new changes. Client calls work without it.
     public func start() async throws {
-        // The trigger dispatcher starts here, with `triggerHandler`, once it is merged; the store is already
-        // open and client calls work without it.
+        try await triggers.start()
     }
 
-    /// Stops the app's background work, ends log and outbox followers and closes the store.
+    /// Waits until every trigger has caught up with the change log and no function is running.
+    public func awaitIdle() async throws {
+        try await triggers.awaitIdle()
+    }
+
+    /// Stops the dispatcher (running functions finish first), ends log and outbox followers and closes the store.
     public func stop() async {
-        // The trigger dispatcher stops here first, once it is merged.
+        await triggers.stop()
         invocations.finish()
         outboxLog.finish()
         await store.close()

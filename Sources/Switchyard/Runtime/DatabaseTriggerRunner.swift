@@ -1,0 +1,182 @@
+import BSON
+import DocumentStore
+import Foundation
+
+/// Consumes the change stream for one database trigger until cancelled, suspended, or the store closes.
+struct DatabaseTriggerRunner: Sendable {
+    let definition: TriggerDefinition
+    let trigger: DatabaseTrigger
+    let store: DocumentStore
+    let progress: TriggerProgress
+    let delivery: TriggerDelivery
+    let ledger: TriggerLedger
+    let clock: any TriggerClock
+
+    /// A change event the trigger cannot route (its `project` broke the event): the trigger is suspended.
+    private struct RouteFailure: Error {
+        var event: ChangeEvent
+        var error: StoreError
+    }
+
+    func run() async {
+        defer { if progress.snapshot.runState != .suspended { progress.setRunState(.stopped) } }
+        let route: ChangeEventRoute
+        do {
+            route = try ChangeEventRoute(trigger)
+        } catch {
+            progress.suspend(
+                TriggerSuspension(
+                    reason: "the trigger's match or project is not valid: \(error.message)", code: error.code,
+                    time: clock.now()))
+            return
+        }
+        await enablePreImages()
+        // Set by the runtime before launching; nil only after a tolerated resume error: from now.
+        var resumeAfter = progress.state.position
+        while !Task.isCancelled {
+            do {
+                let stream = try await store.watch([], options: route.streamOptions(resumeAfter: resumeAfter))
+                progress.startConsuming(at: resumeAfter ?? stream.startingPoint.sequence)
+                switch trigger.delivery {
+                case .ordered: try await consumeInOrder(stream, route: route)
+                case .unordered(let maxConcurrency):
+                    try await consumeConcurrently(stream, route: route, maxConcurrency: max(1, maxConcurrency))
+                }
+                progress.savePosition()
+                return
+            } catch let error as StoreError where error.code == 286 {
+                guard trigger.tolerateResumeErrors else {
+                    progress.suspend(TriggerSuspension(reason: error.message, code: error.code, time: clock.now()))
+                    return
+                }
+                let from = resumeAfter.map { ResumeToken(sequence: $0).description } ?? "the saved token"
+                progress.warn(
+                    "\(clock.now()): could not resume after \(from) (ChangeStreamHistoryLost); restarted from now, "
+                        + "events in between were not delivered")
+                resumeAfter = nil
+            } catch let failure as RouteFailure {
+                progress.suspend(
+                    TriggerSuspension(
+                        reason: failure.error.message, code: failure.error.code, failedEventId: failure.event.id.data,
+                        time: clock.now()))
+                return
+            } catch {
+                // The store closed under the trigger: it simply stops; a restart resumes from the saved token.
+                if !Task.isCancelled { progress.warn("\(clock.now()): the change stream ended: \(error)") }
+                return
+            }
+        }
+    }
+
+    /// One event at a time, in commit order; a failure after the last retry suspends the trigger.
+    private func consumeInOrder(_ stream: ChangeStream, route: ChangeEventRoute) async throws {
+        for try await event in stream {
+            guard let routed = try await deliverable(event, route: route) else {
+                progress.skip(event.id.sequence)
+                continue
+            }
+            progress.begin(event.id.sequence)
+            switch await deliver(routed) {
+            case .delivered:
+                progress.finish(routed, at: clock.now(), deadLettered: false)
+            case .failed(let error, let attempts):
+                progress.abandon()
+                progress.suspend(
+                    TriggerSuspension(
+                        reason: "function \(definition.function) failed \(attempts) times: \(error)",
+                        code: (error as? StoreError)?.code, failedEventId: event.id.data, time: clock.now()))
+                return
+            case .interrupted:
+                progress.abandon()
+                return
+            }
+        }
+    }
+
+    /// Up to `maxConcurrency` events at once; a failure after the last retry goes to the dead-letter queue.
+    private func consumeConcurrently(_ stream: ChangeStream, route: ChangeEventRoute, maxConcurrency: Int)
+        async throws
+    {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Children added and not yet collected: finished ones are collected only when a slot is needed.
+            var uncollected = 0
+            for try await event in stream {
+                guard let routed = try await deliverable(event, route: route) else {
+                    progress.skip(event.id.sequence)
+                    continue
+                }
+                if uncollected >= maxConcurrency {
+                    _ = try await group.next()
+                    uncollected -= 1
+                }
+                progress.begin(event.id.sequence)
+                group.addTask { await deliverUnordered(routed) }
+                uncollected += 1
+            }
+        }
+    }
+
+    private func deliverUnordered(_ event: ChangeEvent) async {
+        switch await deliver(event) {
+        case .delivered:
+            progress.finish(event, at: clock.now(), deadLettered: false)
+        case .failed(let error, let attempts):
+            let letter = DeadLetter(
+                trigger: definition.name, eventId: event.id.data, input: .database(event), error: "\(error)",
+                attempts: attempts, failedAt: clock.now())
+            do {
+                try await ledger.add(letter)
+                progress.finish(event, at: clock.now(), deadLettered: true)
+            } catch {
+                // Not recorded, so not finished: the saved position stays before it until a restart redelivers it.
+                progress.abandon()
+                progress.warn("\(clock.now()): could not dead-letter event \(event.id.data): \(error)")
+            }
+        case .interrupted:
+            progress.abandon()
+        }
+    }
+
+    private func deliver(_ event: ChangeEvent) async -> DeliveryOutcome {
+        await delivery.deliver(definition, input: .database(event), eventId: event.id.data) { _ in
+            progress.recordFailedAttempt()
+        }
+    }
+
+    private func deliverable(_ event: ChangeEvent, route: ChangeEventRoute) async throws -> ChangeEvent? {
+        guard route.watches(event) else { return nil }
+        var current: BSONDocument?
+        if route.needsLookup(event), let namespace = event.namespace, let id = event.documentKey?["_id"] {
+            current = try await store.database(namespace.database).collection(namespace.collection).findOne([
+                "_id": ["$eq": id]
+            ])
+        }
+        do {
+            return try route.deliverable(event, currentDocument: current)
+        } catch {
+            throw RouteFailure(event: event, error: error)
+        }
+    }
+
+    /// Pre-images need `changeStreamPreAndPostImages` on the collection, which only `createCollection`
+    /// can set in this store: a collection created earlier keeps its options, and its events carry
+    /// `fullDocumentBeforeChange: null` (the trigger warns). Database- and deployment-wide triggers cannot
+    /// enable it for collections they do not know of.
+    private func enablePreImages() async {
+        guard trigger.fullDocumentBeforeChange else { return }
+        guard case .collection(let database, let collection) = trigger.scope else {
+            progress.warn(
+                "pre-images are delivered only for collections created with changeStreamPreAndPostImages; "
+                    + "a \(trigger.scope.database == nil ? "deployment" : "database")-wide trigger cannot enable them")
+            return
+        }
+        do {
+            try await store.database(database).createCollection(
+                collection, options: CreateCollectionOptions(changeStreamPreAndPostImages: true))
+        } catch let error as StoreError where error.code == 48 {
+            return  // exists already: see above
+        } catch {
+            progress.warn("could not create \(database).\(collection) with pre-images enabled: \(error)")
+        }
+    }
+}

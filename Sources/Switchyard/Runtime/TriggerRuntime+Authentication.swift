@@ -1,0 +1,60 @@
+import BSON
+import Foundation
+
+/// Authentication triggers: the auth layer reports user creation, login and deletion here.
+///
+/// Delivery is in memory: an event still being delivered (or waiting for a retry) when the process dies
+/// is lost. One that exhausts its retries goes to the dead-letter queue, which is durable.
+extension TriggerRuntime {
+    /// Delivers `event` to every running authentication trigger whose operation matches and whose
+    /// providers include one of the event's; returns their names. Returns before the functions run
+    /// (`awaitIdle` waits for them).
+    @discardableResult
+    public func fire(authEvent event: AuthEvent) -> [String] {
+        guard isRunning else { return [] }
+        let eventId = ObjectId().hex
+        var delivered: [String] = []
+        for definition in definitions where !definition.disabled {
+            guard case .authentication(let trigger) = definition.kind, Self.matches(trigger, event),
+                let item = progress[definition.name], item.snapshot.runState == .running
+            else { continue }
+            delivered.append(definition.name)
+            let delivery = TriggerDelivery(handler: handler, retry: configuration.retry)
+            let (ledger, clock) = (ledger, configuration.clock)
+            let id = ObjectId()
+            item.beginDelivery()
+            authenticationDeliveries[id] = Task {
+                let outcome = await delivery.deliver(definition, input: .authentication(event), eventId: eventId) { _ in
+                    item.recordFailedAttempt()
+                }
+                var recorded = outcome
+                if case .failed(let error, let attempts) = outcome {
+                    let letter = DeadLetter(
+                        trigger: definition.name, eventId: eventId, input: .authentication(event), error: "\(error)",
+                        attempts: attempts, failedAt: clock.now())
+                    if (try? await ledger.add(letter)) == nil { recorded = .interrupted }
+                }
+                item.endDelivery(eventId: eventId, eventTime: event.time, at: clock.now(), outcome: recorded)
+                self.finishAuthenticationDelivery(id)
+            }
+        }
+        return delivered
+    }
+
+    private func finishAuthenticationDelivery(_ id: ObjectId) {
+        authenticationDeliveries[id] = nil
+    }
+
+    static func matches(_ trigger: AuthenticationTrigger, _ event: AuthEvent) -> Bool {
+        let operation: AuthenticationOperation =
+            switch event.operationType {
+            case .create: .create
+            case .login: .login
+            case .delete: .delete
+            }
+        return trigger.operation == operation
+            && event.providers.contains { provider in
+                trigger.providers.contains { $0.rawValue == provider }
+            }
+    }
+}

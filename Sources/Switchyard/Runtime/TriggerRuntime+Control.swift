@@ -1,0 +1,166 @@
+import BSON
+import DocumentStore
+import Foundation
+
+/// What the CLI and the admin API call: statuses, suspend and resume, dead letters, configuration changes.
+extension TriggerRuntime {
+    /// Every defined trigger, in definition order. Before `start()` it shows the saved state.
+    public func statuses() async throws -> [TriggerStatus] {
+        let logEnd = try? await store.watch().startingPoint.sequence
+        let saved = progress.isEmpty ? try await ledger.loadStates() : [:]
+        return definitions.map { definition in
+            let snapshot = progress[definition.name]?.snapshot
+            var state = snapshot?.state ?? TriggerState(name: definition.name, identity: definition.identity)
+            if snapshot == nil, let stored = saved[definition.name], stored.identity == definition.identity {
+                state = stored
+            }
+            let runState: TriggerStatus.State =
+                switch snapshot?.runState {
+                case .starting, .running: .running
+                case .suspended: .suspended
+                case .disabled: .disabled
+                case .stopped, nil: definition.disabled ? .disabled : state.suspension != nil ? .suspended : .stopped
+                }
+            var pending: Int?
+            if case .database = definition.kind, let logEnd, let position = state.position {
+                pending = Int(clamping: max(0, logEnd - position))
+            }
+            return TriggerStatus(
+                name: definition.name, type: definition.kind.typeName, function: definition.function,
+                state: runState, lastEventId: state.lastEventId, lastEventTime: state.lastEventTime,
+                lastProcessedAt: state.lastProcessedAt, pendingLogEntries: pending, processed: state.processed,
+                failedAttempts: state.failedAttempts, deadLettered: state.deadLettered,
+                inFlight: snapshot?.inFlight ?? 0, suspension: state.suspension, warnings: state.warnings)
+        }
+    }
+
+    public func status(of trigger: String) async throws -> TriggerStatus {
+        _ = try definition(named: trigger)
+        guard let status = try await statuses().first(where: { $0.name == trigger }) else {
+            throw TriggerRuntimeError.unknownTrigger(trigger)
+        }
+        return status
+    }
+
+    /// Stops a running trigger until `resume`: its running function finishes, its token stays where it
+    /// is, and the suspension survives restarts.
+    public func suspend(trigger name: String) async throws {
+        let definition = try definition(named: name)
+        guard isRunning, let item = progress[name] else {
+            throw TriggerRuntimeError(code: .notRunning, message: "the trigger runtime is not running")
+        }
+        guard !definition.disabled else {
+            throw TriggerRuntimeError(code: .invalidState, message: "trigger '\(name)' is disabled")
+        }
+        await halt(name)
+        item.suspend(TriggerSuspension(reason: "suspended by request", time: configuration.clock.now()))
+        await item.flush()
+    }
+
+    /// Resumes a suspended trigger from its saved token (`true`: the failed event is delivered again) or
+    /// from now (`false`: everything since the suspension is skipped), as App Services offers it.
+    public func resume(trigger name: String, fromToken: Bool) async throws {
+        try await resume(trigger: name, from: fromToken ? .savedToken : .now)
+    }
+
+    public func resume(trigger name: String, from point: TriggerResumePoint) async throws {
+        let definition = try definition(named: name)
+        guard isRunning, let item = progress[name] else {
+            throw TriggerRuntimeError(code: .notRunning, message: "the trigger runtime is not running")
+        }
+        guard item.snapshot.runState == .suspended else {
+            throw TriggerRuntimeError(code: .invalidState, message: "trigger '\(name)' is not suspended")
+        }
+        let logEnd = try await store.watch().startingPoint.sequence
+        let now = configuration.clock.now()
+        item.update { state in
+            switch (point, definition.kind) {
+            case (.savedToken, _): break
+            case (.afterFailedEvent, .database):
+                if let id = state.suspension?.failedEventId, let token = ResumeToken(["_data": .string(id)]) {
+                    state.position = max(state.position ?? token.sequence, token.sequence)
+                }
+            case (.now, .database): state.position = logEnd
+            case (.now, .scheduled): state.lastFireTime = now
+            case (.afterFailedEvent, _), (.now, .authentication): break
+            }
+            state.suspension = nil
+        }
+        await item.flush()
+        launch(definition, logEnd: logEnd)
+    }
+
+    /// Replaces the trigger set while running (or before `start`). Unchanged triggers keep running; a
+    /// changed one restarts from its saved token when its identity (name and source) is the same, and from
+    /// now when not; removed triggers stop and their saved state is deleted.
+    public func apply(definitions new: [TriggerDefinition]) async throws {
+        try Self.validate(new)
+        let old = Dictionary(definitions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let names = Set(new.map(\.name))
+        for name in old.keys where !names.contains(name) {
+            await halt(name)
+            if let item = progress.removeValue(forKey: name) { await item.flush() }
+            try await ledger.deleteState(of: name)
+        }
+        replaceDefinitions(new)
+        guard isRunning else { return }
+        let saved = try await ledger.loadStates()
+        let logEnd = try await store.watch().startingPoint.sequence
+        for definition in new {
+            if let previous = old[definition.name] {
+                if previous == definition { continue }
+                await halt(definition.name)
+                if let item = progress[definition.name] { await item.flush() }
+                if previous.identity != definition.identity {
+                    progress[definition.name] = makeProgress(definition, saved: [:])
+                    progress[definition.name]?.save()
+                }
+            } else {
+                progress[definition.name] = makeProgress(definition, saved: saved)
+            }
+            launch(definition, logEnd: logEnd)
+        }
+    }
+
+    // MARK: Dead letters
+
+    /// Events given up on, oldest first; all triggers' when `trigger` is nil.
+    public func deadLetters(trigger: String? = nil) async throws -> [DeadLetter] {
+        try await ledger.deadLetters(trigger: trigger)
+    }
+
+    /// Delivers a dead letter's event again, with the trigger's retries; on success it leaves the queue,
+    /// on failure it stays with its attempts and error updated (and this throws `redeliveryFailed`).
+    public func redeliver(deadLetterId id: ObjectId) async throws {
+        guard var letter = try await ledger.deadLetter(id) else {
+            throw TriggerRuntimeError(code: .deadLetterNotFound, message: "no dead letter with id \(id.hex)")
+        }
+        let definition = try definition(named: letter.trigger)
+        let item = progress[definition.name]
+        let delivery = TriggerDelivery(handler: handler, retry: retryPolicy(of: definition))
+        let outcome = await delivery.deliver(
+            definition, input: letter.input, eventId: letter.eventId, firstAttempt: letter.attempts + 1
+        ) { _ in item?.recordFailedAttempt() }
+        switch outcome {
+        case .delivered:
+            try await ledger.removeDeadLetter(id)
+            let now = configuration.clock.now()
+            item?.update {
+                $0.processed += 1
+                $0.lastProcessedAt = now
+            }
+        case .failed(let error, let attempts):
+            letter.error = "\(error)"
+            letter.attempts = attempts
+            letter.failedAt = configuration.clock.now()
+            try await ledger.add(letter)
+            throw TriggerRuntimeError(
+                code: .redeliveryFailed,
+                message:
+                    "redelivering \(letter.eventId) to trigger '\(letter.trigger)' failed \(attempts) times: \(error)"
+            )
+        case .interrupted:
+            throw CancellationError()
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import BSON
+import DocumentStore
+import Foundation
+
+/// Runs an app's triggers against a store: database triggers on the change log, scheduled triggers on
+/// their cron schedules, authentication triggers on the events the auth layer fires. Each event reaches
+/// the handler at least once: a database trigger's resume token (in `local.triggerState`) moves only after
+/// the function finished, so a restart, even after `kill -9`, redelivers what was in flight.
+///
+/// - Ordered database triggers run one event at a time in commit order and are suspended when an event
+///   fails its last retry; unordered ones run up to `maxConcurrency` events at once, dead-letter an event
+///   that fails its last retry, and save a token just before their oldest unfinished event.
+/// - Pre-images (`fullDocumentBeforeChange`) exist only for collections created with
+///   `changeStreamPreAndPostImages`. A collection-scoped trigger that wants them creates its collection
+///   so; a collection that already existed keeps its options, and if it was created without them its
+///   events carry `fullDocumentBeforeChange: null` (recreate it, or create it before first use).
+/// - Scheduled triggers save their last fire time after the function finished and catch up missed
+///   fire times on start. Authentication events are delivered from memory only (see `fire(authEvent:)`).
+/// - `stop()` lets running functions finish; a function that never returns holds it up, so functions
+///   are expected to enforce their own timeout.
+///
+/// ```swift
+/// let runtime = TriggerRuntime(store: store, definitions: app.triggers) { invocation in
+///     try await functions.run(invocation)
+/// }
+/// try await runtime.start()
+/// ```
+public actor TriggerRuntime {
+    public nonisolated let store: DocumentStore
+    public nonisolated let configuration: TriggerRuntimeConfiguration
+    let handler: TriggerHandler
+    let ledger: TriggerLedger
+    private(set) var definitions: [TriggerDefinition]
+    var progress: [String: TriggerProgress] = [:]
+    var runners: [String: Task<Void, Never>] = [:]
+    var authenticationDeliveries: [ObjectId: Task<Void, Never>] = [:]
+    /// Whether `start()` ran and `stop()` did not since.
+    public private(set) var isRunning = false
+
+    public init(
+        store: DocumentStore, definitions: [TriggerDefinition], configuration: TriggerRuntimeConfiguration = .init(),
+        handler: @escaping TriggerHandler
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.handler = handler
+        self.definitions = definitions
+        ledger = TriggerLedger(store: store, database: configuration.stateDatabase)
+    }
+
+    /// Starts every enabled trigger from its saved state: database triggers resume after their token
+    /// (catching up on the events written while stopped) unless they skip catch-up events; triggers
+    /// suspended before stay suspended.
+    public func start() async throws {
+        guard !isRunning else { return }
+        try Self.validate(definitions)
+        let saved = try await ledger.loadStates()
+        let logEnd = try await store.watch().startingPoint.sequence
+        for definition in definitions { progress[definition.name] = makeProgress(definition, saved: saved) }
+        isRunning = true
+        for definition in definitions { launch(definition, logEnd: logEnd) }
+    }
+
+    /// Stops consuming events. Functions already running finish (no retry is started); their events are
+    /// finished or, if not, redelivered after the next start. Saved state is written before returning.
+    public func stop() async {
+        guard isRunning else { return }
+        isRunning = false
+        let tasks = Array(runners.values) + Array(authenticationDeliveries.values)
+        runners = [:]
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        for item in progress.values {
+            if [.starting, .running].contains(item.snapshot.runState) { item.setRunState(.stopped) }
+            await item.flush()
+        }
+    }
+
+    /// Returns when every running trigger has caught up with the change log as it was when called, no
+    /// function is running, no scheduled fire time up to the clock's now is pending, and saved state is
+    /// written. Suspended, disabled and stopped triggers do not hold it up.
+    public func awaitIdle() async throws {
+        guard isRunning else { return }
+        let logEnd = try await store.watch().startingPoint.sequence
+        while !allIdle(logEnd: logEnd, now: configuration.clock.now()) {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        for item in progress.values {
+            item.savePosition()
+            await item.flush()
+        }
+    }
+
+    private func allIdle(logEnd: Int64, now: Date) -> Bool {
+        definitions.allSatisfy { definition in
+            guard let snapshot = progress[definition.name]?.snapshot else { return true }
+            guard snapshot.inFlight == 0 else { return false }
+            switch snapshot.runState {
+            case .starting: return false
+            case .suspended, .disabled, .stopped: return true
+            case .running:
+                switch definition.kind {
+                case .database: return (snapshot.watermark?.scanned ?? .min) >= logEnd
+                case .scheduled: return snapshot.sleepingUntil.map { $0 > now } ?? false
+                case .authentication: return true
+                }
+            }
+        }
+    }
+
+    // MARK: Launching
+
+    func makeProgress(_ definition: TriggerDefinition, saved: [String: TriggerState]) -> TriggerProgress {
+        if let state = saved[definition.name], state.identity == definition.identity {
+            return TriggerProgress(state: state, ledger: ledger)
+        }
+        let item = TriggerProgress(
+            state: TriggerState(name: definition.name, identity: definition.identity), ledger: ledger)
+        // State under another identity (renamed source) is replaced, so it is not picked up again later.
+        if saved[definition.name] != nil { item.save() }
+        return item
+    }
+
+    /// Starts a trigger's runner. A database trigger without a token (or skipping catch-up events) starts
+    /// from `logEnd`, fixed here rather than when its stream opens: a write made after `start()` returned
+    /// always reaches it. A scheduled trigger without a last fire time (or skipping catch-up) starts from now.
+    func launch(_ definition: TriggerDefinition, logEnd: Int64) {
+        guard isRunning, let item = progress[definition.name] else { return }
+        if definition.disabled {
+            item.setRunState(.disabled)
+            return
+        }
+        if item.state.suspension != nil {
+            item.setRunState(.suspended)
+            return
+        }
+        let clock = configuration.clock
+        let delivery = TriggerDelivery(handler: handler, retry: retryPolicy(of: definition))
+        switch definition.kind {
+        case .database(let trigger):
+            if item.state.position == nil || trigger.skipCatchupEvents { item.update { $0.position = logEnd } }
+            item.setRunState(.starting)
+            let runner = DatabaseTriggerRunner(
+                definition: definition, trigger: trigger, store: store, progress: item, delivery: delivery,
+                ledger: ledger, clock: clock)
+            runners[definition.name] = Task { await runner.run() }
+        case .scheduled(let trigger):
+            // Recorded at once, so a crash before the first fire still catches that fire up at the next start.
+            if item.state.lastFireTime == nil || trigger.skipCatchupEvents {
+                let now = clock.now()
+                item.update { $0.lastFireTime = now }
+            }
+            item.setRunState(.starting)
+            let runner = ScheduledTriggerRunner(
+                definition: definition, trigger: trigger, progress: item, delivery: delivery, ledger: ledger,
+                clock: clock)
+            runners[definition.name] = Task { await runner.run() }
+        case .authentication:
+            item.setRunState(.running)
+        }
+    }
+
+    /// Cancels a trigger's runner and waits for its in-flight functions.
+    func halt(_ name: String) async {
+        guard let task = runners.removeValue(forKey: name) else { return }
+        task.cancel()
+        await task.value
+    }
+
+    func retryPolicy(of definition: TriggerDefinition) -> RetryPolicy {
+        if case .database(let trigger) = definition.kind { return trigger.retry }
+        return configuration.retry
+    }
+
+    func definition(named name: String) throws -> TriggerDefinition {
+        guard let definition = definitions.first(where: { $0.name == name }) else {
+            throw TriggerRuntimeError.unknownTrigger(name)
+        }
+        return definition
+    }
+
+    func replaceDefinitions(_ new: [TriggerDefinition]) {
+        definitions = new
+    }
+
+    static func validate(_ definitions: [TriggerDefinition]) throws {
+        var seen = Set<String>()
+        for definition in definitions where !seen.insert(definition.name).inserted {
+            throw TriggerRuntimeError(
+                code: .duplicateTrigger, message: "two triggers are named '\(definition.name)'; names must be unique")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import BSON
+import Foundation
+
+/// What the runtime remembers about one trigger across restarts, kept as one document in
+/// `local.triggerState` and rewritten after each event the trigger finished.
+struct TriggerState: Sendable, Equatable {
+    var name: String
+    /// The trigger's identity (`TriggerDefinition.identity`); state under another identity is discarded.
+    var identity: String
+    /// Database triggers: the change-log sequence to resume after (every event at or before it is done).
+    var position: Int64?
+    /// Scheduled triggers: the last fire time handled (or the time the trigger was first started).
+    var lastFireTime: Date?
+    var suspension: TriggerSuspension?
+    var lastEventId: String?
+    var lastEventTime: Date?
+    var lastProcessedAt: Date?
+    var processed = 0
+    var failedAttempts = 0
+    var deadLettered = 0
+    var warnings: [String] = []
+
+    init(name: String, identity: String) {
+        self.name = name
+        self.identity = identity
+    }
+
+    /// The most recent warnings kept; older ones are dropped.
+    static let warningLimit = 20
+
+    /// Adds a warning unless the same one is already listed.
+    mutating func warn(_ message: String) {
+        guard !warnings.contains(message) else { return }
+        warnings.append(message)
+        if warnings.count > Self.warningLimit { warnings.removeFirst(warnings.count - Self.warningLimit) }
+    }
+}
+
+/// Why a trigger stopped consuming events until someone resumes it.
+public struct TriggerSuspension: Sendable, Equatable {
+    public var reason: String
+    /// The error code when the cause was a store error (286 for `ChangeStreamHistoryLost`).
+    public var code: Int?
+    /// The event whose delivery failed, when that was the cause.
+    public var failedEventId: String?
+    public var time: Date
+
+    public init(reason: String, code: Int? = nil, failedEventId: String? = nil, time: Date) {
+        self.reason = reason
+        self.code = code
+        self.failedEventId = failedEventId
+        self.time = time
+    }
+}
+
+extension TriggerState {
+    var document: BSONDocument {
+        var document: BSONDocument = ["_id": .string(name), "identity": .string(identity)]
+        if let position { document.append("position", .int64(position)) }
+        if let lastFireTime { document.append("lastFireTime", .date(lastFireTime)) }
+        if let suspension {
+            var suspended: BSONDocument = ["reason": .string(suspension.reason), "time": .date(suspension.time)]
+            if let code = suspension.code { suspended.append("code", .int64(Int64(code))) }
+            if let id = suspension.failedEventId { suspended.append("failedEventId", .string(id)) }
+            document.append("suspension", .document(suspended))
+        }
+        if let lastEventId { document.append("lastEventId", .string(lastEventId)) }
+        if let lastEventTime { document.append("lastEventTime", .date(lastEventTime)) }
+        if let lastProcessedAt { document.append("lastProcessedAt", .date(lastProcessedAt)) }
+        document.append("processed", .int64(Int64(processed)))
+        document.append("failedAttempts", .int64(Int64(failedAttempts)))
+        document.append("deadLettered", .int64(Int64(deadLettered)))
+        document.append("warnings", .array(warnings.map { .string($0) }))
+        return document
+    }
+
+    /// Reads a stored state; nil when the document is not one (written by something else).
+    init?(document: BSONDocument) {
+        guard let name = document["_id"]?.stringValue, let identity = document["identity"]?.stringValue else {
+            return nil
+        }
+        self.init(name: name, identity: identity)
+        position = document["position"]?.int64Value
+        lastFireTime = document["lastFireTime"]?.dateValue
+        if let suspended = document["suspension"]?.documentValue, let reason = suspended["reason"]?.stringValue {
+            suspension = TriggerSuspension(
+                reason: reason, code: suspended["code"]?.int64Value.map { Int(clamping: $0) },
+                failedEventId: suspended["failedEventId"]?.stringValue,
+                time: suspended["time"]?.dateValue ?? Date(timeIntervalSince1970: 0))
+        }
+        lastEventId = document["lastEventId"]?.stringValue
+        lastEventTime = document["lastEventTime"]?.dateValue
+        lastProcessedAt = document["lastProcessedAt"]?.dateValue
+        processed = Int(clamping: document["processed"]?.int64Value ?? 0)
+        failedAttempts = Int(clamping: document["failedAttempts"]?.int64Value ?? 0)
+        deadLettered = Int(clamping: document["deadLettered"]?.int64Value ?? 0)
+        warnings = document["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+}

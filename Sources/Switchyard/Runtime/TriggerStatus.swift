@@ -1,0 +1,38 @@
+import Foundation
+
+/// One trigger as the runtime sees it: what the CLI's `triggers` command and the admin API show.
+public struct TriggerStatus: Sendable, Equatable {
+    public enum State: String, Sendable {
+        /// Consuming events (or waiting for the next fire time).
+        case running
+        /// Stopped by a failure or by request; `resume` starts it again.
+        case suspended
+        /// `disabled: true` in its definition: never started.
+        case disabled
+        /// Not running because the runtime is stopped (or the store closed under it).
+        case stopped
+    }
+
+    public var name: String
+    /// `database`, `scheduled` or `authentication`.
+    public var type: String
+    public var function: String
+    public var state: State
+    /// The last event the trigger finished (its resume token's `_data`, a schedule time, an auth event id).
+    public var lastEventId: String?
+    /// When that event happened (the change's wall time, the scheduled time, the auth event's time).
+    public var lastEventTime: Date?
+    /// When its function finished.
+    public var lastProcessedAt: Date?
+    /// Database triggers: change-log entries (of any namespace) after the saved resume token.
+    public var pendingLogEntries: Int?
+    /// Functions finished, attempts that failed, events given up on into the dead-letter queue.
+    public var processed: Int
+    public var failedAttempts: Int
+    public var deadLettered: Int
+    /// Events being delivered right now.
+    public var inFlight: Int
+    public var suspension: TriggerSuspension?
+    /// Things the runtime worked around (a lost resume point tolerated, pre-images unavailable), newest last.
+    public var warnings: [String]
+}
