@@ -22,7 +22,10 @@ public struct TestOutbox: Sendable {
     /// The delivered messages to `topic` (with or without the `/topics/` prefix).
     public func messages(toTopic topic: String) -> [OutboxEntry] {
         let name = PushMessage.Target.topic(topic).value
-        return delivered.filter { $0.target == .topic(name) }
+        return delivered.filter {
+            guard case .topic = $0.target else { return false }
+            return $0.target.value == name
+        }
     }
 
     /// The delivered messages to the registration token `token`.

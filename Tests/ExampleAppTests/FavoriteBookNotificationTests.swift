@@ -70,6 +70,26 @@ import Testing
         }
     }
 
+    @Test func aUserWhoSignsUpAndRegistersADeviceHearsAboutTheirFavourite() async throws {
+        try await BooksAppFixture.run { app in
+            let book = ObjectId()
+            try await seed(app, book: book, users: [])
+            let user = BooksAppFixture.user("reader")
+            await app.authenticate(.create, user: user)
+            try await app.awaitIdle()
+            _ = try await app.call("updateFCMUserToken", "phone", "add", as: user)
+            try await app.collection("product.customUserData").updateOne(
+                ["userId": "reader"], ["$addToSet": ["favoriteBooks": .objectId(book)]])
+            try await retitle(app, book: book, to: "Dune Messiah")
+
+            #expect(app.outbox.messages(toToken: "phone").map(\.title) == ["A favourite book changed"])
+            _ = try await app.call("updateFCMUserToken", "phone", "remove", as: user)
+            try await retitle(app, book: book, to: "Children of Dune")
+            #expect(app.outbox.messages(toToken: "phone").count == 1)
+            #expect(try await queue(app).count == 1)
+        }
+    }
+
     @Test func aBookNobodyFavouritesQueuesNothing() async throws {
         try await BooksAppFixture.run { app in
             let book = ObjectId()

@@ -39,6 +39,16 @@ import Testing
         }
     }
 
+    @Test func theSystemUserHasNoTokens() async throws {
+        try await BooksAppFixture.run { app in
+            await #expect(throws: FunctionCallError.self) {
+                _ = try await app.call("updateFCMUserToken", "token", "add", as: .system)
+            }
+            let count = try await app.collection("product.customUserData").countDocuments()
+            #expect(count == 0)
+        }
+    }
+
     @Test(arguments: [
         ([BSON.string("token")], "takes 2 arguments"),
         ([.int32(7), "add"], "the token (argument 1) must be a non-empty string"),

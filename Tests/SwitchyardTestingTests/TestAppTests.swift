@@ -169,6 +169,9 @@ import Testing
             #expect(app.outbox.messages(toToken: "b").map(\.title) == ["T"])
             #expect(app.outbox.failed.map(\.target) == [.token("a"), .token("old")])
             #expect(app.outbox.entries.count == 3)
+            _ = try await messaging.send(.portable(target: .topic("/topics/news"), title: "N", body: "n"))
+            #expect(app.outbox.messages(toTopic: "news").map(\.title) == ["N"])
+            #expect(app.outbox.messages(toTopic: "/topics/news").count == 1)
             app.outbox.removeAll()
             #expect(app.outbox.entries.isEmpty)
         }
