@@ -12,7 +12,7 @@ protocol Command {
     init(arguments: [String]) throws(UsageError)
 
     /// Runs the command and returns the process exit status (0 success, 1 failure, 2 bad input).
-    func run() -> Int32
+    func run() async -> Int32
 }
 
 /// Wrong arguments: the message is printed with the usage text, and the process exits with status 2.

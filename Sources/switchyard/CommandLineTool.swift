@@ -1,8 +1,17 @@
+import Switchyard
+
 /// The `switchyard` entry point: global options, then dispatch to a subcommand.
 enum CommandLineTool {
     static let version = "0.1.0"
 
-    static var commands: [any Command.Type] { [EJSONCommand.self] }
+    static var commands: [any Command.Type] {
+        [
+            ValidateCommand.self, RunCommand.self, CallCommand.self, FireCommand.self, ImportCommand.self,
+            LogsCommand.self, TriggersCommand.self, ResumeCommand.self, OutboxCommand.self,
+            GenerateEventCommand.self,
+            EJSONCommand.self,
+        ]
+    }
 
     static var usage: String {
         let width = commands.map { $0.name.count }.max() ?? 0
@@ -18,7 +27,7 @@ enum CommandLineTool {
             """
     }
 
-    static func run(_ arguments: [String]) -> Int32 {
+    static func run(_ arguments: [String]) async -> Int32 {
         guard let first = arguments.first else {
             Output.error(usage)
             return 2
@@ -35,7 +44,11 @@ enum CommandLineTool {
         }
         guard let command = commands.first(where: { $0.name == first }) else {
             let what = first.hasPrefix("-") ? "unknown option" : "unknown command"
-            Output.error("switchyard: \(what) '\(first)'\n\n\(usage)")
+            // Not `map(\.name)`: a key path to a static member through `any Command.Type` crashes swift-frontend 6.3.1.
+            let hint = ClosestMatch.suggestion(for: first, among: commands.map { $0.name }).map {
+                " (did you mean '\($0)'?)"
+            }
+            Output.error("switchyard: \(what) '\(first)'\(hint ?? "")\n\n\(usage)")
             return 2
         }
         let rest = Array(arguments.dropFirst())
@@ -43,12 +56,14 @@ enum CommandLineTool {
             Output.print(command.usage)
             return 0
         }
+        let parsed: any Command
         do {
-            return try command.init(arguments: rest).run()
+            parsed = try command.init(arguments: rest)
         } catch {
             Output.error("switchyard \(command.name): \(error.message)\n\n\(error.usage)")
             return 2
         }
+        return await parsed.run()
     }
 }
 

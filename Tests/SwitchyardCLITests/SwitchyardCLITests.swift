@@ -1,56 +1,8 @@
 import Foundation
 import Testing
 
-/// Runs the `switchyard` executable from the build products directory, as a user would.
+/// The `ejson` command and the tool's own options, run as a user would.
 @Suite struct SwitchyardCLITests {
-    struct MissingExecutable: Error, CustomStringConvertible {
-        var description: String { "no switchyard binary beside the tests; run `swift build --build-tests`" }
-    }
-
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// The binary sits next to the test bundle; `swift build --build-tests` builds it with the tests.
-    static let executable: URL? = {
-        let candidates = [
-            Bundle.main.bundleURL.appendingPathComponent("switchyard"),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                .appendingPathComponent("switchyard"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(".build/debug/switchyard"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
-
-    func switchyard(_ arguments: String..., stdin: String = "") throws -> Run {
-        try switchyard(arguments, stdin: stdin)
-    }
-
-    func switchyard(_ arguments: [String], stdin: String = "") throws -> Run {
-        let process = Process()
-        guard let executable = Self.executable else { throw MissingExecutable() }
-        process.executableURL = executable
-        process.arguments = arguments
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
-    }
-
     func temporaryFile(_ contents: String) throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-cli-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

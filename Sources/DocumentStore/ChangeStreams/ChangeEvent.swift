@@ -21,6 +21,32 @@ public struct ChangeEvent: Sendable, Equatable {
     public var to: Namespace?
     public var raw: BSONDocument
 
+    /// An event read back from its document (one a change stream emitted, saved as Extended JSON):
+    /// `_id` must be one of this store's resume tokens and `operationType` a known type; events that change
+    /// a document must also name it (`ns` with `db` and `coll`, and `documentKey`).
+    public init(raw: BSONDocument) throws(StoreError) {
+        guard let id = raw["_id"] else { throw .badValue("change event has no _id (its resume token)") }
+        guard let document = id.documentValue, let token = ResumeToken(document) else {
+            throw .badValue(
+                "change event _id \(id.extendedJSON(mode: .relaxed)) is not a resume token of this store "
+                    + "({\"_data\": \"<16 hexadecimal digits>\"})")
+        }
+        guard let name = raw["operationType"]?.stringValue else {
+            throw .badValue("change event has no operationType string")
+        }
+        guard let type = OperationType(rawValue: name) else {
+            throw .badValue("change event has an unknown operationType '\(name)'")
+        }
+        if [.insert, .update, .replace, .delete].contains(type) {
+            guard let ns = raw["ns"]?.documentValue, ns["db"]?.stringValue != nil, ns["coll"]?.stringValue != nil
+            else { throw .badValue("\(name) event needs ns: {db: <string>, coll: <string>}") }
+            guard raw["documentKey"]?.documentValue != nil else {
+                throw .badValue("\(name) event needs a documentKey document")
+            }
+        }
+        self.init(raw: raw, token: token, operationType: type)
+    }
+
     init(raw: BSONDocument, token: ResumeToken, operationType: OperationType) {
         self.id = token
         self.operationType = raw["operationType"]?.stringValue.flatMap(OperationType.init(rawValue:)) ?? operationType

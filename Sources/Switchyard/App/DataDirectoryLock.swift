@@ -1,0 +1,55 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Keeps one process at a time writing to an app's data directory. The store caches its catalog and change-log
+/// position in memory, so two processes writing the same SQLite file would hand out the same change sequence;
+/// whoever opens the app to write (`run`, `call`, `fire`) holds this lock until it is released or the process
+/// ends (the kernel drops `flock` locks with the process, so a crash never leaves it stale).
+public final class DataDirectoryLock: Sendable {
+    public static let fileName = "lock"
+
+    private let descriptor: Int32
+
+    /// Why the lock could not be taken.
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Takes the lock on `directory` (creating it when missing) without waiting.
+    /// - Throws: when another process holds it, or the directory cannot be created.
+    public static func acquire(_ directory: String) throws(Failure) -> DataDirectoryLock {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(description: "\(directory): cannot be created (\(error.localizedDescription))")
+        }
+        let path = "\(directory)/\(fileName)"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw Failure(description: "\(path): cannot be opened (\(String(cString: strerror(errno))))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw Failure(
+                description: busy
+                    ? "\(directory) is in use by another switchyard process (is the app running?); stop it first"
+                    : "\(path): cannot be locked (\(reason))")
+        }
+        return DataDirectoryLock(descriptor: descriptor)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+}

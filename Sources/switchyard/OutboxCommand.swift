@@ -1,0 +1,73 @@
+import BSON
+import DocumentStore
+import Messaging
+import Switchyard
+
+/// `switchyard outbox`: prints the push messages the development outbox accepted instead of delivering them.
+struct OutboxCommand: Command {
+    static let name = "outbox"
+    static let summary = "Show the push messages the development outbox recorded"
+    static let usage = """
+        USAGE: switchyard outbox [--limit N] [--follow] [options]
+
+        Prints the newest messages the app's functions sent through the development outbox, oldest first,
+        one Extended JSON document per line: the message name, its target, the FCM request, the payload a
+        device would receive (or the injected error), and the time. With --follow, keeps printing new
+        messages until interrupted.
+
+        OPTIONS:
+          --limit N             How many messages to print first (default 20)
+          --follow              Keep printing new messages
+          --canonical           Print canonical Extended JSON
+        \(AppOptions.dataUsage)
+          -h, --help            Show this help
+        """
+
+    var app: AppOptions
+    var limit: Int
+    var follow: Bool
+    var mode: ExtendedJSON.Mode
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(
+            arguments, options: AppOptions.dataNames + ["--limit"], flags: ["--follow", "--canonical"],
+            usage: Self.usage)
+        guard parsed.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
+        }
+        app = try AppOptions(parsed, usage: Self.usage)
+        limit = try positiveLimit(parsed, usage: Self.usage) ?? 20
+        follow = parsed.has("--follow")
+        mode = parsed.has("--canonical") ? .canonical : .relaxed
+    }
+
+    func run() async -> Int32 {
+        var printed = PollFollower<String>()
+        repeat {
+            do throws(CommandFailure) {
+                if let store = try await app.openStoreForReading() {
+                    let entries = await read(store)
+                    await store.close()
+                    for entry in printed.unseen(try entries.get(), id: \.name, firstLimit: limit) {
+                        Output.print(entry.document.extendedJSON(mode: mode))
+                    }
+                } else if !follow {
+                    Output.error("no messages recorded yet: \(app.dataDirectory) holds no store")
+                }
+            } catch {
+                Output.error(error.message)
+                return error.status
+            }
+            if follow { try? await Task.sleep(for: PollSchedule.interval) }
+        } while follow
+        return 0
+    }
+
+    private func read(_ store: DocumentStore) async -> Result<[OutboxEntry], CommandFailure> {
+        do {
+            return .success(try await OutboxLog(store: store).entries(limit: PollSchedule.window))
+        } catch {
+            return .failure(CommandFailure("cannot read the outbox: \(error)", status: 1))
+        }
+    }
+}

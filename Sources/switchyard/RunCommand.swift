@@ -1,0 +1,62 @@
+import Foundation
+import Switchyard
+
+/// `switchyard run`: loads the app (validating it) and reports what it runs.
+struct RunCommand: Command {
+    static let name = "run"
+    static let summary = "Start the app: report its triggers and values, then run them until Ctrl-C"
+    static let usage = """
+        USAGE: switchyard run [options]
+
+        Loads and validates the app's configuration against its functions, lists each trigger with its
+        type, what fires it (collection and operation types, cron schedule with the next fire time in UTC,
+        or authentication operation and providers), the function it calls and whether it is disabled, and
+        each value (secrets print as <secret>). Then starts the triggers: each catches up from its saved
+        resume token and follows new changes until Ctrl-C (or SIGTERM), when running functions finish and
+        the triggers' state is saved. The app's data lives in --data-dir, which 'call', 'fire' and
+        'resume' cannot use while the app runs.
+
+        Configuration problems print as FILE:LINE:COLUMN: message, exit status 2; a failure to start
+        exits with status 1.
+
+        OPTIONS:
+        \(AppOptions.dataUsage)
+          -h, --help            Show this help
+        """
+
+    var app: AppOptions
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(arguments, options: AppOptions.dataNames, flags: [], usage: Self.usage)
+        guard parsed.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
+        }
+        app = try AppOptions(parsed, usage: Self.usage)
+    }
+
+    func run() async -> Int32 {
+        let stop = StopSignal()
+        let opened: OpenApp
+        do {
+            opened = try await app.openApp()
+        } catch {
+            Output.error(error.message)
+            return error.status
+        }
+        let app = opened.app
+        Output.print(app.configuration.overview(now: Date()))
+        do {
+            try await app.start()
+        } catch {
+            await opened.stop()
+            Output.error("switchyard run: cannot start the triggers: \(error)")
+            return 1
+        }
+        Output.print("running; data in \(self.app.dataDirectory) (Ctrl-C stops)")
+        let signal = await stop.wait()
+        Output.print("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
+        await opened.stop()
+        Output.print("stopped")
+        return 0
+    }
+}

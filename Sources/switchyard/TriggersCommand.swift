@@ -1,0 +1,54 @@
+import DocumentStore
+import Switchyard
+
+/// `switchyard triggers`: the status table of the app's triggers, from their saved state.
+struct TriggersCommand: Command {
+    static let name = "triggers"
+    static let summary = "Show each trigger's state, counts, pending change-log entries and last event"
+    static let usage = """
+        USAGE: switchyard triggers [options]
+
+        Prints one row per trigger from its saved state in the app's data directory: name, type, function,
+        state (running, suspended, disabled or stopped), events processed, failed attempts, events
+        dead-lettered, change-log entries after its resume token, and when its last event happened (UTC).
+        A suspended trigger's reason follows its row; 'switchyard resume' starts it again.
+
+        OPTIONS:
+        \(AppOptions.dataUsage)
+          -h, --help            Show this help
+        """
+
+    var app: AppOptions
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(arguments, options: AppOptions.dataNames, flags: [], usage: Self.usage)
+        guard parsed.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
+        }
+        app = try AppOptions(parsed, usage: Self.usage)
+    }
+
+    func run() async -> Int32 {
+        guard let configuration = app.load() else { return 2 }
+        do {
+            // An app that never ran has no saved state: an empty in-memory store shows the same.
+            let store: DocumentStore
+            if let saved = try await app.openStoreForReading() {
+                store = saved
+            } else {
+                store = try await DocumentStore.open(.memory)
+            }
+            let runtime = TriggerRuntime(store: store, definitions: configuration.triggers) { _ in }
+            let statuses = await Result { try await runtime.statuses() }
+            await store.close()
+            for line in TriggerStatus.table(try statuses.get()) { Output.print(line) }
+            return 0
+        } catch let failure as CommandFailure {
+            Output.error(failure.message)
+            return failure.status
+        } catch {
+            Output.error("switchyard triggers: cannot read the triggers' state: \(error)")
+            return 1
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+
+/// One finished run of the `switchyard` executable.
+struct SwitchyardRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+struct MissingExecutable: Error, CustomStringConvertible {
+    var description: String { "no switchyard binary beside the tests; run `swift build --build-tests`" }
+}
+
+/// The binary sits next to the test bundle; `swift build --build-tests` builds it with the tests.
+let switchyardExecutable: URL? = {
+    let candidates = [
+        Bundle.main.bundleURL.appendingPathComponent("switchyard"),
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("switchyard"),
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/switchyard"),
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+}()
+
+/// The repository's root, for the example app and the importer's fixtures.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+func switchyard(_ arguments: String..., stdin: String = "") throws -> SwitchyardRun {
+    try switchyard(arguments, stdin: stdin)
+}
+
+/// Runs the executable in `directory` (else the test's own), with the process environment minus
+/// `SWITCHYARD_*` variables plus `environment`, so a developer's settings never change a result.
+func switchyard(
+    _ arguments: [String], stdin: String = "", in directory: String? = nil, environment: [String: String] = [:]
+) throws -> SwitchyardRun {
+    let process = Process()
+    guard let executable = switchyardExecutable else { throw MissingExecutable() }
+    process.executableURL = executable
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+        .merging(environment) { $1 }
+    let input = Pipe()
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    input.fileHandleForWriting.write(Data(stdin.utf8))
+    try input.fileHandleForWriting.close()
+    // Read standard error on its own thread, so a child filling that pipe cannot block on it forever.
+    let stderrData = ReadToEnd(errors.fileHandleForReading)
+    let stdout = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return SwitchyardRun(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+        stderr: String(decoding: stderrData.wait(), as: UTF8.self))
+}
+
+/// Everything a file handle yields until end of file, read on a thread of its own.
+final class ReadToEnd: @unchecked Sendable {
+    // Safe: `data` is written once by the reading thread before `done` is signalled, and read only after.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
+
+/// A fresh directory per test (tests run in parallel), removed when the value is deinitialised.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path =
+            FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-cli-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Writes `contents` at `relative`, creating folders; returns the file's full path.
+    @discardableResult
+    func write(_ relative: String, _ contents: String) throws -> String {
+        let url = URL(fileURLWithPath: path).appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(contents.utf8).write(to: url)
+        return url.path
+    }
+
+    func read(_ relative: String) -> String? {
+        FileManager.default.contents(atPath: "\(path)/\(relative)").map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// An app whose only function is `ping`, the callable the `Functions` target keeps for checking that calls get
+/// through (the example app's own functions may not exist yet, and the binary checks names against them).
+let pingApp = """
+    appId: demo
+    functions:
+      ping:
+        timeout: 5s
+    """
+
+/// A `switchyard` process that keeps running (`--follow`), read as it writes. Stopped with SIGKILL, since a
+/// Foundation child may inherit a blocked SIGTERM.
+final class RunningSwitchyard: @unchecked Sendable {
+    // Safe: `output` is only touched under `lock`; `process` is set up before the reading thread starts.
+    private let process = Process()
+    private let lock = NSCondition()
+    private var output = ""
+    private var ended = false
+
+    init(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws {
+        guard let executable = switchyardExecutable else { throw MissingExecutable() }
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+            .merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                lock.lock()
+                if chunk.isEmpty { ended = true } else { output += String(decoding: chunk, as: UTF8.self) }
+                lock.broadcast()
+                lock.unlock()
+                if chunk.isEmpty { return }
+            }
+        }
+    }
+
+    /// Waits until the output has `count` lines (or the process ends, or a minute passes, so a broken
+    /// follower fails the test instead of hanging it); returns the output so far.
+    func lines(atLeast count: Int) -> [String] {
+        let deadline = Date().addingTimeInterval(60)
+        lock.lock()
+        defer { lock.unlock() }
+        while output.filter({ $0 == "\n" }).count < count, !ended, lock.wait(until: deadline) {}
+        return output.split(separator: "\n").map(String.init)
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Sends Ctrl-C and returns the exit status once the process ends (killing it after a minute, so a
+    /// process that ignores the signal fails the test instead of hanging it).
+    func interrupt() -> Int32 {
+        Foundation.kill(process.processIdentifier, SIGINT)
+        let deadline = Date().addingTimeInterval(60)
+        lock.lock()
+        while !ended, lock.wait(until: deadline) {}
+        let exited = ended
+        lock.unlock()
+        if !exited { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Everything written to standard output so far.
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return output
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+@Suite struct TriggersCommandTests {
+    @Test func anAppWithoutTriggersPrintsTheHeaderOnly() throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        let run = try switchyard(["triggers"], in: app.path)
+        #expect(run.status == 0)
+        #expect(run.stdout == "NAME  TYPE  FUNCTION  STATE  PROCESSED  FAILED  DEAD  PENDING  LAST EVENT\n")
+        // Reading the state never creates the data directory.
+        #expect(!FileManager.default.fileExists(atPath: "\(app.path)/.switchyard"))
+    }
+
+    @Test func anInvalidConfigurationIsBadInput() throws {
+        let app = try TemporaryDirectory()
+        let run = try switchyard(["triggers", "--config", app.path])
+        #expect(run.status == 2)
+        #expect(run.stderr == "\(app.path)/triggers.yaml: file not found\n")
+    }
+}
+
+@Suite struct ResumeCommandTests {
+    @Test func anUnknownTriggerOrConflictingFlagsAreBadInput() throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        let unknown = try switchyard(["resume", "sendBooksTopic"], in: app.path)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr == "switchyard resume: no trigger named 'sendBooksTopic'\n")
+        let both = try switchyard(["resume", "t", "--skip", "--from-token"], in: app.path)
+        #expect(both.status == 2)
+        #expect(both.stderr.hasPrefix("switchyard resume: --from-token and --skip exclude each other"))
+        let missing = try switchyard(["resume"], in: app.path)
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix("switchyard resume: missing TRIGGER"))
+    }
+}
