@@ -16,7 +16,7 @@ extension TestApp {
             let names = app.configuration.triggers.map { "'\($0.name)'" }.joined(separator: ", ")
             throw TestAppError("no trigger named '\(trigger)' (the app's triggers: \(names.isEmpty ? "none" : names))")
         }
-        let (input, eventId) = try triggerInput(for: event, definition: definition)
+        let (input, eventId) = try await triggerInput(for: event, definition: definition)
         try await app.triggerHandler(
             TriggerInvocation(trigger: definition, input: input, eventId: eventId, attempt: 1))
     }
@@ -39,12 +39,31 @@ extension TestApp {
             authEvent: AuthEvent(operationType: operation, providers: [provider], user: user, time: time))
     }
 
-    private func triggerInput(for event: TestEvent, definition: TriggerDefinition) throws -> (TriggerInput, String) {
+    private func triggerInput(for event: TestEvent, definition: TriggerDefinition) async throws -> (
+        TriggerInput, String
+    ) {
         let name = definition.name
         switch (event.payload, definition.kind) {
-        case (.change(let document), .database(let trigger)):
+        case (.change(let change, let preImage), .database(let trigger)):
+            try check(change.operationType, firesAt: trigger, name: name)
+            let namespace = try self.namespace(of: trigger, name: name)
+            let generated: ChangeEvent
+            do {
+                generated = try await SyntheticEvent(
+                    namespace: namespace, change: change, fullDocument: trigger.fullDocument,
+                    fullDocumentBeforeChange: preImage && trigger.fullDocumentBeforeChange
+                ).generate()
+            } catch {
+                throw TestAppError(
+                    "cannot make the \(change.operationType.rawValue) event for trigger '\(name)': \(error)")
+            }
+            let change = try changeEvent(
+                generated.raw, token: event.resumeToken ?? syntheticToken(), trigger: trigger, name: name)
+            return (.database(change), change.id.data)
+        case (.raw(let document), .database(let trigger)):
             let change = try changeEvent(
                 document, token: event.resumeToken ?? syntheticToken(), trigger: trigger, name: name)
+            try check(change.operationType, firesAt: trigger, name: name)
             return (.database(change), change.id.data)
         case (.scheduled(let time), .scheduled):
             return (.scheduled(ScheduledEvent(triggerName: name, scheduledTime: time)), time.ISO8601Format())
@@ -64,31 +83,42 @@ extension TestApp {
         }
     }
 
+    private func check(_ type: ChangeEvent.OperationType, firesAt trigger: DatabaseTrigger, name: String) throws {
+        guard let operation = DatabaseOperation(rawValue: type.rawValue.uppercased()),
+            trigger.operations.contains(operation)
+        else {
+            let operations = trigger.operations.sorted().map(\.rawValue).joined(separator: ", ")
+            throw TestAppError("trigger '\(name)' fires on \(operations), not \(type.rawValue.uppercased())")
+        }
+    }
+
+    private func namespace(of trigger: DatabaseTrigger, name: String) throws -> Namespace {
+        guard let database = trigger.scope.database, let collection = trigger.scope.collection else {
+            throw TestAppError(
+                "trigger '\(name)' watches more than one collection: fire a .change event that names its ns {db, coll}")
+        }
+        return Namespace(database: database, collection: collection)
+    }
+
+    /// The event document with `token` as its `_id`, and `ns` and `wallTime` filled in when missing.
     private func changeEvent(_ document: BSONDocument, token: ResumeToken, trigger: DatabaseTrigger, name: String)
         throws -> ChangeEvent
     {
-        guard let typeName = document["operationType"]?.stringValue,
-            let type = ChangeEvent.OperationType(rawValue: typeName)
-        else {
-            throw TestAppError("a change event for trigger '\(name)' needs an operationType (insert, update, …)")
-        }
-        if let operation = DatabaseOperation(rawValue: typeName.uppercased()), !trigger.operations.contains(operation) {
-            let operations = trigger.operations.sorted().map(\.rawValue).joined(separator: ", ")
-            throw TestAppError("trigger '\(name)' fires on \(operations), not \(operation.rawValue)")
-        }
         var event: BSONDocument = ["_id": .document(token.document)]
         for (key, value) in document where key != "_id" { event.append(key, value) }
-        if event["ns"] == nil {
-            guard let database = trigger.scope.database, let collection = trigger.scope.collection else {
-                throw TestAppError(
-                    "trigger '\(name)' watches more than one collection: give the event an ns {db, coll}")
-            }
-            event.append("ns", ["db": .string(database), "coll": .string(collection)])
+        if event["ns"] == nil, let database = trigger.scope.database {
+            var ns: BSONDocument = ["db": .string(database)]
+            if let collection = trigger.scope.collection { ns.append("coll", .string(collection)) }
+            event.append("ns", .document(ns))
         }
         if event["wallTime"] == nil {
-            event.append(
-                "wallTime", .datetime(BSONDate(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))))
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            event.append("wallTime", .datetime(BSONDate(millisecondsSinceEpoch: now)))
         }
-        return ChangeEvent(document: event, id: token, operationType: type)
+        do {
+            return try ChangeEvent(raw: event)
+        } catch {
+            throw TestAppError("not a change event for trigger '\(name)': \(error.message)")
+        }
     }
 }

@@ -6,12 +6,13 @@ import Switchyard
 /// A synthetic event for `TestApp.fire(_:event:)`: a change to a document, a scheduled time, or a user
 /// signing up, logging in or being deleted.
 ///
-/// Change events are shaped as the change log shapes them (`operationType`, `ns`, `documentKey`,
-/// `fullDocument`, `fullDocumentBeforeChange`, `updateDescription`, `wallTime`); `ns` is the trigger's
-/// collection unless the event names one.
+/// Changes are made the way `SyntheticEvent` makes them, by performing the write on a scratch store, so the
+/// event has exactly the fields and update description a real write would give the trigger (with
+/// `fullDocument` and the pre-image as the trigger asks for them). `ns` is the trigger's collection.
 public struct TestEvent: Sendable {
     enum Payload: Sendable {
-        case change(BSONDocument)
+        case change(SyntheticEvent.Change, preImage: Bool)
+        case raw(BSONDocument)
         case scheduled(Date)
         case authentication(AuthEvent.OperationType, FunctionUser, provider: String, time: Date)
     }
@@ -31,60 +32,36 @@ public struct TestEvent: Sendable {
         return event
     }
 
-    /// `document` was inserted (its `_id` is the document key; one is added when it has none).
+    /// `document` was inserted (an ObjectId `_id` is added when it has none).
     public static func insert(_ document: BSONDocument) -> TestEvent {
-        let document = withId(document)
-        return change([
-            "operationType": "insert", "documentKey": ["_id": document["_id"] ?? .null],
-            "fullDocument": .document(document),
-        ])
+        TestEvent(payload: .change(.insert(document), preImage: true))
     }
 
-    /// The document became `document` by setting `updatedFields` and removing `removedFields`; `before` is the
-    /// pre-image, when the test wants one.
-    public static func update(
-        _ document: BSONDocument, updatedFields: BSONDocument, removedFields: [String] = [],
-        before: BSONDocument? = nil
-    ) -> TestEvent {
-        var event: BSONDocument = [
-            "operationType": "update", "documentKey": ["_id": document["_id"] ?? .null],
-            "updateDescription": [
-                "updatedFields": .document(updatedFields), "removedFields": .array(removedFields.map(BSON.string)),
-                "truncatedArrays": [],
-            ],
-            "fullDocument": .document(document),
-        ]
-        if let before { event.append("fullDocumentBeforeChange", .document(before)) }
-        return change(event)
+    /// `document` was updated with the update operators `update` (`["$set": ["title": "New"]]`).
+    public static func update(_ document: BSONDocument, with update: BSONDocument) -> TestEvent {
+        TestEvent(payload: .change(.update(before: document, update: update), preImage: true))
     }
 
-    /// The document was replaced by `document`.
-    public static func replace(_ document: BSONDocument, before: BSONDocument? = nil) -> TestEvent {
-        var event: BSONDocument = [
-            "operationType": "replace", "documentKey": ["_id": document["_id"] ?? .null],
-            "fullDocument": .document(document),
-        ]
-        if let before { event.append("fullDocumentBeforeChange", .document(before)) }
-        return change(event)
+    /// `document` was replaced by `replacement` (which keeps the `_id`).
+    public static func replace(_ document: BSONDocument, with replacement: BSONDocument) -> TestEvent {
+        TestEvent(payload: .change(.replace(before: document, replacement: replacement), preImage: true))
     }
 
-    /// `before` was deleted; it is the event's pre-image.
-    public static func delete(_ before: BSONDocument) -> TestEvent {
-        change([
-            "operationType": "delete", "documentKey": ["_id": before["_id"] ?? .null],
-            "fullDocumentBeforeChange": .document(before),
-        ])
+    /// `document` was deleted; it is the pre-image when the trigger asks for one.
+    public static func delete(_ document: BSONDocument) -> TestEvent {
+        TestEvent(payload: .change(.delete(document), preImage: true))
     }
 
-    /// The document with `_id` `id` was deleted, without a pre-image.
+    /// The document with `_id` `id` was deleted from a collection that records no pre-images.
     public static func delete(id: BSON) -> TestEvent {
-        change(["operationType": "delete", "documentKey": ["_id": id]])
+        TestEvent(payload: .change(.delete(["_id": id]), preImage: false))
     }
 
-    /// A change event given whole (`operationType` is required; `ns` and `wallTime` are filled in when missing;
-    /// `_id` is replaced: see `resumeToken(_:)`).
+    /// A change event given whole, checked as `ChangeEvent(raw:)` checks one (`operationType`, and `ns` and
+    /// `documentKey` for document changes); `ns` and `wallTime` are filled in when missing, `_id` is replaced
+    /// (see `resumeToken(_:)`).
     public static func change(_ event: BSONDocument) -> TestEvent {
-        TestEvent(payload: .change(event))
+        TestEvent(payload: .raw(event))
     }
 
     /// The schedule fired for `time`.
@@ -98,12 +75,5 @@ public struct TestEvent: Sendable {
         time: Date = Date()
     ) -> TestEvent {
         TestEvent(payload: .authentication(operation, user, provider: provider, time: time))
-    }
-
-    private static func withId(_ document: BSONDocument) -> BSONDocument {
-        guard document["_id"] == nil else { return document }
-        var copy: BSONDocument = ["_id": .objectId(ObjectId())]
-        for (key, value) in document { copy.append(key, value) }
-        return copy
     }
 }

@@ -185,13 +185,15 @@ import Testing
             let book = ObjectId()
             try await seed(app, book: book, users: [BooksAppFixture.userData("u1", tokens: ["t1"], favorites: [book])])
             let event = TestEvent.update(
-                BooksAppFixture.book(book, title: "Dune Messiah"), updatedFields: ["volumeInfo.title": "Dune Messiah"]
+                BooksAppFixture.book(book, title: "Dune"), with: ["$set": ["volumeInfo.title": "Dune Messiah"]]
             ).resumeToken(ResumeToken(sequence: 1_000_000))
             try await app.fire("queueFavoriteBookUpdate", event: event)
             try await app.awaitIdle()
             try await app.fire("queueFavoriteBookUpdate", event: event)
             try await app.awaitIdle()
-            #expect(try await queue(app).count == 1)
+            let entries = try await queue(app)
+            #expect(entries.count == 1)
+            #expect(entries.first?["changes"] == ["volumeInfo.title": "Dune Messiah"])
             #expect(app.outbox.messages(toToken: "t1").count == 1)
             let runs = try await app.invocations(trigger: "queueFavoriteBookUpdate")
             #expect(runs.map(\.outcome) == [.success, .success])

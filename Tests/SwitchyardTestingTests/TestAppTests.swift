@@ -24,8 +24,9 @@ import Testing
             function: recordNote
             database: app
             collection: notes
-            operations: [INSERT, DELETE]
+            operations: [INSERT, UPDATE, DELETE]
             fullDocument: true
+            fullDocumentBeforeChange: true
           - name: newYear
             type: scheduled
             function: tick
@@ -46,6 +47,7 @@ import Testing
                 "kind": .string(event.operationType.rawValue), "ns": .string(event.namespace?.description ?? ""),
                 "key": event.documentKey?["_id"] ?? .null, "title": event.fullDocument?["title"] ?? .null,
                 "before": event.fullDocumentBeforeChange?["title"] ?? .null,
+                "updated": .document(event.updateDescription?.updatedFields ?? [:]),
             ])
             if event.fullDocument?["fail"] == true { throw TestAppError("asked to fail") }
         }
@@ -90,6 +92,38 @@ import Testing
         }
     }
 
+    @Test func syntheticUpdatesCarryWhatARealUpdateWould() async throws {
+        try await run { app in
+            let note: BSONDocument = ["_id": 7, "title": "draft", "tags": ["a"]]
+            try await app.fire(
+                "onNote", event: .update(note, with: ["$set": ["title": "final"], "$push": ["tags": "b"]]))
+            let seen = try #require(try await app.collection("app.seen").findOne())
+            #expect(seen["kind"] == "update")
+            #expect(seen["key"] == 7)
+            #expect(seen["title"] == "final")
+            #expect(seen["before"] == "draft")
+            #expect(seen["updated"] == ["title": "final", "tags.1": "b"])
+        }
+    }
+
+    @Test func aDeleteWithoutPreImageHasNone() async throws {
+        try await run { app in
+            try await app.fire("onNote", event: .delete(id: 3))
+            let seen = try #require(try await app.collection("app.seen").findOne())
+            #expect(seen["kind"] == "delete")
+            #expect(seen["key"] == 3)
+            #expect(seen["before"] == .null)
+        }
+    }
+
+    @Test func anImpossibleChangeIsRefused() async throws {
+        try await run { app in
+            await #expect(throws: TestAppError.self) {
+                try await app.fire("onNote", event: .update(["_id": 1, "n": 1], with: ["$set": ["n": 1]]))
+            }
+        }
+    }
+
     @Test func aFailingFunctionThrowsFromFire() async throws {
         try await run { app in
             await #expect(throws: FunctionCallError.self) {
@@ -119,13 +153,16 @@ import Testing
         ("nothing", TestEvent.scheduled(), "no trigger named 'nothing'"),
         ("onNote", TestEvent.scheduled(), "'onNote' is a database trigger"),
         ("newYear", TestEvent.insert([:]), "'newYear' is a scheduled trigger"),
-        ("onNote", TestEvent.update(["_id": 1], updatedFields: ["a": 1]), "fires on INSERT, DELETE, not UPDATE"),
+        (
+            "onNote", TestEvent.replace(["_id": 1], with: ["_id": 1, "a": 1]),
+            "fires on INSERT, UPDATE, DELETE, not REPLACE"
+        ),
         ("onSignUp", TestEvent.authentication(.login, user: FunctionUser(id: "u")), "fires on create, not login"),
         (
             "onSignUp", TestEvent.authentication(.create, user: FunctionUser(id: "u"), provider: "anon-user"),
             "not 'anon-user'"
         ),
-        ("onNote", TestEvent.change(["documentKey": ["_id": 1]]), "needs an operationType"),
+        ("onNote", TestEvent.change(["documentKey": ["_id": 1]]), "no operationType"),
     ])
     func eventsATriggerWouldNeverGetAreRefused(trigger: String, event: TestEvent, reason: String) async throws {
         try await run { app in
