@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "DocumentStore", targets: ["DocumentStore"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "Switchyard", targets: ["Switchyard"]),
+        .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
     targets: [
@@ -34,6 +35,8 @@ let package = Package(
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
         .executableTarget(name: "switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "Functions"]),
+        // For users' own tests: an in-memory app, synthetic events, awaiting idle, the outbox.
+        .target(name: "SwitchyardTesting", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging"]),
 
         // The app's functions: one file per function in functions/, registered by the generated `functionRegistry`.
         .target(
@@ -61,6 +64,13 @@ let package = Package(
             name: "trigger-crash-runner", dependencies: ["BSON", "DocumentStore", "Switchyard"],
             path: "Tests/Fixtures/TriggerCrashRunner"),
         .testTarget(name: "FunctionsTests", dependencies: ["Functions", "Switchyard", "BSON"]),
+        // The example app end to end, through SwitchyardTesting as a user's tests would.
+        .testTarget(
+            name: "ExampleAppTests",
+            dependencies: ["Functions", "SwitchyardTesting", "Switchyard", "BSON", "DocumentStore", "Messaging"]),
+        .testTarget(
+            name: "SwitchyardTestingTests",
+            dependencies: ["SwitchyardTesting", "Switchyard", "BSON", "DocumentStore", "Messaging"]),
         .testTarget(name: "FunctionRegistryGeneratorTests", dependencies: ["FunctionRegistryGenerator"]),
         // What several test targets share: a loopback HTTP server on libmicrohttpd.
         .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD"], path: "Tests/TestSupport"),

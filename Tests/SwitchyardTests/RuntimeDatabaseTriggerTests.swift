@@ -89,6 +89,23 @@ import Testing
         }
     }
 
+    @Test func aWriteRightAfterStartAlreadyRecordsPreImages() async throws {
+        try await withStore(.memory) { store, _ in
+            let log = DeliveryLog()
+            let runtime = TriggerRuntime(
+                store: store,
+                definitions: [databaseTrigger("deletes", operations: [.delete], fullDocumentBeforeChange: true)]
+            ) { log.record($0) }
+            try await runtime.start()
+            let books = store.database("app").collection("books")
+            try await books.insertOne(["_id": 1, "title": "Dune"])
+            try await books.deleteOne(["_id": 1])
+            try await runtime.awaitIdle()
+            #expect(log.events("deletes").map(\.fullDocumentBeforeChange) == [["_id": 1, "title": "Dune"]])
+            await runtime.stop()
+        }
+    }
+
     @Test func fullDocumentIsTheCurrentDocumentWhenItStillExists() async throws {
         try await withStore(.memory) { store, _ in
             let log = DeliveryLog()

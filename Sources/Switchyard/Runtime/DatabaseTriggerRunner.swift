@@ -30,7 +30,6 @@ struct DatabaseTriggerRunner: Sendable {
                     time: clock.now()))
             return
         }
-        await enablePreImages()
         // Set by the runtime before launching; nil only after a tolerated resume error: from now.
         var resumeAfter = progress.state.position
         while !Task.isCancelled {
@@ -162,7 +161,9 @@ struct DatabaseTriggerRunner: Sendable {
     /// can set in this store: a collection created earlier keeps its options, and its events carry
     /// `fullDocumentBeforeChange: null` (the trigger warns). Database- and deployment-wide triggers cannot
     /// enable it for collections they do not know of.
-    private func enablePreImages() async {
+    /// The runtime awaits this for every trigger before `start()` returns, so that a write made right after
+    /// `start()` cannot create the collection without pre-images first.
+    static func enablePreImages(for trigger: DatabaseTrigger, store: DocumentStore, progress: TriggerProgress) async {
         guard trigger.fullDocumentBeforeChange else { return }
         guard case .collection(let database, let collection) = trigger.scope else {
             progress.warn(

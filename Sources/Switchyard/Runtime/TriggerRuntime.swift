@@ -57,6 +57,11 @@ public actor TriggerRuntime {
         let saved = try await ledger.loadStates()
         let logEnd = try await store.watch().startingPoint.sequence
         for definition in definitions { progress[definition.name] = makeProgress(definition, saved: saved) }
+        for definition in definitions where !definition.disabled {
+            if case .database(let trigger) = definition.kind, let item = progress[definition.name] {
+                await DatabaseTriggerRunner.enablePreImages(for: trigger, store: store, progress: item)
+            }
+        }
         isRunning = true
         for definition in definitions { launch(definition, logEnd: logEnd) }
     }

@@ -1,0 +1,122 @@
+import BSON
+import DocumentStore
+import Foundation
+import Messaging
+import Switchyard
+import Synchronization
+
+/// An app for tests: the configuration of a directory and a registry of functions, run with an in-memory
+/// store and the recording outbox, so each test gets a fresh app of its own.
+///
+/// ```swift
+/// let app = try await TestApp.start(configDirectory: "app", registry: functionRegistry)
+/// defer { Task { await app.stop() } }
+/// try await app.collection("product.book").insertOne(["_id": 1, "title": "Dune"])
+/// try await app.awaitIdle()
+/// #expect(app.outbox.messages(toTopic: "books").count == 1)
+/// ```
+///
+/// Events reach functions two ways: writes through `collection(_:)` go through the change log and the trigger
+/// runtime as in production (`awaitIdle()` waits for them), and `fire(_:event:)` hands a synthetic event to one
+/// trigger's function directly.
+public final class TestApp: Sendable {
+    /// The app under test.
+    public let app: SwitchyardApp
+    /// What `context.services.messaging` recorded, with fault injection.
+    public let outbox: TestOutbox
+    /// The next synthetic event's resume token: counting down from the top, far from the change log's.
+    private let nextSyntheticSequence = Atomic<Int64>(Int64.max)
+
+    private init(app: SwitchyardApp, outbox: TestOutbox) {
+        self.app = app
+        self.outbox = outbox
+    }
+
+    /// A resume token for a synthetic change event, never one the change log hands out.
+    func syntheticToken() -> ResumeToken {
+        ResumeToken(sequence: nextSyntheticSequence.subtract(1, ordering: .relaxed).oldValue)
+    }
+
+    /// Opens the app configured in `configDirectory` (`triggers.yaml`, `values.json`, …) with `registry`'s
+    /// functions, in memory, and starts its triggers; returns once every trigger is running.
+    /// - Parameters:
+    ///   - environment: which `environments/<environment>.json` applies.
+    ///   - variables: where `SWITCHYARD_SECRET_<NAME>` secrets are looked up (none by default, so a test does
+    ///     not depend on the machine it runs on).
+    ///   - triggers: the trigger runtime's clock and default retries (a clock moved by hand drives schedules).
+    /// - Throws: `ConfigurationErrors` when the configuration or registry is wrong; the store's errors.
+    public static func start(
+        configDirectory: String, registry: FunctionRegistry, environment: AppEnvironment = .testing,
+        variables: [String: String] = [:], triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration()
+    ) async throws -> TestApp {
+        let options = SwitchyardApp.Options(storage: .memory, variables: variables, triggers: triggers)
+        let app = try await SwitchyardApp.open(
+            directory: configDirectory, environment: environment, registry: registry, options: options)
+        guard let messaging = app.outboxMessaging else {
+            await app.stop()
+            throw TestAppError("the app does not send through the outbox, so its messages cannot be inspected")
+        }
+        do {
+            try await app.start()
+            // Triggers finish starting in the background (opening streams, creating collections with pre-images
+            // on); a test's first write must find them running.
+            try await app.awaitIdle()
+        } catch {
+            await app.stop()
+            throw error
+        }
+        return TestApp(app: app, outbox: TestOutbox(messaging: messaging))
+    }
+
+    /// Starts an app as `start` does, runs `body` with it and stops it, whether `body` returns or throws.
+    public static func withApp<Result>(
+        configDirectory: String, registry: FunctionRegistry, environment: AppEnvironment = .testing,
+        variables: [String: String] = [:], triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(),
+        _ body: (TestApp) async throws -> Result
+    ) async throws -> Result {
+        let app = try await start(
+            configDirectory: configDirectory, registry: registry, environment: environment, variables: variables,
+            triggers: triggers)
+        do {
+            let result = try await body(app)
+            await app.stop()
+            return result
+        } catch {
+            await app.stop()
+            throw error
+        }
+    }
+
+    /// Stops the triggers and discards the store.
+    public func stop() async {
+        await app.stop()
+    }
+
+    /// The app's store.
+    public var store: DocumentStore { app.store }
+
+    /// A collection by its namespace, `"<database>.<collection>"` (the collection may contain dots).
+    /// Writes to it fire the app's database triggers.
+    /// - Throws: `TestAppError` when `namespace` has no database or no collection part.
+    public func collection(_ namespace: String) throws -> DocumentCollection {
+        guard let dot = namespace.firstIndex(of: "."), dot != namespace.startIndex,
+            namespace.index(after: dot) != namespace.endIndex
+        else { throw TestAppError("'\(namespace)' is not a namespace: write \"<database>.<collection>\"") }
+        return store.database(String(namespace[..<dot])).collection(String(namespace[namespace.index(after: dot)...]))
+    }
+
+    /// Calls a callable function as `user` would from a client (rules, custom user data and time limit apply).
+    public func call(_ function: String, _ arguments: BSON..., as user: FunctionUser) async throws -> BSON {
+        try await app.call(function: function, arguments: arguments, user: user)
+    }
+
+    /// The recorded runs of `trigger` (every trigger's and call's when nil), oldest first.
+    public func invocations(trigger: String? = nil, limit: Int = 10_000) async throws -> [InvocationRecord] {
+        try await app.invocations.records(trigger: trigger, limit: limit)
+    }
+
+    /// The recorded runs of `function`, whatever ran it, oldest first.
+    public func invocations(function: String, limit: Int = 10_000) async throws -> [InvocationRecord] {
+        try await app.invocations.records(function: function, limit: limit)
+    }
+}

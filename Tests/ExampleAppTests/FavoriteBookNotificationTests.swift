@@ -1,0 +1,203 @@
+import BSON
+import DocumentStore
+import Foundation
+import Messaging
+import Switchyard
+import SwitchyardTesting
+import Testing
+
+/// A favourite book changes: `queueFavoriteBookUpdate` queues one entry per user in `product.pushNotification`,
+/// `sendQueuedNotification` multicasts it, and `retryUnprocessedNotifications` sends what failed.
+@Suite struct FavoriteBookNotificationTests {
+    /// Inserts the book and the users' data, waits for the triggers, and forgets the topic message.
+    private func seed(_ app: TestApp, book: ObjectId, users: [BSONDocument]) async throws {
+        try await app.collection("product.book").insertOne(
+            BooksAppFixture.book(book, title: "Dune", authors: ["Frank Herbert"]))
+        if !users.isEmpty { try await app.collection("product.customUserData").insertMany(users) }
+        try await app.awaitIdle()
+        app.outbox.removeAll()
+    }
+
+    private func retitle(_ app: TestApp, book: ObjectId, to title: String) async throws {
+        try await app.collection("product.book").updateOne(
+            ["_id": .objectId(book)], ["$set": ["volumeInfo.title": .string(title)]])
+        try await app.awaitIdle()
+    }
+
+    private func queue(_ app: TestApp) async throws -> [BSONDocument] {
+        try await app.collection("product.pushNotification").find([:], options: .init(sort: ["userId": 1])).toArray()
+    }
+
+    @Test func eachDeviceOfEachFanIsNotifiedOnce() async throws {
+        try await BooksAppFixture.run { app in
+            let book = ObjectId()
+            try await seed(
+                app, book: book,
+                users: [
+                    BooksAppFixture.userData("u1", tokens: ["a1", "a2"], favorites: [book]),
+                    BooksAppFixture.userData("u2", tokens: ["b1"], favorites: [ObjectId(), book]),
+                    BooksAppFixture.userData("u3", tokens: [], favorites: [book]),
+                    BooksAppFixture.userData("u4", tokens: ["d1"], favorites: [ObjectId()]),
+                ])
+            try await retitle(app, book: book, to: "Dune (40th anniversary)")
+
+            let entries = try await queue(app)
+            #expect(entries.map { $0["userId"] } == ["u1", "u2"])
+            let first = try #require(entries.first)
+            #expect(first["tokens"] == ["a1", "a2"])
+            #expect(first["bookId"] == .objectId(book))
+            #expect(first["title"] == "Dune (40th anniversary) by Frank Herbert")
+            #expect(first["changes"] == ["volumeInfo.title": "Dune (40th anniversary)"])
+            #expect(first["processed"] == true)
+            #expect(first["attempts"] == .int32(1))
+            #expect(first["deliveredTokens"] == ["a1", "a2"])
+            #expect(first["sentAt"] != nil)
+            #expect(first["date"] != nil)
+
+            #expect(app.outbox.entries.count == 3)
+            for token in ["a1", "a2", "b1"] {
+                let sent = app.outbox.messages(toToken: token)
+                #expect(sent.count == 1, "\(token)")
+                let entry = try #require(sent.first)
+                #expect(entry.title == "A favourite book changed")
+                #expect(entry.body == "Dune (40th anniversary) by Frank Herbert")
+                #expect(entry.data == ["type": "favorite_book_updated", "bookId": book.hex])
+                #expect(entry.message?.android?.collapseKey == book.hex)
+                #expect(entry.message?.apns?.headers["apns-collapse-id"] == book.hex)
+            }
+            #expect(app.outbox.messages(toToken: "d1").isEmpty)
+            #expect(app.outbox.messages(toTopic: "books").isEmpty)
+        }
+    }
+
+    @Test func aUserWhoSignsUpAndRegistersADeviceHearsAboutTheirFavourite() async throws {
+        try await BooksAppFixture.run { app in
+            let book = ObjectId()
+            try await seed(app, book: book, users: [])
+            let user = BooksAppFixture.user("reader")
+            await app.authenticate(.create, user: user)
+            try await app.awaitIdle()
+            _ = try await app.call("updateFCMUserToken", "phone", "add", as: user)
+            try await app.collection("product.customUserData").updateOne(
+                ["userId": "reader"], ["$addToSet": ["favoriteBooks": .objectId(book)]])
+            try await retitle(app, book: book, to: "Dune Messiah")
+
+            #expect(app.outbox.messages(toToken: "phone").map(\.title) == ["A favourite book changed"])
+            _ = try await app.call("updateFCMUserToken", "phone", "remove", as: user)
+            try await retitle(app, book: book, to: "Children of Dune")
+            #expect(app.outbox.messages(toToken: "phone").count == 1)
+            #expect(try await queue(app).count == 1)
+        }
+    }
+
+    @Test func aBookNobodyFavouritesQueuesNothing() async throws {
+        try await BooksAppFixture.run { app in
+            let book = ObjectId()
+            try await seed(app, book: book, users: [BooksAppFixture.userData("u1", tokens: ["a1"], favorites: [])])
+            try await retitle(app, book: book, to: "Children of Dune")
+            #expect(try await queue(app).isEmpty)
+            #expect(app.outbox.entries.isEmpty)
+            #expect(try await app.invocations(trigger: "queueFavoriteBookUpdate").map(\.outcome) == [.success])
+        }
+    }
+
+    @Test func anUnregisteredTokenIsRemovedFromTheUser() async throws {
+        try await BooksAppFixture.run { app in
+            let book = ObjectId()
+            try await seed(
+                app, book: book, users: [BooksAppFixture.userData("u1", tokens: ["kept", "gone"], favorites: [book])])
+            app.outbox.unregisteredTokens = ["gone"]
+            try await retitle(app, book: book, to: "Dune Messiah")
+
+            let user = try await app.collection("product.customUserData").findOne(["userId": "u1"])
+            #expect(user?["FCMToken"] == ["kept"])
+            let entry = try #require(try await queue(app).first)
+            #expect(entry["processed"] == true)
+            #expect(entry["invalidTokens"] == ["gone"])
+            #expect(entry["lastError"] == nil)
+            #expect(app.outbox.messages(toToken: "kept").count == 1)
+            #expect(app.outbox.failed.map(\.target) == [.token("gone")])
+        }
+    }
+
+    @Test func aTransientFailureIsSentByTheScheduledRetryAndOnlyOnce() async throws {
+        try await BooksAppFixture.run { app in
+            let book = ObjectId()
+            try await seed(
+                app, book: book, users: [BooksAppFixture.userData("u1", tokens: ["t1", "t2"], favorites: [book])])
+            app.outbox.failNextSends(1)
+            try await retitle(app, book: book, to: "Dune Messiah")
+
+            var entry = try #require(try await queue(app).first)
+            #expect(entry["processed"] == false)
+            #expect(entry["attempts"] == .int32(1))
+            #expect(entry["lastError"]?.stringValue?.contains("UNAVAILABLE") == true)
+            #expect(entry["deliveredTokens"] == ["t2"])
+            #expect(app.outbox.messages(toToken: "t1").isEmpty)
+            #expect(app.outbox.messages(toToken: "t2").count == 1)
+            // The trigger recorded the failure on the entry rather than failing (and retrying) itself.
+            #expect(try await app.invocations(trigger: "sendQueuedNotification").map(\.outcome) == [.success])
+
+            // Not yet due: queued less than retryAfterMinutes before the scheduled time.
+            try await app.fire("retryUnprocessedNotifications", event: .scheduled(at: Date()))
+            #expect(try await queue(app).first?["processed"] == false)
+            #expect(app.outbox.messages(toToken: "t1").isEmpty)
+
+            try await app.fire("retryUnprocessedNotifications", event: .scheduled(at: Date() + 6 * 60))
+            try await app.awaitIdle()
+            entry = try #require(try await queue(app).first)
+            #expect(entry["processed"] == true)
+            #expect(entry["attempts"] == .int32(2))
+            #expect(entry["sentAt"] != nil)
+            #expect(entry["deliveredTokens"] == ["t2", "t1"])
+            #expect(app.outbox.messages(toToken: "t1").count == 1)
+
+            // Later runs and a redelivered insert event send nothing again.
+            try await app.fire("retryUnprocessedNotifications", event: .scheduled(at: Date() + 12 * 60))
+            try await app.fire("sendQueuedNotification", event: .insert(entry))
+            try await app.awaitIdle()
+            #expect(app.outbox.messages(toToken: "t1").count == 1)
+            #expect(app.outbox.messages(toToken: "t2").count == 1)
+            #expect(app.outbox.entries.count == 3)
+        }
+    }
+
+    @Test func aSendThatKeepsFailingStopsAtTheAttemptCap() async throws {
+        try await BooksAppFixture.run { app in
+            let book = ObjectId()
+            try await seed(app, book: book, users: [BooksAppFixture.userData("u1", tokens: ["t1"], favorites: [book])])
+            app.outbox.failNextSends(100)
+            try await retitle(app, book: book, to: "Dune Messiah")
+            for minutes in stride(from: 6, through: 60, by: 6) {
+                try await app.fire(
+                    "retryUnprocessedNotifications", event: .scheduled(at: Date() + Double(minutes) * 60))
+            }
+            let entry = try #require(try await queue(app).first)
+            #expect(entry["processed"] == false)
+            #expect(entry["attempts"] == .int32(5))
+            #expect(app.outbox.failed.count == 5)
+            #expect(app.outbox.delivered.isEmpty)
+        }
+    }
+
+    @Test func aRedeliveredChangeEventQueuesNothingTwice() async throws {
+        try await BooksAppFixture.run { app in
+            let book = ObjectId()
+            try await seed(app, book: book, users: [BooksAppFixture.userData("u1", tokens: ["t1"], favorites: [book])])
+            let event = TestEvent.update(
+                BooksAppFixture.book(book, title: "Dune"), with: ["$set": ["volumeInfo.title": "Dune Messiah"]]
+            ).resumeToken(ResumeToken(sequence: 1_000_000))
+            try await app.fire("queueFavoriteBookUpdate", event: event)
+            try await app.awaitIdle()
+            try await app.fire("queueFavoriteBookUpdate", event: event)
+            try await app.awaitIdle()
+            let entries = try await queue(app)
+            #expect(entries.count == 1)
+            #expect(entries.first?["changes"] == ["volumeInfo.title": "Dune Messiah"])
+            #expect(app.outbox.messages(toToken: "t1").count == 1)
+            let runs = try await app.invocations(trigger: "queueFavoriteBookUpdate")
+            #expect(runs.map(\.outcome) == [.success, .success])
+            #expect(runs.last?.logs.contains { $0.contains("queued by an earlier delivery") } == true)
+        }
+    }
+}
