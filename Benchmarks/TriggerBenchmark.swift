@@ -60,11 +60,13 @@ enum TriggerBenchmark {
             deliveries.record(invocation)
         }
         try await runtime.start()
-        for i in 0..<warmUp { _ = try await books.insertOne(StoreBenchmarkDocuments.book(i)) }
+        // Built before the clock starts, as the raw peer's rows are.
+        let documents = (0..<warmUp + events).map(StoreBenchmarkDocuments.book)
+        for document in documents.prefix(warmUp) { _ = try await books.insertOne(document) }
         _ = await deliveries.reached(warmUp)
 
         let start = ContinuousClock.now
-        for i in warmUp..<warmUp + events { _ = try await books.insertOne(StoreBenchmarkDocuments.book(i)) }
+        for document in documents.dropFirst(warmUp) { _ = try await books.insertOne(document) }
         let last = await deliveries.reached(warmUp + events)
         try await awaitSavedPositions(store, names: names, atLeast: last)
         let elapsed = Timing.seconds(ContinuousClock.now - start)
