@@ -19,6 +19,7 @@ enum TriggerBenchmark {
 
     static let events = 4_000
     static let warmUp = 300
+    static let rounds = 3
 
     static func run() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -28,19 +29,41 @@ enum TriggerBenchmark {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
 
-        let raw = try RawSQLite(path: root + "/raw.sqlite")
-        let rawRate = try raw.insertRate(count: events, body: StoreBenchmarkDocuments.sampleBytes)
-        raw.close()
-
-        let single = try await throughput(triggers: 1, directory: root + "/one")
+        // Rounds alternate the raw peer and the store, and each side's best counts: the machine is shared,
+        // and a burst of someone else's work should not decide the ratio.
+        let rows = try (0..<events).map { try StoreBenchmarkDocuments.rawRow(StoreBenchmarkDocuments.book($0)) }
+        var rawRate = 0.0
+        var alone = 0.0
+        var single = 0.0
+        var concurrent = 0.0
+        for round in 0..<rounds {
+            let raw = try RawSQLite(path: root + "/raw-\(round).sqlite")
+            rawRate = max(rawRate, try raw.insertRate(rows: rows))
+            raw.close()
+            alone = max(alone, try await throughput(triggers: 0, writers: 1, directory: root + "/alone-\(round)"))
+            single = max(single, try await throughput(triggers: 1, writers: 1, directory: root + "/one-\(round)"))
+            concurrent = max(
+                concurrent, try await throughput(triggers: 1, writers: 4, directory: root + "/four-\(round)"))
+        }
         report(
-            "(1) insert → 1 ordered trigger done, 1 awaited writer", value: single, unit: "events/s",
-            peer: "raw SQLite writes", peerValue: rawRate, goal: "≥ 0.7× raw", met: single >= 0.7 * rawRate)
+            "(1) insert → 1 ordered trigger done, 1 awaited writer, best of \(rounds)", value: single,
+            unit: "events/s", peer: "raw SQLite writes", peerValue: rawRate, goal: "≥ 0.7× raw",
+            met: single >= 0.7 * rawRate)
+        print(
+            "    the store alone, same writer, no trigger: \(format(alone)) events/s (\(format(alone / rawRate, digits: 2))× raw);"
+                + " with the trigger: \(format(single / alone * 100))% of it")
+        report(
+            "    the same, 4 awaited writers (group commit)", value: concurrent, unit: "events/s",
+            peer: "raw SQLite writes", peerValue: rawRate, goal: "≥ 0.7× raw", met: concurrent >= 0.7 * rawRate)
 
-        let latency = try await latencies(directory: root + "/latency")
+        let latency = try await latencies(directory: root + "/latency", trigger: true)
         latency.report()
+        let unobserved = try await latencies(directory: root + "/unobserved", trigger: false).write
+        print(
+            "    the same writer with no trigger, the insert: p50 \(format(percentile(unobserved, 0.5), digits: 3)) ms,"
+                + " p99 \(format(percentile(unobserved, 0.99), digits: 3)) ms")
 
-        let twenty = try await throughput(triggers: 20, directory: root + "/twenty")
+        let twenty = try await throughput(triggers: 20, writers: 1, directory: root + "/twenty")
         report(
             "(3) insert → 20 ordered triggers done, 1 awaited writer", value: twenty, unit: "events/s",
             peer: "1 trigger (1)", peerValue: single, goal: "none set", met: nil)
@@ -50,8 +73,9 @@ enum TriggerBenchmark {
 
     // MARK: (1) and (3)
 
-    /// Events per second from the first timed insert until every trigger's saved position covers the last one.
-    static func throughput(triggers count: Int, directory: String) async throws -> Double {
+    /// Events per second from the first timed insert until every trigger's saved position covers the last
+    /// one (with no trigger: until the last insert returned). Each writer awaits each of its inserts.
+    static func throughput(triggers count: Int, writers: Int, directory: String) async throws -> Double {
         let store = try await DocumentStore.open(.sqlite(directory: directory))
         let books = store.database("bench").collection("books")
         let names = (0..<count).map { "noop\($0)" }
@@ -65,8 +89,18 @@ enum TriggerBenchmark {
         for document in documents.prefix(warmUp) { _ = try await books.insertOne(document) }
         _ = await deliveries.reached(warmUp)
 
+        let timed = Array(documents.dropFirst(warmUp))
         let start = ContinuousClock.now
-        for document in documents.dropFirst(warmUp) { _ = try await books.insertOne(document) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for index in stride(from: writer, to: timed.count, by: writers) {
+                        _ = try await books.insertOne(timed[index])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
         let last = await deliveries.reached(warmUp + events)
         try await awaitSavedPositions(store, names: names, atLeast: last)
         let elapsed = Timing.seconds(ContinuousClock.now - start)
@@ -101,14 +135,16 @@ enum TriggerBenchmark {
     /// A paced writer inserts one document per millisecond; each document carries the time taken just
     /// before its `insertOne` (so the figure includes the commit itself: an upper bound on commit → start),
     /// and the writer notes when the awaited insert returned (after the commit: a lower bound).
-    static func latencies(directory: String) async throws -> LatencyFigures {
+    /// Without `trigger`, the same writer runs alone: the store's own insert latency, for comparison.
+    static func latencies(directory: String, trigger: Bool) async throws -> LatencyFigures {
         let store = try await DocumentStore.open(.sqlite(directory: directory))
         let books = store.database("bench").collection("books")
         let measured = 5_000
         let total = warmUp + measured
         let origin = ContinuousClock.now
         let starts = LatencyLog(count: total)
-        let runtime = TriggerRuntime(store: store, definitions: [booksTrigger(named: "latency")]) { invocation in
+        let definitions = trigger ? [booksTrigger(named: "latency")] : []
+        let runtime = TriggerRuntime(store: store, definitions: definitions) { invocation in
             let now = nanoseconds(since: origin)
             guard case .database(let event) = invocation.input, let index = event.fullDocument?["i"]?.int64Value
             else { return }
@@ -138,8 +174,8 @@ enum TriggerBenchmark {
         let window = warmUp..<total
         return LatencyFigures(
             rate: Double(total) / elapsed,
-            fromSend: window.map { Double(started[$0] - sent[$0]) / 1e6 },
-            fromAcknowledgement: window.map { Double(max(0, started[$0] - acknowledged[$0])) / 1e6 },
+            fromSend: trigger ? window.map { Double(started[$0] - sent[$0]) / 1e6 } : [],
+            fromAcknowledgement: trigger ? window.map { Double(max(0, started[$0] - acknowledged[$0])) / 1e6 } : [],
             write: window.map { Double(acknowledged[$0] - sent[$0]) / 1e6 })
     }
 
