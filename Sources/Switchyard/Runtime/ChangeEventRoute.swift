@@ -5,15 +5,14 @@ import DocumentStore
 /// then its `match` as a `$match` stage and its `project` as a `$project` stage on the event document, as
 /// App Services applies them.
 ///
-/// The runtime filters in-process over a stream of the whole store instead of handing the store the
-/// pipeline, so that it sees every log entry go by: a trigger whose events are rare still moves its
+/// The runtime filters in-process over a stream of the whole store (one for all triggers: `ChangeFeed`)
+/// instead of handing the store the pipeline, so that it sees every log entry go by: a trigger whose events are rare still moves its
 /// resume token forward past everything else, and never falls out of the retained history.
 struct ChangeEventRoute: Sendable {
     let scope: WatchScope
     let operations: Set<ChangeEvent.OperationType>
     let pipeline: Pipeline?
     let fullDocument: Bool
-    let fullDocumentBeforeChange: Bool
 
     init(_ trigger: DatabaseTrigger) throws(StoreError) {
         scope = trigger.scope
@@ -31,15 +30,6 @@ struct ChangeEventRoute: Sendable {
         if !trigger.project.isEmpty { stages.append(["$project": .document(trigger.project)]) }
         pipeline = stages.isEmpty ? nil : try Pipeline(stages)
         fullDocument = trigger.fullDocument
-        fullDocumentBeforeChange = trigger.fullDocumentBeforeChange
-    }
-
-    /// Pre-images are asked for when available: events from before a collection recorded them carry
-    /// `fullDocumentBeforeChange: null` instead of failing the trigger.
-    func streamOptions(resumeAfter position: Int64?) -> ChangeStreamOptions {
-        ChangeStreamOptions(
-            fullDocumentBeforeChange: fullDocumentBeforeChange ? .whenAvailable : .off,
-            resumeAfter: position.map { ResumeToken(sequence: $0) })
     }
 
     /// The cheap test first: the event's namespace and operation type.

@@ -2,11 +2,13 @@ import BSON
 import DocumentStore
 import Foundation
 
-/// Consumes the change stream for one database trigger until cancelled, suspended, or the store closes.
+/// Consumes the change log for one database trigger until cancelled, suspended, or the store closes.
 struct DatabaseTriggerRunner: Sendable {
     let definition: TriggerDefinition
     let trigger: DatabaseTrigger
     let store: DocumentStore
+    /// The runtime's shared read of the change log, for this trigger's pre-image option.
+    let feed: ChangeFeed
     let progress: TriggerProgress
     let delivery: TriggerDelivery
     let ledger: TriggerLedger
@@ -34,12 +36,12 @@ struct DatabaseTriggerRunner: Sendable {
         var resumeAfter = progress.state.position
         while !Task.isCancelled {
             do {
-                let stream = try await store.watch([], options: route.streamOptions(resumeAfter: resumeAfter))
-                progress.startConsuming(at: resumeAfter ?? stream.startingPoint.sequence)
+                let cursor = try await ChangeFeed.Cursor.open(feed, after: resumeAfter)
+                progress.startConsuming(at: cursor.position)
                 switch trigger.delivery {
-                case .ordered: try await consumeInOrder(stream, route: route)
+                case .ordered: try await consumeInOrder(cursor, route: route)
                 case .unordered(let maxConcurrency):
-                    try await consumeConcurrently(stream, route: route, maxConcurrency: max(1, maxConcurrency))
+                    try await consumeConcurrently(cursor, route: route, maxConcurrency: max(1, maxConcurrency))
                 }
                 progress.savePosition()
                 return
@@ -68,8 +70,9 @@ struct DatabaseTriggerRunner: Sendable {
     }
 
     /// One event at a time, in commit order; a failure after the last retry suspends the trigger.
-    private func consumeInOrder(_ stream: ChangeStream, route: ChangeEventRoute) async throws {
-        for try await event in stream {
+    private func consumeInOrder(_ cursor: ChangeFeed.Cursor, route: ChangeEventRoute) async throws {
+        var cursor = cursor
+        while let event = try await cursor.next() {
             guard let routed = try await deliverable(event, route: route) else {
                 progress.skip(event.id.sequence)
                 continue
@@ -93,13 +96,14 @@ struct DatabaseTriggerRunner: Sendable {
     }
 
     /// Up to `maxConcurrency` events at once; a failure after the last retry goes to the dead-letter queue.
-    private func consumeConcurrently(_ stream: ChangeStream, route: ChangeEventRoute, maxConcurrency: Int)
+    private func consumeConcurrently(_ cursor: ChangeFeed.Cursor, route: ChangeEventRoute, maxConcurrency: Int)
         async throws
     {
+        var cursor = cursor
         try await withThrowingTaskGroup(of: Void.self) { group in
             // Children added and not yet collected: finished ones are collected only when a slot is needed.
             var uncollected = 0
-            for try await event in stream {
+            while let event = try await cursor.next() {
                 guard let routed = try await deliverable(event, route: route) else {
                     progress.skip(event.id.sequence)
                     continue

@@ -33,6 +33,8 @@ public actor TriggerRuntime {
     private(set) var definitions: [TriggerDefinition]
     var progress: [String: TriggerProgress] = [:]
     var runners: [String: Task<Void, Never>] = [:]
+    /// The change log read once for all database triggers, by whether they ask for pre-images.
+    var feeds: [Bool: ChangeFeed] = [:]
     var authenticationDeliveries: [ObjectId: Task<Void, Never>] = [:]
     /// Whether `start()` ran and `stop()` did not since.
     public private(set) var isRunning = false
@@ -75,6 +77,7 @@ public actor TriggerRuntime {
         runners = [:]
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
+        feeds = [:]
         for item in progress.values {
             if [.starting, .running].contains(item.snapshot.runState) { item.setRunState(.stopped) }
             await item.flush()
@@ -145,9 +148,12 @@ public actor TriggerRuntime {
         case .database(let trigger):
             if item.state.position == nil || trigger.skipCatchupEvents { item.update { $0.position = logEnd } }
             item.setRunState(.starting)
+            let preImages = trigger.fullDocumentBeforeChange
+            let feed = feeds[preImages] ?? ChangeFeed(store: store, preImages: preImages, after: logEnd)
+            feeds[preImages] = feed
             let runner = DatabaseTriggerRunner(
-                definition: definition, trigger: trigger, store: store, progress: item, delivery: delivery,
-                ledger: ledger, clock: clock)
+                definition: definition, trigger: trigger, store: store, feed: feed, progress: item,
+                delivery: delivery, ledger: ledger, clock: clock)
             runners[definition.name] = Task { await runner.run() }
         case .scheduled(let trigger):
             // Recorded at once, so a crash before the first fire still catches that fire up at the next start.
