@@ -4,7 +4,7 @@ import Synchronization
 
 /// The store's change stream read once for all of a runtime's database triggers (those asking for the
 /// same pre-image option): every trigger routes every event, so with a stream each, each event was read
-/// and decoded once per trigger. The feed keeps the newest `capacity` events; a trigger reads them at its
+/// and decoded once per trigger. The feed keeps the newest events (a few thousand); a trigger reads them at its
 /// own pace from its own position (`Cursor`). One that falls behind the window (catching up after a
 /// restart, or slower than the writers) reads from a stream of its own until it is back inside, so a slow
 /// trigger never holds up the others and memory stays bounded.
@@ -12,7 +12,6 @@ import Synchronization
 /// There is no reading task: the first cursor that wants an event the feed does not have yet reads it
 /// from the shared stream (the others wait for it), so one trigger alone costs no extra hop.
 final class ChangeFeed: Sendable {
-    static let capacity = 4_096
     /// The most events a cursor takes from the feed at once.
     static let batchSize = 256
 
@@ -30,6 +29,7 @@ final class ChangeFeed: Sendable {
         var failed = false
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiter = 0
+        let capacity: Int
 
         mutating func takeWaiters() -> [CheckedContinuation<Void, Never>] {
             defer { waiters = [:] }
@@ -39,8 +39,8 @@ final class ChangeFeed: Sendable {
         mutating func append(_ event: ChangeEvent) {
             events.append(event)
             newest = event.id.sequence
-            guard events.count > ChangeFeed.capacity else { return }
-            let dropped = events.count - ChangeFeed.capacity / 2
+            guard events.count > capacity else { return }
+            let dropped = events.count - capacity / 2
             floor = events[dropped - 1].id.sequence
             events.removeFirst(dropped)
         }
@@ -61,11 +61,12 @@ final class ChangeFeed: Sendable {
     let preImages: Bool
     private let state: Mutex<State>
 
-    /// Follows the log from after `position` (the log's end when the runtime started).
-    init(store: DocumentStore, preImages: Bool, after position: Int64) {
+    /// Follows the log from after `position` (the log's end when the runtime started), keeping between
+    /// `capacity / 2` and `capacity` of the newest events.
+    init(store: DocumentStore, preImages: Bool, after position: Int64, capacity: Int = 4_096) {
         self.store = store
         self.preImages = preImages
-        state = Mutex(State(floor: position, newest: position))
+        state = Mutex(State(floor: position, newest: position, capacity: max(2, capacity)))
     }
 
     func options(resumeAfter position: Int64?) -> ChangeStreamOptions {
