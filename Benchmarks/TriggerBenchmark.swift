@@ -31,14 +31,16 @@ enum TriggerBenchmark {
 
         // Rounds alternate the raw peer and the store, and each side's best counts: the machine is shared,
         // and a burst of someone else's work should not decide the ratio.
-        let rows = try (0..<events).map { try StoreBenchmarkDocuments.rawRow(StoreBenchmarkDocuments.book($0)) }
+        let rows = try RawSQLite.loggedInserts(
+            (0..<events).map(StoreBenchmarkDocuments.book), namespace: Namespace(database: "bench", collection: "books")
+        )
         var rawRate = 0.0
         var alone = 0.0
         var single = 0.0
         var concurrent = 0.0
         for round in 0..<rounds {
             let raw = try RawSQLite(path: root + "/raw-\(round).sqlite")
-            rawRate = max(rawRate, try raw.insertRate(rows: rows))
+            rawRate = max(rawRate, try raw.insertRate(rows))
             raw.close()
             alone = max(alone, try await throughput(triggers: 0, writers: 1, directory: root + "/alone-\(round)"))
             single = max(single, try await throughput(triggers: 1, writers: 1, directory: root + "/one-\(round)"))
