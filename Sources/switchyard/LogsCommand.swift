@@ -44,43 +44,12 @@ struct LogsCommand: Command {
     }
 
     func run() async -> Int32 {
-        var printed = PollFollower<ObjectId>()
-        repeat {
-            do throws(CommandFailure) {
-                if let store = try await app.openStoreForReading() {
-                    let records = await read(store)
-                    await store.close()
-                    for record in printed.unseen(try records.get(), id: \.id, firstLimit: limit) {
-                        for line in record.lines { Output.print(line) }
-                    }
-                } else if !follow {
-                    Output.error("no runs recorded yet: \(app.dataDirectory) holds no store")
-                }
-            } catch {
-                Output.error(error.message)
-                return error.status
-            }
-            if follow { try? await Task.sleep(for: PollSchedule.interval) }
-        } while follow
-        return 0
-    }
-
-    private func read(_ store: DocumentStore) async -> Result<[InvocationRecord], CommandFailure> {
-        do {
-            return .success(
+        await app.printPolled(
+            follow: follow, limit: limit, nothingYet: "no runs recorded yet", id: \InvocationRecord.id,
+            read: { store in
                 try await InvocationLog(store: store).records(
-                    trigger: trigger, function: function, limit: PollSchedule.window))
-        } catch {
-            return .failure(CommandFailure("cannot read the invocation log: \(error)", status: 1))
-        }
+                    trigger: trigger, function: function, limit: PollSchedule.window)
+            },
+            print: { record in for line in record.lines { Output.print(line) } })
     }
-}
-
-/// `--limit N`: a positive count, or nil when not given.
-func positiveLimit(_ parsed: Arguments, usage: String) throws(UsageError) -> Int? {
-    guard let text = parsed.value("--limit") else { return nil }
-    guard let limit = Int(text), limit > 0 else {
-        throw UsageError("--limit needs a positive number, not '\(text)'", usage: usage)
-    }
-    return limit
 }

@@ -42,32 +42,9 @@ struct OutboxCommand: Command {
     }
 
     func run() async -> Int32 {
-        var printed = PollFollower<String>()
-        repeat {
-            do throws(CommandFailure) {
-                if let store = try await app.openStoreForReading() {
-                    let entries = await read(store)
-                    await store.close()
-                    for entry in printed.unseen(try entries.get(), id: \.name, firstLimit: limit) {
-                        Output.print(entry.document.extendedJSON(mode: mode))
-                    }
-                } else if !follow {
-                    Output.error("no messages recorded yet: \(app.dataDirectory) holds no store")
-                }
-            } catch {
-                Output.error(error.message)
-                return error.status
-            }
-            if follow { try? await Task.sleep(for: PollSchedule.interval) }
-        } while follow
-        return 0
-    }
-
-    private func read(_ store: DocumentStore) async -> Result<[OutboxEntry], CommandFailure> {
-        do {
-            return .success(try await OutboxLog(store: store).entries(limit: PollSchedule.window))
-        } catch {
-            return .failure(CommandFailure("cannot read the outbox: \(error)", status: 1))
-        }
+        await app.printPolled(
+            follow: follow, limit: limit, nothingYet: "no messages recorded yet", id: \OutboxEntry.name,
+            read: { store in try await OutboxLog(store: store).entries(limit: PollSchedule.window) },
+            print: { entry in Output.print(entry.document.extendedJSON(mode: mode)) })
     }
 }

@@ -1,6 +1,4 @@
-/// What a polling reader of a capped log (`logs`, `outbox`) has printed, so each poll prints only what is new.
-/// Every poll reads the newest `PollFollower.window` entries: more new entries than that between two polls
-/// would be skipped, which at one poll every `interval` no development app reaches.
+/// Remembers which polled entries were printed, so `--follow` prints each entry once.
 struct PollFollower<ID: Hashable> {
     private var seen: Set<ID>?
 
