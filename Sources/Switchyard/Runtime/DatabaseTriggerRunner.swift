@@ -78,9 +78,11 @@ struct DatabaseTriggerRunner: Sendable {
                 continue
             }
             progress.begin(event.id.sequence)
-            switch await deliver(routed) {
+            // Formatted once per event: the invocation and the saved state both carry it.
+            let eventId = routed.id.data
+            switch await deliver(routed, eventId: eventId) {
             case .delivered:
-                progress.finish(routed, at: clock.now(), deadLettered: false)
+                progress.finish(routed, eventId: eventId, at: clock.now(), deadLettered: false)
             case .failed(let error, let attempts):
                 progress.abandon()
                 progress.suspend(
@@ -120,28 +122,29 @@ struct DatabaseTriggerRunner: Sendable {
     }
 
     private func deliverUnordered(_ event: ChangeEvent) async {
-        switch await deliver(event) {
+        let eventId = event.id.data
+        switch await deliver(event, eventId: eventId) {
         case .delivered:
-            progress.finish(event, at: clock.now(), deadLettered: false)
+            progress.finish(event, eventId: eventId, at: clock.now(), deadLettered: false)
         case .failed(let error, let attempts):
             let letter = DeadLetter(
-                trigger: definition.name, eventId: event.id.data, input: .database(event), error: "\(error)",
+                trigger: definition.name, eventId: eventId, input: .database(event), error: "\(error)",
                 attempts: attempts, failedAt: clock.now())
             do {
                 try await ledger.add(letter)
-                progress.finish(event, at: clock.now(), deadLettered: true)
+                progress.finish(event, eventId: eventId, at: clock.now(), deadLettered: true)
             } catch {
                 // Not recorded, so not finished: the saved position stays before it until a restart redelivers it.
                 progress.abandon()
-                progress.warn("\(clock.now()): could not dead-letter event \(event.id.data): \(error)")
+                progress.warn("\(clock.now()): could not dead-letter event \(eventId): \(error)")
             }
         case .interrupted:
             progress.abandon()
         }
     }
 
-    private func deliver(_ event: ChangeEvent) async -> DeliveryOutcome {
-        await delivery.deliver(definition, input: .database(event), eventId: event.id.data) { _ in
+    private func deliver(_ event: ChangeEvent, eventId: String) async -> DeliveryOutcome {
+        await delivery.deliver(definition, input: .database(event), eventId: eventId) { _ in
             progress.recordFailedAttempt()
         }
     }
