@@ -5,7 +5,9 @@ import Foundation
 /// Runs an app's triggers against a store: database triggers on the change log, scheduled triggers on
 /// their cron schedules, authentication triggers on the events the auth layer fires. Each event reaches
 /// the handler at least once: a database trigger's resume token (in `local.triggerState`) moves only after
-/// the function finished, so a restart, even after `kill -9`, redelivers what was in flight.
+/// the function finished, so a restart, even after `kill -9`, redelivers what was in flight (and what
+/// finished since the token was last written: at most every 20 ms while events keep finishing). All
+/// database triggers share one read of the change log (`ChangeFeed`).
 ///
 /// - Ordered database triggers run one event at a time in commit order and are suspended when an event
 ///   fails its last retry; unordered ones run up to `maxConcurrency` events at once, dead-letter an event

@@ -2,7 +2,7 @@ import BSON
 import Foundation
 
 /// What the runtime remembers about one trigger across restarts, kept as one document in
-/// `local.triggerState` and rewritten after each event the trigger finished.
+/// `local.triggerState` and rewritten after the events the trigger finished (paced: see `TriggerProgress`).
 struct TriggerState: Sendable, Equatable {
     var name: String
     /// The trigger's identity (`TriggerDefinition.identity`); state under another identity is discarded.
