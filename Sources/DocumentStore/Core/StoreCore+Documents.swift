@@ -62,22 +62,27 @@ extension StoreCore {
     }
 
     /// Inserts a document that already has its `_id`, with index entries and an `insert` event.
-    /// Every check runs before the first write, so a failed insert leaves nothing behind.
     func insertDocument(_ state: CollectionState, _ document: BSONDocument) throws(StoreError) {
-        let key = try Self.idKey(document)
-        let body = try Self.encodeChecked(document)
+        try insertDocument(state, try PreparedDocument(document))
+    }
+
+    /// Inserts an encoded document, with index entries and an `insert` event embedding the same bytes.
+    /// Every check runs before the first write, so a failed insert leaves nothing behind.
+    func insertDocument(_ state: CollectionState, _ prepared: PreparedDocument) throws(StoreError) {
+        let (document, key) = (prepared.document, prepared.key)
         let entries = try indexEntries(state, document)
         try checkUnique(state, entries, ownKey: key)
-        guard try engine.insertDocument(collection: state.record.id, key: key, body: body) else {
-            throw duplicateKeyError(state, index: "_id_", key: BSON.document(["_id": document["_id"]!]).messageText)
+        guard try engine.insertDocument(collection: state.record.id, key: key, body: prepared.body) else {
+            throw duplicateKeyError(state, index: "_id_", key: BSON.document(["_id": prepared.id]).messageText)
         }
         for (index, indexEntries) in entries {
             for entry in indexEntries { try engine.insertIndexEntry(index: index.id, key: entry.key, document: key) }
         }
-        try appendChange([
-            "operationType": "insert", "ns": namespaceDocument(state.namespace),
-            "documentKey": ["_id": document["_id"]!], "fullDocument": .document(document),
-        ])
+        try appendChange(
+            [
+                "operationType": "insert", "ns": namespaceDocument(state.namespace),
+                "documentKey": ["_id": prepared.id],
+            ], embedding: ("fullDocument", prepared.body))
     }
 
     /// Replaces `old` by `new` (same `_id`), keeping indexes current, and logs an `update` or `replace`.
@@ -140,74 +145,23 @@ extension StoreCore {
                 description.truncatedArrays.map { ["field": .string($0.field), "newSize": .int32($0.newSize)] }),
         ]
     }
+}
 
-    // MARK: Reading
+/// A document ready to insert, encoded and keyed where it was built (on the caller's thread for
+/// `insertOne`/`insertMany`), so the store's thread, which every write shares, only stores the bytes.
+struct PreparedDocument: Sendable {
+    let document: BSONDocument
+    let id: BSON
+    let key: [UInt8]
+    let body: [UInt8]
 
-    /// What reading a query's candidates cost, for `explain`.
-    struct ScanStatistics {
-        var keysExamined = 0
-        var documentsExamined = 0
-    }
-
-    /// Visits the candidate documents of `filter` (a superset of its matches) in the plan's order until
-    /// `visit` returns false.
-    func scanCandidates(
-        _ state: CollectionState, plan: QueryPlan, statistics: inout ScanStatistics,
-        _ visit: (BSONDocument) throws(StoreError) -> Bool
-    ) throws(StoreError) {
-        let collection = state.record.id
-        switch plan {
-        case .collectionScan:
-            var documents: [[UInt8]] = []
-            try engine.scanDocuments(collection: collection) { _, body in
-                documents.append(body)
-                return true
-            }
-            for body in documents {
-                statistics.documentsExamined += 1
-                guard try visit(try DocumentEncoding.decode(body)) else { return }
-            }
-        case .idLookup(let ids):
-            var seen = Set<[UInt8]>()
-            for id in ids {
-                let key = try IndexKey.encode(id)
-                statistics.keysExamined += 1
-                guard seen.insert(key).inserted, let body = try engine.document(collection: collection, key: key) else {
-                    continue
-                }
-                statistics.documentsExamined += 1
-                guard try visit(try DocumentEncoding.decode(body)) else { return }
-            }
-        case .indexScan(let index, let ranges):
-            var keys: [[UInt8]] = []
-            var seen = Set<[UInt8]>()
-            for range in ranges {
-                try engine.scanIndex(index: index.id, from: range.lower, to: range.upper) { _, document in
-                    statistics.keysExamined += 1
-                    if seen.insert(document).inserted { keys.append(document) }
-                    return true
-                }
-            }
-            for key in keys {
-                guard let body = try engine.document(collection: collection, key: key) else { continue }
-                statistics.documentsExamined += 1
-                guard try visit(try DocumentEncoding.decode(body)) else { return }
-            }
-        }
-    }
-
-    /// Matching documents in candidate order (with their match, for positional projection and updates).
-    func matchingDocuments(
-        _ state: CollectionState, filter: BSONDocument, limit: Int? = nil, statistics: inout ScanStatistics
-    ) throws(StoreError) -> [(document: BSONDocument, match: QueryMatch)] {
-        let matcher = try DocumentMatcher(filter)
-        let plan = QueryPlanner.plan(matcher.indexableConditions, indexes: state.indexes)
-        var results: [(document: BSONDocument, match: QueryMatch)] = []
-        try scanCandidates(state, plan: plan, statistics: &statistics) { document throws(StoreError) in
-            if let match = try matcher.match(document) { results.append((document, match)) }
-            return limit.map { results.count < $0 } ?? true
-        }
-        return results
+    /// `document` must have its `_id` (`StoreCore.withId`).
+    init(_ document: BSONDocument) throws(StoreError) {
+        guard let id = document["_id"] else { throw .badValue("document has no _id") }
+        self.document = document
+        self.id = id
+        key = try StoreCore.idKey(id)
+        body = try StoreCore.encodeChecked(document)
     }
 }
 

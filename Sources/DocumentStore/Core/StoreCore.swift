@@ -9,7 +9,7 @@ import BSON
 /// The store's logic over a `StorageEngine`: catalog, documents and indexes, and the change log.
 /// Confined to the store's own thread (`StoreWorker`); never touched from anywhere else.
 final class StoreCore {
-    struct CollectionState {
+    struct CollectionState: Sendable {
         var record: CollectionRecord
         var indexes: [IndexDefinition]
 
@@ -30,7 +30,11 @@ final class StoreCore {
 
     let engine: any StorageEngine
     let retention: ChangeLogRetention
-    var catalog: [Namespace: CollectionState] = [:]
+    var catalog: [Namespace: CollectionState] = [:] {
+        didSet { catalogGeneration &+= 1 }
+    }
+    /// Changes whenever `catalog` is assigned, so a commit knows whether readers need a new catalog.
+    private(set) var catalogGeneration = 0
     var lastSequence: Int64 = 0
     /// Every change up to this sequence has been pruned; resuming before it loses history.
     var prunedThrough: Int64 = 0
@@ -102,6 +106,9 @@ final class StoreCore {
 
     func collection(_ namespace: Namespace) -> CollectionState? { catalog[namespace] }
 
+    /// Reads in the current transaction (writes) or between transactions (reads on the store's thread).
+    var view: StoreView { StoreView(engine: engine, catalog: catalog) }
+
     /// The collection, created implicitly (as MongoDB does on first write) when missing.
     func collectionCreatingIfNeeded(_ namespace: Namespace) throws(StoreError) -> CollectionState {
         if let state = catalog[namespace] { return state }
@@ -124,8 +131,11 @@ final class StoreCore {
     }
 
     /// Appends one event (in the current transaction). `event` holds everything but `_id`, `clusterTime`
-    /// and `wallTime`, which are added here.
-    func appendChange(_ fields: BSONDocument) throws(StoreError) {
+    /// and `wallTime`, which are added here. `embedding` is a last field given as an encoded document
+    /// (an insert's full document, already encoded for storage), copied in rather than encoded again.
+    func appendChange(_ fields: BSONDocument, embedding embedded: (key: String, bytes: [UInt8])? = nil)
+        throws(StoreError)
+    {
         if let database = fields["ns"]?.documentValue?["db"]?.stringValue,
             Namespace.unloggedDatabases.contains(database)
         {
@@ -141,7 +151,8 @@ final class StoreCore {
             "wallTime": .datetime(BSONDate(millisecondsSinceEpoch: now.milliseconds)),
         ]
         for (key, value) in fields { event.append(key, value) }
-        let bytes = try DocumentEncoding.encode(event)
+        var bytes = try DocumentEncoding.encode(event)
+        if let embedded { DocumentEncoding.append(embedded.key, document: embedded.bytes, to: &bytes) }
         let sequence = lastSequence + 1
         try engine.appendChange(ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: bytes))
         lastSequence = sequence

@@ -6,9 +6,10 @@ final class SQLiteConnection {
     private var statements: [String: OpaquePointer] = [:]
     let path: String
 
-    init(path: String) throws(StoreError) {
+    /// `create` opens the file read-write, creating it when missing; otherwise the file must exist.
+    init(path: String, create: Bool = true) throws(StoreError) {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -27,6 +27,19 @@ final class SQLiteEngine: StorageEngine {
         }
     }
 
+    /// A second connection to an existing store, for reads only (`ReadConnectionPool`). WAL mode is
+    /// recorded in the file, so this connection reads in WAL mode too and never blocks the writer.
+    init(readingFrom path: String, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+        connection = try SQLiteConnection(path: path, create: false)
+        do {
+            connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+            try connection.execute("PRAGMA query_only=ON")
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
     private static let schema = """
         CREATE TABLE IF NOT EXISTS collections(
             id INTEGER PRIMARY KEY, db TEXT NOT NULL, name TEXT NOT NULL, options BLOB NOT NULL, UNIQUE(db, name));
@@ -63,6 +76,13 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func rollbackTransaction() { try? run("ROLLBACK") }
+
+    /// Starts a read transaction: the statements until `endRead` see one committed snapshot.
+    func beginRead() throws(StoreError) { try run("BEGIN") }
+
+    func endRead() {
+        if (try? run("COMMIT")) == nil { rollbackTransaction() }
+    }
 
     func createSavepoint() throws(StoreError) { try run("SAVEPOINT op") }
 
