@@ -70,7 +70,7 @@ public struct DocumentCollection: Sendable {
         let namespace = self.namespace
         let document = StoreCore.withId(document)
         // Encoded here, off the store's thread; a failure is reported where storing it would fail.
-        let prepared = Result { () throws(StoreError) in try PreparedDocument(document) }
+        let prepared = Result { () throws(StoreError) in try PreparedDocument(document, in: namespace) }
         try await worker.write { core throws(StoreError) in
             try core.insertDocument(try core.collectionCreatingIfNeeded(namespace), try prepared.get())
         }
@@ -84,7 +84,7 @@ public struct DocumentCollection: Sendable {
         let namespace = self.namespace
         let documents = documents.map { document in
             let document = StoreCore.withId(document)
-            return (document, Result { () throws(StoreError) in try PreparedDocument(document) })
+            return (document, Result { () throws(StoreError) in try PreparedDocument(document, in: namespace) })
         }
         let outcome = try await worker.write { core throws(StoreError) in
             try core.insert(namespace, documents, ordered: ordered)

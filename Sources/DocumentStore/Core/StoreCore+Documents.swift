@@ -63,7 +63,7 @@ extension StoreCore {
 
     /// Inserts a document that already has its `_id`, with index entries and an `insert` event.
     func insertDocument(_ state: CollectionState, _ document: BSONDocument) throws(StoreError) {
-        try insertDocument(state, try PreparedDocument(document))
+        try insertDocument(state, try PreparedDocument(document, in: state.namespace))
     }
 
     /// Inserts an encoded document, with index entries and an `insert` event embedding the same bytes.
@@ -78,11 +78,7 @@ extension StoreCore {
         for (index, indexEntries) in entries {
             for entry in indexEntries { try engine.insertIndexEntry(index: index.id, key: entry.key, document: key) }
         }
-        try appendChange(
-            [
-                "operationType": "insert", "ns": namespaceDocument(state.namespace),
-                "documentKey": ["_id": prepared.id],
-            ], embedding: ("fullDocument", prepared.body))
+        if let event = prepared.event { try appendChange(encoded: event) }
     }
 
     /// Replaces `old` by `new` (same `_id`), keeping indexes current, and logs an `update` or `replace`.
@@ -133,7 +129,9 @@ extension StoreCore {
         try appendChange(event)
     }
 
-    func namespaceDocument(_ namespace: Namespace) -> BSON {
+    func namespaceDocument(_ namespace: Namespace) -> BSON { Self.namespaceDocument(namespace) }
+
+    static func namespaceDocument(_ namespace: Namespace) -> BSON {
         ["db": .string(namespace.database), "coll": .string(namespace.collection)]
     }
 
@@ -147,21 +145,61 @@ extension StoreCore {
     }
 }
 
-/// A document ready to insert, encoded and keyed where it was built (on the caller's thread for
-/// `insertOne`/`insertMany`), so the store's thread, which every write shares, only stores the bytes.
+/// A document ready to insert into `namespace`, encoded with its `insert` event where it was built (on
+/// the caller's thread for `insertOne`/`insertMany`), so the store's thread, which every write shares,
+/// only stores the bytes.
 struct PreparedDocument: Sendable {
     let document: BSONDocument
     let id: BSON
     let key: [UInt8]
     let body: [UInt8]
+    /// The `insert` event, embedding `body`; nil for namespaces that are not change-logged.
+    let event: [UInt8]?
 
     /// `document` must have its `_id` (`StoreCore.withId`).
-    init(_ document: BSONDocument) throws(StoreError) {
+    init(_ document: BSONDocument, in namespace: Namespace) throws(StoreError) {
         guard let id = document["_id"] else { throw .badValue("document has no _id") }
         self.document = document
         self.id = id
         key = try StoreCore.idKey(id)
         body = try StoreCore.encodeChecked(document)
+        guard namespace.isChangeLogged else {
+            event = nil
+            return
+        }
+        try Self.checkEmbeddable(document, encodedSize: body.count)
+        event = try ChangeEventEncoding.encode(
+            [
+                "operationType": "insert", "ns": StoreCore.namespaceDocument(namespace),
+                "documentKey": ["_id": id],
+            ], embedding: ("fullDocument", body))
+    }
+
+    /// The event holds the document one level deeper than it stands alone, so a document already at
+    /// BSON's nesting limit cannot be logged: refused, as encoding the event with it inside would be.
+    /// Every level costs at least 7 bytes (length, type, key terminator, end), so only large documents
+    /// need the walk.
+    private static func checkEmbeddable(_ document: BSONDocument, encodedSize: Int) throws(StoreError) {
+        let limit = BSONDocument.maximumNestingDepth - 1
+        guard encodedSize >= 5 + 7 * (limit - 1) else { return }
+        var pending: [(values: [BSON], depth: Int)] = [(document.values, 1)]
+        while let (values, depth) = pending.popLast() {
+            for value in values {
+                let children: [BSON]
+                switch value {
+                case .document(let nested): children = nested.values
+                case .array(let nested): children = nested
+                case .javascriptWithScope(let code): children = code.scope.values
+                default: continue
+                }
+                guard depth < limit else {
+                    throw .badValue(
+                        "cannot store the document as BSON: its change event would nest deeper than "
+                            + "\(BSONDocument.maximumNestingDepth) levels")
+                }
+                pending.append((children, depth + 1))
+            }
+        }
     }
 }
 

@@ -130,9 +130,8 @@ final class StoreCore {
         return (UInt32(truncatingIfNeeded: spec.tv_sec), Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
     }
 
-    /// Appends one event (in the current transaction). `event` holds everything but `_id`, `clusterTime`
-    /// and `wallTime`, which are added here. `embedding` is a last field given as an encoded document
-    /// (an insert's full document, already encoded for storage), copied in rather than encoded again.
+    /// Appends one event (in the current transaction). `fields` hold everything but `_id`, `clusterTime`
+    /// and `wallTime`; `embedding` is a last field given as an encoded document.
     func appendChange(_ fields: BSONDocument, embedding embedded: (key: String, bytes: [UInt8])? = nil)
         throws(StoreError)
     {
@@ -141,23 +140,23 @@ final class StoreCore {
         {
             return
         }
+        try appendChange(encoded: try ChangeEventEncoding.encode(fields, embedding: embedded))
+    }
+
+    /// Appends an event from `ChangeEventEncoding.encode`, stamped with this commit's times.
+    func appendChange(encoded event: [UInt8]) throws(StoreError) {
+        var event = event
         let now = Self.now()
         clusterTime =
             now.seconds > clusterTime.time
             ? BSONTimestamp(time: now.seconds, increment: 1)
             : BSONTimestamp(time: clusterTime.time, increment: clusterTime.increment &+ 1)
-        var event: BSONDocument = [
-            "clusterTime": .timestamp(clusterTime),
-            "wallTime": .datetime(BSONDate(millisecondsSinceEpoch: now.milliseconds)),
-        ]
-        for (key, value) in fields { event.append(key, value) }
-        var bytes = try DocumentEncoding.encode(event)
-        if let embedded { DocumentEncoding.append(embedded.key, document: embedded.bytes, to: &bytes) }
+        ChangeEventEncoding.stamp(&event, clusterTime: clusterTime, wallTime: now.milliseconds)
         let sequence = lastSequence + 1
-        try engine.appendChange(ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: bytes))
+        try engine.appendChange(ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: event))
         lastSequence = sequence
         logCount += 1
-        logBytes += bytes.count
+        logBytes += event.count
         if oldestWallTime == nil { oldestWallTime = now.milliseconds }
     }
 

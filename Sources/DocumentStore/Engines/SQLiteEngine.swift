@@ -58,7 +58,7 @@ final class SQLiteEngine: StorageEngine {
 
     func close() { connection.close() }
 
-    private func run(_ sql: String, _ bind: (SQLiteStatement) -> Void = { _ in }) throws(StoreError) {
+    private func run(_ sql: StaticString, _ bind: (SQLiteStatement) -> Void = { _ in }) throws(StoreError) {
         let statement = try connection.statement(sql)
         bind(statement)
         try statement.run(sql)
@@ -94,7 +94,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func collections() throws(StoreError) -> [CollectionRecord] {
-        let sql = "SELECT id, db, name, options FROM collections ORDER BY id"
+        let sql: StaticString = "SELECT id, db, name, options FROM collections ORDER BY id"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         var records: [CollectionRecord] = []
@@ -108,7 +108,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func indexes() throws(StoreError) -> [IndexRecord] {
-        let sql = "SELECT id, collection, spec FROM indexes ORDER BY id"
+        let sql: StaticString = "SELECT id, collection, spec FROM indexes ORDER BY id"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         var records: [IndexRecord] = []
@@ -122,10 +122,10 @@ final class SQLiteEngine: StorageEngine {
     }
 
     private func lastInsertedId() throws(StoreError) -> Int64 {
-        let sql = "SELECT last_insert_rowid()"
+        let sql: StaticString = "SELECT last_insert_rowid()"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
-        guard try statement.step(sql) else { throw connection.error(sql) }
+        guard try statement.step(sql) else { throw connection.error("\(sql)") }
         return statement.int64(0)
     }
 
@@ -173,7 +173,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func document(collection: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        let sql = "SELECT body FROM documents WHERE collection = ? AND key = ?"
+        let sql: StaticString = "SELECT body FROM documents WHERE collection = ? AND key = ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, collection)
@@ -206,7 +206,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func scanDocuments(collection: Int64, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool) throws(StoreError) {
-        let sql = "SELECT key, body FROM documents WHERE collection = ? ORDER BY key"
+        let sql: StaticString = "SELECT key, body FROM documents WHERE collection = ? ORDER BY key"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, collection)
@@ -216,7 +216,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func documentCount(collection: Int64) throws(StoreError) -> Int {
-        let sql = "SELECT count(*) FROM documents WHERE collection = ?"
+        let sql: StaticString = "SELECT count(*) FROM documents WHERE collection = ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, collection)
@@ -241,7 +241,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func firstIndexEntry(index: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        let sql = "SELECT doc FROM index_entries WHERE idx = ? AND key = ? LIMIT 1"
+        let sql: StaticString = "SELECT doc FROM index_entries WHERE idx = ? AND key = ? LIMIT 1"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, index)
@@ -252,7 +252,7 @@ final class SQLiteEngine: StorageEngine {
     func scanIndex(
         index: Int64, from lower: [UInt8], to upper: [UInt8]?, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
     ) throws(StoreError) {
-        let sql =
+        let sql: StaticString =
             upper == nil
             ? "SELECT key, doc FROM index_entries WHERE idx = ? AND key >= ? ORDER BY key, doc"
             : "SELECT key, doc FROM index_entries WHERE idx = ? AND key >= ? AND key < ? ORDER BY key, doc"
@@ -275,7 +275,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord] {
-        let sql = "SELECT seq, wall_time, event FROM changes WHERE seq > ? ORDER BY seq LIMIT ?"
+        let sql: StaticString = "SELECT seq, wall_time, event FROM changes WHERE seq > ? ORDER BY seq LIMIT ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, sequence)
@@ -289,7 +289,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func oldestChanges(limit: Int) throws(StoreError) -> [(sequence: Int64, wallTime: Int64, bytes: Int)] {
-        let sql = "SELECT seq, wall_time, length(event) FROM changes ORDER BY seq LIMIT ?"
+        let sql: StaticString = "SELECT seq, wall_time, length(event) FROM changes ORDER BY seq LIMIT ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, Int64(limit))
@@ -301,7 +301,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func changeLogSummary() throws(StoreError) -> (count: Int, bytes: Int, lastSequence: Int64?) {
-        let sql = "SELECT count(*), coalesce(sum(length(event)), 0), max(seq) FROM changes"
+        let sql: StaticString = "SELECT count(*), coalesce(sum(length(event)), 0), max(seq) FROM changes"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         guard try statement.step(sql) else { return (0, 0, nil) }
@@ -313,7 +313,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func metadata(_ name: String) throws(StoreError) -> Int64? {
-        let sql = "SELECT value FROM metadata WHERE name = ?"
+        let sql: StaticString = "SELECT value FROM metadata WHERE name = ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, name)
