@@ -2,9 +2,12 @@ import BSON
 import CSQLite
 import Foundation
 
-/// The durable engine: one SQLite database file in WAL mode. Documents live in one table keyed by
+/// The durable engine: one SQLite database file in WAL mode. Documents live in one table, unique by
 /// (collection id, `_id` index key); index entries in another keyed by (index id, key, document key), so
-/// range scans are B-tree range scans over order-preserving keys.
+/// range scans are B-tree range scans over order-preserving keys. The documents table has rowids (the
+/// unique key is an index beside it): a WITHOUT ROWID table keeps whole rows in its interior pages,
+/// and with rows of documents that makes a deep, slow tree. Every statement names its columns, so a
+/// file made with the earlier WITHOUT ROWID layout still works.
 final class SQLiteEngine: StorageEngine {
     private let connection: SQLiteConnection
 
@@ -46,8 +49,8 @@ final class SQLiteEngine: StorageEngine {
         CREATE TABLE IF NOT EXISTS indexes(
             id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, spec BLOB NOT NULL);
         CREATE TABLE IF NOT EXISTS documents(
-            collection INTEGER NOT NULL, key BLOB NOT NULL, body BLOB NOT NULL,
-            PRIMARY KEY(collection, key)) WITHOUT ROWID;
+            id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, key BLOB NOT NULL, body BLOB NOT NULL,
+            UNIQUE(collection, key));
         CREATE TABLE IF NOT EXISTS index_entries(
             idx INTEGER NOT NULL, key BLOB NOT NULL, doc BLOB NOT NULL,
             PRIMARY KEY(idx, key, doc)) WITHOUT ROWID;
