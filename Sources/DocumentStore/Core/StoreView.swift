@@ -144,19 +144,20 @@ struct StoreView {
                 guard try visit(try DocumentEncoding.decode(body)) else { return }
             }
         case .indexScan(let index, let ranges):
-            var keys: [[UInt8]] = []
+            // A multikey document has several entries; it is a candidate once, at its first.
             var seen = Set<[UInt8]>()
             for range in ranges {
-                try engine.scanIndex(index: index.id, from: range.lower, to: range.upper) { _, document in
+                var stopped = false
+                try engine.scanIndexedDocuments(
+                    index: index.id, collection: collection, from: range.lower, to: range.upper
+                ) { key, body throws(StoreError) in
                     statistics.keysExamined += 1
-                    if seen.insert(document).inserted { keys.append(document) }
-                    return true
+                    guard seen.insert(key).inserted else { return true }
+                    statistics.documentsExamined += 1
+                    stopped = try !visit(try DocumentEncoding.decode(body))
+                    return !stopped
                 }
-            }
-            for key in keys {
-                guard let body = try engine.document(collection: collection, key: key) else { continue }
-                statistics.documentsExamined += 1
-                guard try visit(try DocumentEncoding.decode(body)) else { return }
+                if stopped { return }
             }
         }
     }

@@ -269,6 +269,31 @@ final class SQLiteEngine: StorageEngine {
         }
     }
 
+    func scanIndexedDocuments(
+        index: Int64, collection: Int64, from lower: [UInt8], to upper: [UInt8]?,
+        _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        let sql: StaticString =
+            upper == nil
+            ? """
+            SELECT e.doc, d.body FROM index_entries e JOIN documents d ON d.collection = ?1 AND d.key = e.doc
+            WHERE e.idx = ?2 AND e.key >= ?3 ORDER BY e.key, e.doc
+            """
+            : """
+            SELECT e.doc, d.body FROM index_entries e JOIN documents d ON d.collection = ?1 AND d.key = e.doc
+            WHERE e.idx = ?2 AND e.key >= ?3 AND e.key < ?4 ORDER BY e.key, e.doc
+            """
+        let statement = try connection.statement(sql)
+        defer { statement.finish() }
+        statement.bind(1, collection)
+        statement.bind(2, index)
+        statement.bind(3, lower)
+        if let upper { statement.bind(4, upper) }
+        while try statement.step(sql) {
+            guard try visit(statement.blob(0), statement.blob(1)) else { return }
+        }
+    }
+
     func appendChange(_ change: ChangeRecord) throws(StoreError) {
         try run("INSERT INTO changes(seq, wall_time, event) VALUES(?, ?, ?)") {
             $0.bind(1, change.sequence)
