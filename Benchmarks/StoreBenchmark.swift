@@ -21,15 +21,17 @@ enum StoreBenchmark {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
 
+        // Both sides get the same documents, built before the clock starts: what is timed is storing them.
         let inserts = 4_000
+        let documents = (0..<inserts).map(StoreBenchmarkDocuments.book)
         let raw = try RawSQLite(path: root + "/raw-insert.sqlite")
-        let rawRate = try raw.insertRate(count: inserts, body: StoreBenchmarkDocuments.sampleBytes)
+        let rawRate = try raw.insertRate(rows: try documents.map(StoreBenchmarkDocuments.rawRow))
         raw.close()
 
         let store = try await DocumentStore.open(.sqlite(directory: root + "/store"))
         let single = store.database("bench").collection("single")
         var clock = ContinuousClock.now
-        for i in 0..<inserts { try await single.insertOne(StoreBenchmarkDocuments.book(i)) }
+        for document in documents { try await single.insertOne(document) }
         let storeRate = Double(inserts) / seconds(since: clock)
         report(
             "(a) insertOne, 1 writer", value: storeRate, unit: "docs/s", peer: "raw SQLite", peerValue: rawRate,
@@ -37,13 +39,14 @@ enum StoreBenchmark {
 
         let concurrent = store.database("bench").collection("concurrent")
         let perWriter = 150
+        let batches = (0..<64).map { writer in
+            (0..<perWriter).map { StoreBenchmarkDocuments.book(writer * perWriter + $0) }
+        }
         clock = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<64 {
+            for batch in batches {
                 group.addTask {
-                    for i in 0..<perWriter {
-                        try await concurrent.insertOne(StoreBenchmarkDocuments.book(writer * perWriter + i))
-                    }
+                    for document in batch { try await concurrent.insertOne(document) }
                 }
             }
             try await group.waitForAll()
@@ -71,7 +74,7 @@ enum StoreBenchmark {
             }
             storeLatencies.append(seconds(since: start))
         }
-        // What a call costs with no work at all: the hop to the store's thread and back.
+        // What a call costs with no work at all (reads run on the caller's thread: no hop).
         var roundTrips: [Double] = []
         for _ in 0..<lookups {
             let start = ContinuousClock.now
@@ -89,7 +92,7 @@ enum StoreBenchmark {
             "(c) findOne by index, 100k docs, median", value: storeMedian, unit: "µs", peer: "raw SQLite",
             peerValue: rawMedian, goal: "≤ 2× raw", met: storeMedian <= 2 * rawMedian)
         print(
-            "    of which the round trip to the store's thread and back, median: \(format(median(roundTrips) * 1e6)) µs"
+            "    of which a call with no work (listDatabaseNames), median: \(format(median(roundTrips) * 1e6)) µs"
         )
     }
 }
@@ -129,8 +132,22 @@ enum StoreBenchmarkDocuments {
         ]
     }
 
-    /// The raw peer's document and change-log bytes have the same size as the store's.
-    static let sampleBytes = [UInt8](repeating: 0x61, count: 620)
+    /// What the store writes for an inserted document, for the raw peer: the `_id` key, the document's
+    /// BSON, and a change event of the store's shape (and so its size) embedding the full document.
+    static func rawRow(_ book: BSONDocument) throws -> RawSQLite.Row {
+        let id = ObjectId()
+        var document: BSONDocument = ["_id": .objectId(id)]
+        for (key, value) in book { document.append(key, value) }
+        let now = Date()
+        let event: BSONDocument = [
+            "clusterTime": .timestamp(BSONTimestamp(time: UInt32(now.timeIntervalSince1970), increment: 1)),
+            "wallTime": .datetime(BSONDate(millisecondsSinceEpoch: Int64(now.timeIntervalSince1970 * 1000))),
+            "operationType": "insert", "ns": ["db": "bench", "coll": "single"], "documentKey": ["_id": .objectId(id)],
+            "fullDocument": .document(document),
+        ]
+        return RawSQLite.Row(
+            key: withUnsafeBytes(of: id.bytes) { Array($0) }, body: try document.bsonBytes, event: try event.bsonBytes)
+    }
 }
 
 /// The raw SQLite C API doing the same work as the store, as the baseline.
@@ -162,35 +179,41 @@ final class RawSQLite {
         return statement
     }
 
+    struct Row {
+        var key: [UInt8]
+        var body: [UInt8]
+        var event: [UInt8]
+    }
+
     /// Per transaction: the document row and its change-log row, committed.
-    func insertRate(count: Int, body: [UInt8]) throws -> Double {
+    func insertRate(rows: [Row]) throws -> Double {
         try execute(
             """
-            CREATE TABLE documents(key BLOB PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID;
-            CREATE TABLE changes(seq INTEGER PRIMARY KEY, event BLOB NOT NULL);
+            CREATE TABLE documents(id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, body BLOB NOT NULL);
+            CREATE TABLE changes(seq INTEGER PRIMARY KEY, wall_time INTEGER NOT NULL, event BLOB NOT NULL);
             """)
         let document = try prepare("INSERT INTO documents(key, body) VALUES(?, ?)")
-        let change = try prepare("INSERT INTO changes(seq, event) VALUES(?, ?)")
+        let change = try prepare("INSERT INTO changes(seq, wall_time, event) VALUES(?, ?, ?)")
         let begin = try prepare("BEGIN IMMEDIATE")
         let commit = try prepare("COMMIT")
         defer { [document, change, begin, commit].forEach { sqlite3_finalize($0) } }
         let start = ContinuousClock.now
-        for i in 0..<count {
+        for (i, row) in rows.enumerated() {
             sqlite3_step(begin)
             sqlite3_reset(begin)
-            let key = Array(StoreBenchmarkDocuments.isbn(i).utf8)
-            sqlite3_bind_blob(document, 1, key, Int32(key.count), csqlite_transient())
-            sqlite3_bind_blob(document, 2, body, Int32(body.count), csqlite_transient())
+            sqlite3_bind_blob(document, 1, row.key, Int32(row.key.count), csqlite_transient())
+            sqlite3_bind_blob(document, 2, row.body, Int32(row.body.count), csqlite_transient())
             guard sqlite3_step(document) == SQLITE_DONE else { throw StoreError.badValue("raw insert failed") }
             sqlite3_reset(document)
             sqlite3_bind_int64(change, 1, Int64(i + 1))
-            sqlite3_bind_blob(change, 2, body, Int32(body.count), csqlite_transient())
+            sqlite3_bind_int64(change, 2, Int64(Date().timeIntervalSince1970 * 1000))
+            sqlite3_bind_blob(change, 3, row.event, Int32(row.event.count), csqlite_transient())
             guard sqlite3_step(change) == SQLITE_DONE else { throw StoreError.badValue("raw change insert failed") }
             sqlite3_reset(change)
             guard sqlite3_step(commit) == SQLITE_DONE else { throw StoreError.badValue("raw commit failed") }
             sqlite3_reset(commit)
         }
-        return Double(count) / seconds(since: start)
+        return Double(rows.count) / seconds(since: start)
     }
 
     /// A table with an indexed isbn column; each lookup reads the body of the matching row.
@@ -198,8 +221,8 @@ final class RawSQLite {
         try execute("CREATE TABLE books(id INTEGER PRIMARY KEY, isbn TEXT NOT NULL, body BLOB NOT NULL)")
         let insert = try prepare("INSERT INTO books(isbn, body) VALUES(?, ?)")
         try execute("BEGIN")
-        let body = StoreBenchmarkDocuments.sampleBytes
         for i in 0..<size {
+            let body = try StoreBenchmarkDocuments.rawRow(StoreBenchmarkDocuments.book(i)).body
             sqlite3_bind_text(insert, 1, StoreBenchmarkDocuments.isbn(i), -1, csqlite_transient())
             sqlite3_bind_blob(insert, 2, body, Int32(body.count), csqlite_transient())
             sqlite3_step(insert)

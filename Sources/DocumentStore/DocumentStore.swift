@@ -1,8 +1,9 @@
 import BSON
 
 /// A MongoDB-like document store: databases of collections of BSON documents, with indexes, a change
-/// log and change streams, kept by SQLite (or in memory). All work happens on the store's own thread;
-/// concurrent writes are group-committed, and none is acknowledged before it is committed.
+/// log and change streams, kept by SQLite (or in memory). Writes happen on the store's own thread;
+/// concurrent writes are group-committed, and none is acknowledged before it is committed. With SQLite,
+/// reads run on their caller's thread on a read connection of their own (WAL readers never wait).
 ///
 /// ```swift
 /// let store = try await DocumentStore.open(.sqlite(directory: ".switchyard"))
@@ -21,8 +22,13 @@ public final class DocumentStore: Sendable {
         let retention = configuration.changeLogRetention
         let busyTimeout = configuration.busyTimeoutMilliseconds
         let engine = configuration.engine
-        let worker = try await StoreWorker.start(maximumBatch: configuration.maximumGroupCommitSize) {
-            () throws(StoreError) in
+        var readers: ReadConnectionPool?
+        if case .sqlite(let directory, _) = engine {
+            readers = ReadConnectionPool(path: directory + "/store.sqlite", busyTimeoutMilliseconds: busyTimeout)
+        }
+        let worker = try await StoreWorker.start(
+            maximumBatch: configuration.maximumGroupCommitSize, readers: readers
+        ) { () throws(StoreError) in
             let storage: any StorageEngine
             switch engine {
             case .memory: storage = MemoryEngine()
@@ -50,7 +56,7 @@ public final class DocumentStore: Sendable {
     }
 
     public func listDatabaseNames() async throws -> [String] {
-        try await worker.read { core in core.listDatabaseNames() }
+        try await worker.query { view in view.listDatabaseNames() }
     }
 
     public func dropDatabase(_ name: String) async throws {
@@ -84,7 +90,7 @@ public struct Database: Sendable {
 
     public func listCollectionNames() async throws -> [String] {
         let name = self.name
-        return try await store.worker.read { core in core.listCollectionNames(database: name) }
+        return try await store.worker.query { view in view.listCollectionNames(database: name) }
     }
 
     /// Creates a collection explicitly (with options); fails with NamespaceExists (48) when it exists.

@@ -41,6 +41,27 @@ import Testing
         }
     }
 
+    @Test(arguments: EngineKind.allCases) func aDocumentTooDeepForItsChangeEventIsRefused(kind: EngineKind)
+        async throws
+    {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            let stream = try await c.watch()
+            func nested(_ levels: Int) -> BSON {
+                var value: BSON = 1
+                for _ in 0..<levels { value = ["a": value] }
+                return value
+            }
+            // The event holds the document one level deeper than the document's own limit allows.
+            let deepest = BSONDocument.maximumNestingDepth - 1
+            await expectStoreError(2) { try await c.insertOne(["_id": 1, "x": nested(deepest)]) }
+            try await c.insertOne(["_id": 2, "x": nested(deepest - 1)])
+            #expect(try await c.countDocuments() == 1)
+            let events = try await next(1, from: stream)
+            #expect(events.first?.fullDocument?["x"] == nested(deepest - 1))
+        }
+    }
+
     @Test(arguments: EngineKind.allCases) func orderedInsertManyStopsAtFirstErrorKeepingEarlierDocuments(
         kind: EngineKind
     )

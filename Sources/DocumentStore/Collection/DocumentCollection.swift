@@ -17,8 +17,8 @@ public struct DocumentCollection: Sendable {
 
     func findAll(_ filter: BSONDocument, options: FindOptions) async throws -> [BSONDocument] {
         let namespace = self.namespace
-        return try await worker.read { core throws(StoreError) in
-            try core.find(namespace, filter: filter, options: options)
+        return try await worker.query { view throws(StoreError) in
+            try view.find(namespace, filter: filter, options: options)
         }
     }
 
@@ -31,35 +31,35 @@ public struct DocumentCollection: Sendable {
     /// How the query would run and what it examined: `COLLSCAN`, `IDHACK` or `IXSCAN` with the index.
     public func explain(_ filter: BSONDocument = [:], options: FindOptions = .init()) async throws -> QueryExplanation {
         let namespace = self.namespace
-        return try await worker.read { core throws(StoreError) in
-            try core.explain(namespace, filter: filter, options: options)
+        return try await worker.query { view throws(StoreError) in
+            try view.explain(namespace, filter: filter, options: options)
         }
     }
 
     public func countDocuments(_ filter: BSONDocument = [:], skip: Int = 0, limit: Int = 0) async throws -> Int {
         let namespace = self.namespace
-        return try await worker.read { core throws(StoreError) in
-            try core.count(namespace, filter: filter, skip: skip, limit: limit)
+        return try await worker.query { view throws(StoreError) in
+            try view.count(namespace, filter: filter, skip: skip, limit: limit)
         }
     }
 
     public func estimatedDocumentCount() async throws -> Int {
         let namespace = self.namespace
-        return try await worker.read { core throws(StoreError) in try core.estimatedCount(namespace) }
+        return try await worker.query { view throws(StoreError) in try view.estimatedCount(namespace) }
     }
 
     /// Distinct values of `field` among the matches, array elements counted one by one.
     public func distinct(_ field: String, filter: BSONDocument = [:]) async throws -> [BSON] {
         let namespace = self.namespace
-        return try await worker.read { core throws(StoreError) in
-            try core.distinct(namespace, field: field, filter: filter)
+        return try await worker.query { view throws(StoreError) in
+            try view.distinct(namespace, field: field, filter: filter)
         }
     }
 
     /// Runs an aggregation pipeline; `$lookup` reads the other collections of this database.
     public func aggregate(_ pipeline: [BSONDocument]) async throws -> [BSONDocument] {
         let namespace = self.namespace
-        return try await worker.read { core throws(StoreError) in try core.aggregate(namespace, pipeline: pipeline) }
+        return try await worker.query { view throws(StoreError) in try view.aggregate(namespace, pipeline: pipeline) }
     }
 
     // MARK: Writing
@@ -69,8 +69,10 @@ public struct DocumentCollection: Sendable {
     public func insertOne(_ document: BSONDocument) async throws -> InsertOneResult {
         let namespace = self.namespace
         let document = StoreCore.withId(document)
+        // Encoded here, off the store's thread; a failure is reported where storing it would fail.
+        let prepared = Result { () throws(StoreError) in try PreparedDocument(document, in: namespace) }
         try await worker.write { core throws(StoreError) in
-            try core.insertDocument(try core.collectionCreatingIfNeeded(namespace), document)
+            try core.insertDocument(try core.collectionCreatingIfNeeded(namespace), try prepared.get())
         }
         return InsertOneResult(insertedId: document["_id"]!)
     }
@@ -80,7 +82,10 @@ public struct DocumentCollection: Sendable {
     @discardableResult
     public func insertMany(_ documents: [BSONDocument], ordered: Bool = true) async throws -> InsertManyResult {
         let namespace = self.namespace
-        let documents = documents.map(StoreCore.withId)
+        let documents = documents.map { document in
+            let document = StoreCore.withId(document)
+            return (document, Result { () throws(StoreError) in try PreparedDocument(document, in: namespace) })
+        }
         let outcome = try await worker.write { core throws(StoreError) in
             try core.insert(namespace, documents, ordered: ordered)
         }
@@ -220,7 +225,7 @@ public struct DocumentCollection: Sendable {
     /// `[{v, key, name, unique?}]`, the `_id_` index first.
     public func listIndexes() async throws -> [BSONDocument] {
         let namespace = self.namespace
-        return try await worker.read { core throws(StoreError) in try core.listIndexes(namespace) }
+        return try await worker.query { view throws(StoreError) in try view.listIndexes(namespace) }
     }
 
     public func dropIndex(_ name: String) async throws {

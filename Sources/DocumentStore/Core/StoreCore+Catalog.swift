@@ -2,14 +2,6 @@ import BSON
 
 /// Databases, collections and indexes.
 extension StoreCore {
-    func listDatabaseNames() -> [String] {
-        Set(catalog.keys.map(\.database)).sorted()
-    }
-
-    func listCollectionNames(database: String) -> [String] {
-        catalog.keys.filter { $0.database == database }.map(\.collection).sorted()
-    }
-
     func createCollection(_ namespace: Namespace, options: CreateCollectionOptions) throws(StoreError) {
         guard collection(namespace) == nil else {
             throw .location(48, "Collection \(namespace) already exists.").named("NamespaceExists")
@@ -33,7 +25,7 @@ extension StoreCore {
     }
 
     func dropDatabase(_ database: String) throws(StoreError) {
-        let names = listCollectionNames(database: database)
+        let names = view.listCollectionNames(database: database)
         guard !names.isEmpty else { return }
         for name in names { try dropCollection(Namespace(database: database, collection: name)) }
         try appendChange(["operationType": "dropDatabase", "ns": ["db": .string(database)]])
@@ -123,10 +115,6 @@ extension StoreCore {
         catalog[namespace] = state
     }
 
-    func listIndexes(_ namespace: Namespace) throws(StoreError) -> [BSONDocument] {
-        guard let state = collection(namespace) else { throw .namespaceNotFound("ns does not exist: \(namespace)") }
-        return [["v": 2, "key": ["_id": 1], "name": "_id_"]] + state.indexes.map(\.specification)
-    }
 }
 
 extension StoreError {

@@ -58,7 +58,7 @@ extension StoreCore {
             let token = ResumeToken(sequence: record.sequence)
             let event = try render(stored, type: type, token: token, namespace: namespace, options: options)
             if let pipeline {
-                for output in try pipeline.run([event], source: StorePipelineSource(core: self, database: database)) {
+                for output in try pipeline.run([event], source: StorePipelineSource(view: view, database: database)) {
                     guard output["_id"] == .document(token.document) else {
                         throw .location(
                             280,

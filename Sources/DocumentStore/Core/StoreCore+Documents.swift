@@ -62,22 +62,23 @@ extension StoreCore {
     }
 
     /// Inserts a document that already has its `_id`, with index entries and an `insert` event.
-    /// Every check runs before the first write, so a failed insert leaves nothing behind.
     func insertDocument(_ state: CollectionState, _ document: BSONDocument) throws(StoreError) {
-        let key = try Self.idKey(document)
-        let body = try Self.encodeChecked(document)
+        try insertDocument(state, try PreparedDocument(document, in: state.namespace))
+    }
+
+    /// Inserts an encoded document, with index entries and an `insert` event embedding the same bytes.
+    /// Every check runs before the first write, so a failed insert leaves nothing behind.
+    func insertDocument(_ state: CollectionState, _ prepared: PreparedDocument) throws(StoreError) {
+        let (document, key) = (prepared.document, prepared.key)
         let entries = try indexEntries(state, document)
         try checkUnique(state, entries, ownKey: key)
-        guard try engine.insertDocument(collection: state.record.id, key: key, body: body) else {
-            throw duplicateKeyError(state, index: "_id_", key: BSON.document(["_id": document["_id"]!]).messageText)
+        guard try engine.insertDocument(collection: state.record.id, key: key, body: prepared.body) else {
+            throw duplicateKeyError(state, index: "_id_", key: BSON.document(["_id": prepared.id]).messageText)
         }
         for (index, indexEntries) in entries {
             for entry in indexEntries { try engine.insertIndexEntry(index: index.id, key: entry.key, document: key) }
         }
-        try appendChange([
-            "operationType": "insert", "ns": namespaceDocument(state.namespace),
-            "documentKey": ["_id": document["_id"]!], "fullDocument": .document(document),
-        ])
+        if let event = prepared.event { try appendChange(encoded: event) }
     }
 
     /// Replaces `old` by `new` (same `_id`), keeping indexes current, and logs an `update` or `replace`.
@@ -128,7 +129,9 @@ extension StoreCore {
         try appendChange(event)
     }
 
-    func namespaceDocument(_ namespace: Namespace) -> BSON {
+    func namespaceDocument(_ namespace: Namespace) -> BSON { Self.namespaceDocument(namespace) }
+
+    static func namespaceDocument(_ namespace: Namespace) -> BSON {
         ["db": .string(namespace.database), "coll": .string(namespace.collection)]
     }
 
@@ -140,74 +143,63 @@ extension StoreCore {
                 description.truncatedArrays.map { ["field": .string($0.field), "newSize": .int32($0.newSize)] }),
         ]
     }
+}
 
-    // MARK: Reading
+/// A document ready to insert into `namespace`, encoded with its `insert` event where it was built (on
+/// the caller's thread for `insertOne`/`insertMany`), so the store's thread, which every write shares,
+/// only stores the bytes.
+struct PreparedDocument: Sendable {
+    let document: BSONDocument
+    let id: BSON
+    let key: [UInt8]
+    let body: [UInt8]
+    /// The `insert` event, embedding `body`; nil for namespaces that are not change-logged.
+    let event: [UInt8]?
 
-    /// What reading a query's candidates cost, for `explain`.
-    struct ScanStatistics {
-        var keysExamined = 0
-        var documentsExamined = 0
+    /// `document` must have its `_id` (`StoreCore.withId`).
+    init(_ document: BSONDocument, in namespace: Namespace) throws(StoreError) {
+        guard let id = document["_id"] else { throw .badValue("document has no _id") }
+        self.document = document
+        self.id = id
+        key = try StoreCore.idKey(id)
+        body = try StoreCore.encodeChecked(document)
+        guard namespace.isChangeLogged else {
+            event = nil
+            return
+        }
+        try Self.checkEmbeddable(document, encodedSize: body.count)
+        event = try ChangeEventEncoding.encode(
+            [
+                "operationType": "insert", "ns": StoreCore.namespaceDocument(namespace),
+                "documentKey": ["_id": id],
+            ], embedding: ("fullDocument", body))
     }
 
-    /// Visits the candidate documents of `filter` (a superset of its matches) in the plan's order until
-    /// `visit` returns false.
-    func scanCandidates(
-        _ state: CollectionState, plan: QueryPlan, statistics: inout ScanStatistics,
-        _ visit: (BSONDocument) throws(StoreError) -> Bool
-    ) throws(StoreError) {
-        let collection = state.record.id
-        switch plan {
-        case .collectionScan:
-            var documents: [[UInt8]] = []
-            try engine.scanDocuments(collection: collection) { _, body in
-                documents.append(body)
-                return true
-            }
-            for body in documents {
-                statistics.documentsExamined += 1
-                guard try visit(try DocumentEncoding.decode(body)) else { return }
-            }
-        case .idLookup(let ids):
-            var seen = Set<[UInt8]>()
-            for id in ids {
-                let key = try IndexKey.encode(id)
-                statistics.keysExamined += 1
-                guard seen.insert(key).inserted, let body = try engine.document(collection: collection, key: key) else {
-                    continue
+    /// The event holds the document one level deeper than it stands alone, so a document already at
+    /// BSON's nesting limit cannot be logged: refused, as encoding the event with it inside would be.
+    /// Every level costs at least 7 bytes (length, type, key terminator, end), so only large documents
+    /// need the walk.
+    private static func checkEmbeddable(_ document: BSONDocument, encodedSize: Int) throws(StoreError) {
+        let limit = BSONDocument.maximumNestingDepth - 1
+        guard encodedSize >= 5 + 7 * (limit - 1) else { return }
+        var pending: [(values: [BSON], depth: Int)] = [(document.values, 1)]
+        while let (values, depth) = pending.popLast() {
+            for value in values {
+                let children: [BSON]
+                switch value {
+                case .document(let nested): children = nested.values
+                case .array(let nested): children = nested
+                case .javascriptWithScope(let code): children = code.scope.values
+                default: continue
                 }
-                statistics.documentsExamined += 1
-                guard try visit(try DocumentEncoding.decode(body)) else { return }
-            }
-        case .indexScan(let index, let ranges):
-            var keys: [[UInt8]] = []
-            var seen = Set<[UInt8]>()
-            for range in ranges {
-                try engine.scanIndex(index: index.id, from: range.lower, to: range.upper) { _, document in
-                    statistics.keysExamined += 1
-                    if seen.insert(document).inserted { keys.append(document) }
-                    return true
+                guard depth < limit else {
+                    throw .badValue(
+                        "cannot store the document as BSON: its change event would nest deeper than "
+                            + "\(BSONDocument.maximumNestingDepth) levels")
                 }
-            }
-            for key in keys {
-                guard let body = try engine.document(collection: collection, key: key) else { continue }
-                statistics.documentsExamined += 1
-                guard try visit(try DocumentEncoding.decode(body)) else { return }
+                pending.append((children, depth + 1))
             }
         }
-    }
-
-    /// Matching documents in candidate order (with their match, for positional projection and updates).
-    func matchingDocuments(
-        _ state: CollectionState, filter: BSONDocument, limit: Int? = nil, statistics: inout ScanStatistics
-    ) throws(StoreError) -> [(document: BSONDocument, match: QueryMatch)] {
-        let matcher = try DocumentMatcher(filter)
-        let plan = QueryPlanner.plan(matcher.indexableConditions, indexes: state.indexes)
-        var results: [(document: BSONDocument, match: QueryMatch)] = []
-        try scanCandidates(state, plan: plan, statistics: &statistics) { document throws(StoreError) in
-            if let match = try matcher.match(document) { results.append((document, match)) }
-            return limit.map { results.count < $0 } ?? true
-        }
-        return results
     }
 }
 

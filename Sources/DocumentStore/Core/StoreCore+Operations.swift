@@ -1,104 +1,23 @@
 import BSON
 
-/// CRUD operations, each run on the store's thread (writes inside the group-commit transaction).
+/// Writes, each run on the store's thread inside the group-commit transaction.
 extension StoreCore {
-    // MARK: Reads
-
-    func find(_ namespace: Namespace, filter: BSONDocument, options: FindOptions) throws(StoreError) -> [BSONDocument] {
-        var statistics = ScanStatistics()
-        return try findMatches(namespace, filter: filter, options: options, statistics: &statistics)
-    }
-
-    func findMatches(
-        _ namespace: Namespace, filter: BSONDocument, options: FindOptions, statistics: inout ScanStatistics
-    ) throws(StoreError) -> [BSONDocument] {
-        guard options.skip >= 0 else {
-            throw .badValue("skip value must be non-negative, but received: \(options.skip)")
-        }
-        let limit = options.limit == 0 ? nil : abs(options.limit)
-        let projection = try options.projection.flatMap { p throws(StoreError) in p.isEmpty ? nil : try Projection(p) }
-        let sort = try options.sort.flatMap { s throws(StoreError) in s.isEmpty ? nil : try SortSpecification(s) }
-        guard let state = collection(namespace) else { return [] }
-        var matches = try matchingDocuments(
-            state, filter: filter, limit: sort == nil ? limit.map { $0 + options.skip } : nil, statistics: &statistics)
-        if let sort { matches = Self.sorted(matches, by: sort) }
-        var page = matches.dropFirst(options.skip)
-        if let limit { page = page.prefix(limit) }
-        guard let projection else { return page.map(\.document) }
-        var results: [BSONDocument] = []
-        for (document, match) in page { results.append(try projection.apply(to: document, match: match)) }
-        return results
-    }
-
-    /// A stable sort: documents that compare equal keep their scan order.
-    static func sorted(
-        _ matches: [(document: BSONDocument, match: QueryMatch)], by sort: SortSpecification
-    ) -> [(document: BSONDocument, match: QueryMatch)] {
-        matches.enumerated().sorted { lhs, rhs in
-            let order = sort.compare(lhs.element.document, rhs.element.document)
-            return order != 0 ? order < 0 : lhs.offset < rhs.offset
-        }.map(\.element)
-    }
-
-    func explain(_ namespace: Namespace, filter: BSONDocument, options: FindOptions) throws(StoreError)
-        -> QueryExplanation
-    {
-        var statistics = ScanStatistics()
-        let results = try findMatches(namespace, filter: filter, options: options, statistics: &statistics)
-        let conditions = try DocumentMatcher(filter).indexableConditions
-        let plan = collection(namespace).map { QueryPlanner.plan(conditions, indexes: $0.indexes) } ?? .collectionScan
-        return QueryExplanation(
-            stage: plan.stage, indexName: plan.indexName, keysExamined: statistics.keysExamined,
-            documentsExamined: statistics.documentsExamined, returned: results.count)
-    }
-
-    func count(_ namespace: Namespace, filter: BSONDocument, skip: Int, limit: Int) throws(StoreError) -> Int {
-        try find(namespace, filter: filter, options: FindOptions(skip: skip, limit: limit)).count
-    }
-
-    func estimatedCount(_ namespace: Namespace) throws(StoreError) -> Int {
-        guard let state = collection(namespace) else { return 0 }
-        return try engine.documentCount(collection: state.record.id)
-    }
-
-    /// Distinct values of `field` among matches; array values contribute their elements, as in MongoDB.
-    func distinct(_ namespace: Namespace, field: String, filter: BSONDocument) throws(StoreError) -> [BSON] {
-        let path = try IndexDefinition(id: 0, name: "", keyPattern: [field: 1], unique: false)
-        var values: [BSON] = []
-        for document in try find(namespace, filter: filter, options: FindOptions()) {
-            values.append(contentsOf: path.values(in: document))
-        }
-        let sorted = values.sorted { BSON.compare($0, $1) < 0 }
-        var distinct: [BSON] = []
-        for value in sorted where distinct.last.map({ BSON.compare($0, value) != 0 }) ?? true {
-            distinct.append(value)
-        }
-        return distinct
-    }
-
-    func aggregate(_ namespace: Namespace, pipeline stages: [BSONDocument]) throws(StoreError) -> [BSONDocument] {
-        let pipeline = try Pipeline(stages)
-        // A leading $match narrows the input through the planner; the pipeline still applies it.
-        let filter = stages.first.flatMap { $0.count == 1 ? $0["$match"]?.documentValue : nil } ?? [:]
-        let input = try find(namespace, filter: filter, options: FindOptions())
-        return try pipeline.run(input, source: StorePipelineSource(core: self, database: namespace.database))
-    }
-
     // MARK: Writes
 
-    func insert(_ namespace: Namespace, _ documents: [BSONDocument], ordered: Bool) throws(StoreError)
-        -> (result: InsertManyResult, errors: [WriteError])
-    {
+    /// `documents` have their `_id`s; each is prepared, or holds why it cannot be stored.
+    func insert(
+        _ namespace: Namespace, _ documents: [(document: BSONDocument, prepared: Result<PreparedDocument, StoreError>)],
+        ordered: Bool
+    ) throws(StoreError) -> (result: InsertManyResult, errors: [WriteError]) {
         guard !documents.isEmpty else {
             throw .location(16, "Invalid BatchSize: insertMany needs at least one document")
         }
         let state = try collectionCreatingIfNeeded(namespace)
         var inserted: [Int: BSON] = [:]
         var errors: [WriteError] = []
-        for (position, document) in documents.enumerated() {
-            let document = Self.withId(document)
+        for (position, (document, prepared)) in documents.enumerated() {
             do {
-                try withSavepoint { () throws(StoreError) in try insertDocument(state, document) }
+                try withSavepoint { () throws(StoreError) in try insertDocument(state, try prepared.get()) }
                 inserted[position] = document["_id"]
             } catch {
                 errors.append(WriteError(index: position, code: error.code, errmsg: error.message))
@@ -115,10 +34,10 @@ extension StoreCore {
         arrayFilters: [BSONDocument], replacement: Bool
     ) throws(StoreError) -> UpdateResult {
         let specification = try Self.compile(update, arrayFilters: arrayFilters, replacement: replacement)
-        var statistics = ScanStatistics()
+        var statistics = StoreView.ScanStatistics()
         let matches =
             try collection(namespace).map { state throws(StoreError) in
-                try matchingDocuments(state, filter: filter, limit: multi ? nil : 1, statistics: &statistics)
+                try view.matchingDocuments(state, filter: filter, limit: multi ? nil : 1, statistics: &statistics)
             } ?? []
         guard !matches.isEmpty else {
             guard upsert else { return UpdateResult(matchedCount: 0, modifiedCount: 0, upsertedId: nil) }
@@ -187,8 +106,8 @@ extension StoreCore {
 
     func delete(_ namespace: Namespace, filter: BSONDocument, multi: Bool) throws(StoreError) -> DeleteResult {
         guard let state = collection(namespace) else { return DeleteResult(deletedCount: 0) }
-        var statistics = ScanStatistics()
-        let matches = try matchingDocuments(state, filter: filter, limit: multi ? nil : 1, statistics: &statistics)
+        var statistics = StoreView.ScanStatistics()
+        let matches = try view.matchingDocuments(state, filter: filter, limit: multi ? nil : 1, statistics: &statistics)
         for (document, _) in matches { try removeDocument(state, document) }
         return DeleteResult(deletedCount: matches.count)
     }
@@ -215,12 +134,12 @@ extension StoreCore {
             update = document
         case .delete: break
         }
-        var statistics = ScanStatistics()
+        var statistics = StoreView.ScanStatistics()
         var matches =
             try collection(namespace).map { state throws(StoreError) in
-                try matchingDocuments(state, filter: filter, limit: sort == nil ? 1 : nil, statistics: &statistics)
+                try view.matchingDocuments(state, filter: filter, limit: sort == nil ? 1 : nil, statistics: &statistics)
             } ?? []
-        if let sort { matches = Self.sorted(matches, by: sort) }
+        if let sort { matches = StoreView.sorted(matches, by: sort) }
         var result: BSONDocument?
         var resultMatch = QueryMatch()
         if let (document, match) = matches.first {
@@ -304,18 +223,5 @@ extension IndexDefinition {
         var values: [BSON] = []
         Self.collectValues(.document(document), field.components[...], into: &values, emptyArrayGivesUndefined: false)
         return values
-    }
-}
-
-/// `$lookup`'s view of the other collections of a database, read on the store's thread while the
-/// pipeline runs.
-struct StorePipelineSource: PipelineSource, @unchecked Sendable {
-    // Unchecked: the core is only touched synchronously from `Pipeline.run`, which the store calls on
-    // its own thread; the source never outlives that call.
-    let core: StoreCore
-    let database: String
-
-    func documents(inCollection name: String) throws(StoreError) -> [BSONDocument] {
-        try core.find(Namespace(database: database, collection: name), filter: [:], options: FindOptions())
     }
 }

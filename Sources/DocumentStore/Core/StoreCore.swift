@@ -9,7 +9,7 @@ import BSON
 /// The store's logic over a `StorageEngine`: catalog, documents and indexes, and the change log.
 /// Confined to the store's own thread (`StoreWorker`); never touched from anywhere else.
 final class StoreCore {
-    struct CollectionState {
+    struct CollectionState: Sendable {
         var record: CollectionRecord
         var indexes: [IndexDefinition]
 
@@ -30,7 +30,11 @@ final class StoreCore {
 
     let engine: any StorageEngine
     let retention: ChangeLogRetention
-    var catalog: [Namespace: CollectionState] = [:]
+    var catalog: [Namespace: CollectionState] = [:] {
+        didSet { catalogGeneration &+= 1 }
+    }
+    /// Changes whenever `catalog` is assigned, so a commit knows whether readers need a new catalog.
+    private(set) var catalogGeneration = 0
     var lastSequence: Int64 = 0
     /// Every change up to this sequence has been pruned; resuming before it loses history.
     var prunedThrough: Int64 = 0
@@ -102,6 +106,9 @@ final class StoreCore {
 
     func collection(_ namespace: Namespace) -> CollectionState? { catalog[namespace] }
 
+    /// Reads in the current transaction (writes) or between transactions (reads on the store's thread).
+    var view: StoreView { StoreView(engine: engine, catalog: catalog) }
+
     /// The collection, created implicitly (as MongoDB does on first write) when missing.
     func collectionCreatingIfNeeded(_ namespace: Namespace) throws(StoreError) -> CollectionState {
         if let state = catalog[namespace] { return state }
@@ -123,30 +130,33 @@ final class StoreCore {
         return (UInt32(truncatingIfNeeded: spec.tv_sec), Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
     }
 
-    /// Appends one event (in the current transaction). `event` holds everything but `_id`, `clusterTime`
-    /// and `wallTime`, which are added here.
-    func appendChange(_ fields: BSONDocument) throws(StoreError) {
+    /// Appends one event (in the current transaction). `fields` hold everything but `_id`, `clusterTime`
+    /// and `wallTime`; `embedding` is a last field given as an encoded document.
+    func appendChange(_ fields: BSONDocument, embedding embedded: (key: String, bytes: [UInt8])? = nil)
+        throws(StoreError)
+    {
         if let database = fields["ns"]?.documentValue?["db"]?.stringValue,
             Namespace.unloggedDatabases.contains(database)
         {
             return
         }
+        try appendChange(encoded: try ChangeEventEncoding.encode(fields, embedding: embedded))
+    }
+
+    /// Appends an event from `ChangeEventEncoding.encode`, stamped with this commit's times.
+    func appendChange(encoded event: [UInt8]) throws(StoreError) {
+        var event = event
         let now = Self.now()
         clusterTime =
             now.seconds > clusterTime.time
             ? BSONTimestamp(time: now.seconds, increment: 1)
             : BSONTimestamp(time: clusterTime.time, increment: clusterTime.increment &+ 1)
-        var event: BSONDocument = [
-            "clusterTime": .timestamp(clusterTime),
-            "wallTime": .datetime(BSONDate(millisecondsSinceEpoch: now.milliseconds)),
-        ]
-        for (key, value) in fields { event.append(key, value) }
-        let bytes = try DocumentEncoding.encode(event)
+        ChangeEventEncoding.stamp(&event, clusterTime: clusterTime, wallTime: now.milliseconds)
         let sequence = lastSequence + 1
-        try engine.appendChange(ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: bytes))
+        try engine.appendChange(ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: event))
         lastSequence = sequence
         logCount += 1
-        logBytes += bytes.count
+        logBytes += event.count
         if oldestWallTime == nil { oldestWallTime = now.milliseconds }
     }
 

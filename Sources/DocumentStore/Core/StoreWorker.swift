@@ -1,48 +1,51 @@
 import Foundation
 import Synchronization
 
-/// The store's own thread: every engine call runs here, never on the cooperative pool.
+/// The store's own thread: every write, and every read that cannot run on its caller's thread, runs
+/// here, never on the cooperative pool.
 ///
 /// Writes are group-committed: writers enqueue their operation and suspend; the thread takes every
-/// queued write (up to `maximumBatch`), runs each inside its own savepoint within one transaction,
-/// commits once, and only then resumes the writers — a write is never acknowledged before its
-/// transaction (with its change events) is committed. A failing operation rolls back only its own
-/// savepoint. Reads run between batches, outside any transaction, so they only see committed data.
+/// queued write (up to `maximumBatch`), runs them in one transaction, commits once, and only then
+/// resumes the writers — a write is never acknowledged before its transaction (with its change events)
+/// is committed. A failing operation undoes only itself: the batch first runs without savepoints (the
+/// common case costs nothing extra); when an operation fails, the batch is rolled back and run again
+/// with a savepoint per operation. Reads queued here run between batches, outside any transaction, so
+/// they only see committed data; with a pool of read connections most reads never come here (`query`).
 final class StoreWorker: @unchecked Sendable {
     // Unchecked: the queues and flags are only touched with `condition` locked; `core` only on the
     // worker thread (it is set there before any job runs and cleared there on close).
     private let condition = NSCondition()
     private var reads: [(StoreCore) -> Void] = []
-    private var writes: [WriteJob] = []
+    private var writes: [any QueuedWrite] = []
     private var closeRequests: [() -> Void] = []
     private var isClosed = false
     private var core: StoreCore?
     private let maximumBatch: Int
     let notifier = ChangeNotifier()
+    /// The catalog as of the last commit, for reads off this thread.
+    let catalog = PublishedCatalog()
+    /// Read connections for reads on their caller's thread; nil for the memory engine.
+    private let readers: ReadConnectionPool?
     /// Committed group-commit transactions (for tests proving that writes were batched).
     let transactionsCommitted = Atomic<Int>(0)
 
-    struct WriteJob {
-        /// Runs the operation, keeping its result until the commit is known; returns false when it failed.
-        /// With `inSavepoint` false the caller undoes a failure by rolling back the transaction.
-        let perform: (_ core: StoreCore, _ inSavepoint: Bool) -> Bool
-        /// Called after the commit: nil when it succeeded, else the error every write of the batch gets.
-        let complete: (StoreError?) -> Void
-    }
-
-    private init(maximumBatch: Int) {
+    private init(maximumBatch: Int, readers: ReadConnectionPool?) {
         self.maximumBatch = max(1, maximumBatch)
+        self.readers = readers
     }
 
     /// Starts the thread and opens the engine on it.
-    static func start(maximumBatch: Int, open: @escaping @Sendable () throws(StoreError) -> StoreCore)
-        async throws(StoreError) -> StoreWorker
-    {
-        let worker = StoreWorker(maximumBatch: maximumBatch)
+    static func start(
+        maximumBatch: Int, readers: ReadConnectionPool?,
+        open: @escaping @Sendable () throws(StoreError) -> StoreCore
+    ) async throws(StoreError) -> StoreWorker {
+        let worker = StoreWorker(maximumBatch: maximumBatch, readers: readers)
         let opened: StoreError? = await withCheckedContinuation { continuation in
             let thread = Thread {
                 do {
-                    worker.core = try open()
+                    let core = try open()
+                    worker.core = core
+                    worker.catalog.publish(core.catalog)
                 } catch let error as StoreError {
                     continuation.resume(returning: error)
                     return
@@ -74,12 +77,18 @@ final class StoreWorker: @unchecked Sendable {
         while queued.load(ordering: .acquiring) == 0 && ContinuousClock.now < deadline {}
     }
 
+    /// Writes queued before an enqueue wakes this thread (guarded by `condition`); above 1 while it
+    /// gathers the writers of the last batch.
+    private var wakeThreshold = 1
+
     private func runLoop() {
         guard let core else { return }
         var lastBatchSize = 0
+        var lastCommit = Duration.zero
         while true {
             if lastBatchSize == 1 { spinUntilWorkArrives() }
             condition.lock()
+            if lastBatchSize > 1 { gatherWriters(lastBatchSize, for: lastCommit) }
             while reads.isEmpty && writes.isEmpty && closeRequests.isEmpty { condition.wait() }
             let batchReads = reads
             reads.removeAll()
@@ -95,8 +104,13 @@ final class StoreWorker: @unchecked Sendable {
 
             lastBatchSize = batchReads.count + batchWrites.count
             for read in batchReads { read(core) }
-            if !batchWrites.isEmpty { commit(batchWrites, core: core) }
+            if !batchWrites.isEmpty {
+                let start = ContinuousClock.now
+                commit(batchWrites, core: core)
+                lastCommit = ContinuousClock.now - start
+            }
             if !closing.isEmpty {
+                readers?.close()
                 notifier.finishAll()
                 core.engine.close()
                 self.core = nil
@@ -106,40 +120,70 @@ final class StoreWorker: @unchecked Sendable {
         }
     }
 
-    private func commit(_ jobs: [WriteJob], core: StoreCore) {
+    /// Group commit: the writers of a batch just resumed usually come back with their next write soon.
+    /// Waiting (asleep, so that they get the CPU) until as many writes are queued as the last batch
+    /// had, for about as long as its commit took plus ~10 µs per writer to be resumed and come back
+    /// (never over 1 ms), lets the next commit carry them all instead of a trickle. Called with
+    /// `condition` locked.
+    private func gatherWriters(_ count: Int, for lastCommit: Duration) {
+        let wait = min(lastCommit / .seconds(1) + Double(count) * 10e-6, 0.001)
+        let deadline = Date(timeIntervalSinceNow: wait)
+        wakeThreshold = count
+        while writes.count < count && reads.isEmpty && closeRequests.isEmpty && condition.wait(until: deadline) {}
+        wakeThreshold = 1
+    }
+
+    private func commit(_ jobs: [any QueuedWrite], core: StoreCore) {
         let saved = core.snapshot
+        let generation = core.catalogGeneration
         do {
             try core.engine.beginTransaction()
+            if !jobs.allSatisfy({ $0.perform(core, inSavepoint: false) }) {
+                core.engine.rollbackTransaction()
+                core.restore(saved)
+                // A lone failed write has its error and nothing to commit.
+                if jobs.count == 1 {
+                    jobs[0].complete(nil)
+                    return
+                }
+                try core.engine.beginTransaction()
+                for job in jobs { _ = job.perform(core, inSavepoint: true) }
+            }
         } catch {
+            core.restore(saved)
             for job in jobs { job.complete(error) }
             return
         }
-        // The first operation runs without a savepoint: if it fails, nothing else has run yet, so
-        // rolling back and beginning again undoes exactly it.
-        if !jobs[0].perform(core, false) {
-            core.engine.rollbackTransaction()
-            core.restore(saved)
-            do {
-                try core.engine.beginTransaction()
-            } catch {
-                jobs[0].complete(nil)
-                for job in jobs.dropFirst() { job.complete(error) }
-                return
-            }
-        }
-        for job in jobs.dropFirst() { _ = job.perform(core, true) }
+        // Readers off this thread must never pair the new data with the old catalog: mark the change
+        // before the commit makes the data visible, and publish the new catalog before acknowledging.
+        let catalogChanged = core.catalogGeneration != generation
+        if catalogChanged { catalog.beginChange() }
         do {
             try core.engine.commitTransaction()
         } catch {
             core.restore(saved)
             try? core.loadCatalog()
+            if catalogChanged { catalog.publish(core.catalog) }
             for job in jobs { job.complete(error) }
             return
         }
+        if catalogChanged { catalog.publish(core.catalog) }
         transactionsCommitted.add(1, ordering: .relaxed)
         if core.lastSequence > saved.lastSequence { notifier.publish(core.lastSequence) }
-        for job in jobs { job.complete(nil) }
+        Self.resume(jobs)
         if core.needsPruning { prune(core) }
+    }
+
+    /// Resumes the writers of a committed batch. Each resume from this thread costs a few microseconds
+    /// (it wakes a thread of the cooperative pool); a large batch is handed to one job on the pool
+    /// instead, which resumes them there while this thread gathers the next batch.
+    private static func resume(_ jobs: [any QueuedWrite]) {
+        guard jobs.count >= 8 else {
+            for job in jobs { job.complete(nil) }
+            return
+        }
+        let batch = CommittedBatch(jobs)
+        Task.detached { batch.resume() }
     }
 
     private func prune(_ core: StoreCore) {
@@ -162,15 +206,26 @@ final class StoreWorker: @unchecked Sendable {
         guard !isClosed && closeRequests.isEmpty else { return false }
         body()
         queued.add(1, ordering: .releasing)
-        condition.signal()
+        if writes.count >= wakeThreshold || !reads.isEmpty { condition.signal() }
         return true
+    }
+
+    /// Runs a read. With read connections (SQLite), on the caller's thread, in a read transaction of
+    /// its own with the catalog of the last commit; otherwise (the memory engine, or while a commit
+    /// changes the catalog) on the store's thread between transactions. Either way it sees every write
+    /// acknowledged before it started.
+    func query<T: Sendable>(_ body: @escaping @Sendable (StoreView) throws(StoreError) -> T) async throws(StoreError)
+        -> T
+    {
+        if let readers, let result = try readers.read(catalog: catalog, body) { return result }
+        return try await read { core throws(StoreError) in try body(core.view) }
     }
 
     /// Runs `body` on the store's thread outside any transaction.
     func read<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T) async throws(StoreError)
         -> T
     {
-        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+        let result: Result<T, StoreError> = await withUnsafeContinuation { continuation in
             let job: (StoreCore) -> Void = { core in
                 continuation.resume(returning: Result { () throws(StoreError) in try body(core) })
             }
@@ -183,23 +238,9 @@ final class StoreWorker: @unchecked Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T) async throws(StoreError)
         -> T
     {
-        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            let outcome = Outcome<T>()
-            let job = WriteJob(
-                perform: { core, inSavepoint in
-                    let result = Result { () throws(StoreError) in
-                        inSavepoint
-                            ? try core.withSavepoint { () throws(StoreError) in try body(core) } : try body(core)
-                    }
-                    outcome.result = result
-                    if case .success = result { return true }
-                    return false
-                },
-                complete: { error in
-                    continuation.resume(
-                        returning: error.map { .failure($0) } ?? outcome.result ?? .failure(Self.closedError))
-                })
-            if !enqueue({ writes.append(job) }) { continuation.resume(returning: .failure(Self.closedError)) }
+        let result: Result<T, StoreError> = await withUnsafeContinuation { continuation in
+            let write = PendingWrite(body: body, continuation: continuation)
+            if !enqueue({ writes.append(write) }) { continuation.resume(returning: .failure(Self.closedError)) }
         }
         return try result.get()
     }
@@ -220,10 +261,56 @@ final class StoreWorker: @unchecked Sendable {
     }
 }
 
-/// A write's result between running and committing; only touched on the store's thread.
-private final class Outcome<T>: @unchecked Sendable {
-    // Unchecked: set in `perform` and read in `complete`, both on the store's thread, in that order.
-    var result: Result<T, StoreError>?
+/// A write in the queue; once enqueued it is touched only on the store's thread.
+private protocol QueuedWrite: AnyObject {
+    /// Runs the operation, keeping its result until the commit is known; false when it failed.
+    /// Outside a savepoint, the caller undoes a failure by rolling back the transaction.
+    func perform(_ core: StoreCore, inSavepoint: Bool) -> Bool
+    /// Resumes the writer after the commit: with `error` (the commit's) if there is one, else with the
+    /// operation's own result.
+    func complete(_ error: StoreError?)
+}
+
+/// Writes whose transaction committed, handed from the store's thread to the job that resumes them.
+private final class CommittedBatch: @unchecked Sendable {
+    // Unchecked: the store's thread hands the writes over and never touches them again; only the
+    // resuming job does, once.
+    private let jobs: [any QueuedWrite]
+
+    init(_ jobs: [any QueuedWrite]) {
+        self.jobs = jobs
+    }
+
+    func resume() {
+        for job in jobs { job.complete(nil) }
+    }
+}
+
+private final class PendingWrite<T: Sendable>: QueuedWrite {
+    private let body: @Sendable (StoreCore) throws(StoreError) -> T
+    private let continuation: UnsafeContinuation<Result<T, StoreError>, Never>
+    private var result: Result<T, StoreError>?
+
+    init(
+        body: @escaping @Sendable (StoreCore) throws(StoreError) -> T,
+        continuation: UnsafeContinuation<Result<T, StoreError>, Never>
+    ) {
+        self.body = body
+        self.continuation = continuation
+    }
+
+    func perform(_ core: StoreCore, inSavepoint: Bool) -> Bool {
+        let result = Result { () throws(StoreError) in
+            inSavepoint ? try core.withSavepoint { () throws(StoreError) in try body(core) } : try body(core)
+        }
+        self.result = result
+        if case .success = result { return true }
+        return false
+    }
+
+    func complete(_ error: StoreError?) {
+        continuation.resume(returning: error.map { .failure($0) } ?? result ?? .failure(StoreWorker.closedError))
+    }
 }
 
 /// Wakes change streams after commits. Each subscriber holds the newest committed sequence only: the

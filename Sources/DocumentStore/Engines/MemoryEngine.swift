@@ -185,6 +185,16 @@ final class MemoryEngine: StorageEngine {
         }
     }
 
+    func scanIndexedDocuments(
+        index: Int64, collection: Int64, from lower: [UInt8], to upper: [UInt8]?,
+        _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        try scanIndex(index: index, from: lower, to: upper) { _, document throws(StoreError) in
+            guard let body = documents[collection]?.value(for: document) else { return true }
+            return try visit(document, body)
+        }
+    }
+
     func appendChange(_ change: ChangeRecord) throws(StoreError) {
         changeLog.append(change)
         recordUndo { [unowned self] in changeLog.removeLast() }

@@ -3,12 +3,14 @@ import CSQLite
 /// One SQLite connection with a prepared-statement cache. Used from one thread at a time (the store's).
 final class SQLiteConnection {
     private let handle: OpaquePointer
-    private var statements: [String: OpaquePointer] = [:]
+    /// Keyed by the address of the SQL literal: cheaper than hashing its text on every use.
+    private var statements: [UnsafeRawPointer: OpaquePointer] = [:]
     let path: String
 
-    init(path: String) throws(StoreError) {
+    /// `create` opens the file read-write, creating it when missing; otherwise the file must exist.
+    init(path: String, create: Bool = true) throws(StoreError) {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -45,15 +47,20 @@ final class SQLiteConnection {
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 
     /// A cached prepared statement, reset and with bindings cleared, ready to bind.
-    func statement(_ sql: String) throws(StoreError) -> SQLiteStatement {
-        if let cached = statements[sql] {
+    func statement(_ sql: StaticString) throws(StoreError) -> SQLiteStatement {
+        let key = UnsafeRawPointer(sql.utf8Start)
+        if let cached = statements[key] {
             return SQLiteStatement(handle: cached, connection: self)
         }
         var prepared: OpaquePointer?
-        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK,
-            let prepared
-        else { throw error("prepare \(sql)") }
-        statements[sql] = prepared
+        let code = sql.withUTF8Buffer { text in
+            text.withMemoryRebound(to: CChar.self) { text in
+                sqlite3_prepare_v3(
+                    handle, text.baseAddress, Int32(text.count), UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+            }
+        }
+        guard code == SQLITE_OK, let prepared else { throw error("prepare \(sql)") }
+        statements[key] = prepared
         return SQLiteStatement(handle: prepared, connection: self)
     }
 }
@@ -81,18 +88,18 @@ struct SQLiteStatement {
     }
 
     /// Runs a statement that returns no rows.
-    func run(_ what: String) throws(StoreError) {
+    func run(_ what: StaticString) throws(StoreError) {
         defer { finish() }
         let code = sqlite3_step(handle)
-        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw connection.error(what) }
+        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw connection.error("\(what)") }
     }
 
     /// Steps to the next row: true for a row, false when done.
-    func step(_ what: String) throws(StoreError) -> Bool {
+    func step(_ what: StaticString) throws(StoreError) -> Bool {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw connection.error(what)
+        default: throw connection.error("\(what)")
         }
     }
 

@@ -2,9 +2,12 @@ import BSON
 import CSQLite
 import Foundation
 
-/// The durable engine: one SQLite database file in WAL mode. Documents live in one table keyed by
+/// The durable engine: one SQLite database file in WAL mode. Documents live in one table, unique by
 /// (collection id, `_id` index key); index entries in another keyed by (index id, key, document key), so
-/// range scans are B-tree range scans over order-preserving keys.
+/// range scans are B-tree range scans over order-preserving keys. The documents table has rowids (the
+/// unique key is an index beside it): a WITHOUT ROWID table keeps whole rows in its interior pages,
+/// and with rows of documents that makes a deep, slow tree. Every statement names its columns, so a
+/// file made with the earlier WITHOUT ROWID layout still works.
 final class SQLiteEngine: StorageEngine {
     private let connection: SQLiteConnection
 
@@ -27,14 +30,27 @@ final class SQLiteEngine: StorageEngine {
         }
     }
 
+    /// A second connection to an existing store, for reads only (`ReadConnectionPool`). WAL mode is
+    /// recorded in the file, so this connection reads in WAL mode too and never blocks the writer.
+    init(readingFrom path: String, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+        connection = try SQLiteConnection(path: path, create: false)
+        do {
+            connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+            try connection.execute("PRAGMA query_only=ON")
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
     private static let schema = """
         CREATE TABLE IF NOT EXISTS collections(
             id INTEGER PRIMARY KEY, db TEXT NOT NULL, name TEXT NOT NULL, options BLOB NOT NULL, UNIQUE(db, name));
         CREATE TABLE IF NOT EXISTS indexes(
             id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, spec BLOB NOT NULL);
         CREATE TABLE IF NOT EXISTS documents(
-            collection INTEGER NOT NULL, key BLOB NOT NULL, body BLOB NOT NULL,
-            PRIMARY KEY(collection, key)) WITHOUT ROWID;
+            id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, key BLOB NOT NULL, body BLOB NOT NULL,
+            UNIQUE(collection, key));
         CREATE TABLE IF NOT EXISTS index_entries(
             idx INTEGER NOT NULL, key BLOB NOT NULL, doc BLOB NOT NULL,
             PRIMARY KEY(idx, key, doc)) WITHOUT ROWID;
@@ -45,7 +61,7 @@ final class SQLiteEngine: StorageEngine {
 
     func close() { connection.close() }
 
-    private func run(_ sql: String, _ bind: (SQLiteStatement) -> Void = { _ in }) throws(StoreError) {
+    private func run(_ sql: StaticString, _ bind: (SQLiteStatement) -> Void = { _ in }) throws(StoreError) {
         let statement = try connection.statement(sql)
         bind(statement)
         try statement.run(sql)
@@ -64,6 +80,13 @@ final class SQLiteEngine: StorageEngine {
 
     func rollbackTransaction() { try? run("ROLLBACK") }
 
+    /// Starts a read transaction: the statements until `endRead` see one committed snapshot.
+    func beginRead() throws(StoreError) { try run("BEGIN") }
+
+    func endRead() {
+        if (try? run("COMMIT")) == nil { rollbackTransaction() }
+    }
+
     func createSavepoint() throws(StoreError) { try run("SAVEPOINT op") }
 
     func releaseSavepoint() throws(StoreError) { try run("RELEASE op") }
@@ -74,7 +97,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func collections() throws(StoreError) -> [CollectionRecord] {
-        let sql = "SELECT id, db, name, options FROM collections ORDER BY id"
+        let sql: StaticString = "SELECT id, db, name, options FROM collections ORDER BY id"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         var records: [CollectionRecord] = []
@@ -88,7 +111,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func indexes() throws(StoreError) -> [IndexRecord] {
-        let sql = "SELECT id, collection, spec FROM indexes ORDER BY id"
+        let sql: StaticString = "SELECT id, collection, spec FROM indexes ORDER BY id"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         var records: [IndexRecord] = []
@@ -102,10 +125,10 @@ final class SQLiteEngine: StorageEngine {
     }
 
     private func lastInsertedId() throws(StoreError) -> Int64 {
-        let sql = "SELECT last_insert_rowid()"
+        let sql: StaticString = "SELECT last_insert_rowid()"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
-        guard try statement.step(sql) else { throw connection.error(sql) }
+        guard try statement.step(sql) else { throw connection.error("\(sql)") }
         return statement.int64(0)
     }
 
@@ -153,7 +176,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func document(collection: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        let sql = "SELECT body FROM documents WHERE collection = ? AND key = ?"
+        let sql: StaticString = "SELECT body FROM documents WHERE collection = ? AND key = ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, collection)
@@ -186,7 +209,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func scanDocuments(collection: Int64, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool) throws(StoreError) {
-        let sql = "SELECT key, body FROM documents WHERE collection = ? ORDER BY key"
+        let sql: StaticString = "SELECT key, body FROM documents WHERE collection = ? ORDER BY key"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, collection)
@@ -196,7 +219,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func documentCount(collection: Int64) throws(StoreError) -> Int {
-        let sql = "SELECT count(*) FROM documents WHERE collection = ?"
+        let sql: StaticString = "SELECT count(*) FROM documents WHERE collection = ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, collection)
@@ -221,7 +244,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func firstIndexEntry(index: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        let sql = "SELECT doc FROM index_entries WHERE idx = ? AND key = ? LIMIT 1"
+        let sql: StaticString = "SELECT doc FROM index_entries WHERE idx = ? AND key = ? LIMIT 1"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, index)
@@ -232,7 +255,7 @@ final class SQLiteEngine: StorageEngine {
     func scanIndex(
         index: Int64, from lower: [UInt8], to upper: [UInt8]?, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
     ) throws(StoreError) {
-        let sql =
+        let sql: StaticString =
             upper == nil
             ? "SELECT key, doc FROM index_entries WHERE idx = ? AND key >= ? ORDER BY key, doc"
             : "SELECT key, doc FROM index_entries WHERE idx = ? AND key >= ? AND key < ? ORDER BY key, doc"
@@ -241,6 +264,31 @@ final class SQLiteEngine: StorageEngine {
         statement.bind(1, index)
         statement.bind(2, lower)
         if let upper { statement.bind(3, upper) }
+        while try statement.step(sql) {
+            guard try visit(statement.blob(0), statement.blob(1)) else { return }
+        }
+    }
+
+    func scanIndexedDocuments(
+        index: Int64, collection: Int64, from lower: [UInt8], to upper: [UInt8]?,
+        _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        let sql: StaticString =
+            upper == nil
+            ? """
+            SELECT e.doc, d.body FROM index_entries e JOIN documents d ON d.collection = ?1 AND d.key = e.doc
+            WHERE e.idx = ?2 AND e.key >= ?3 ORDER BY e.key, e.doc
+            """
+            : """
+            SELECT e.doc, d.body FROM index_entries e JOIN documents d ON d.collection = ?1 AND d.key = e.doc
+            WHERE e.idx = ?2 AND e.key >= ?3 AND e.key < ?4 ORDER BY e.key, e.doc
+            """
+        let statement = try connection.statement(sql)
+        defer { statement.finish() }
+        statement.bind(1, collection)
+        statement.bind(2, index)
+        statement.bind(3, lower)
+        if let upper { statement.bind(4, upper) }
         while try statement.step(sql) {
             guard try visit(statement.blob(0), statement.blob(1)) else { return }
         }
@@ -255,7 +303,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord] {
-        let sql = "SELECT seq, wall_time, event FROM changes WHERE seq > ? ORDER BY seq LIMIT ?"
+        let sql: StaticString = "SELECT seq, wall_time, event FROM changes WHERE seq > ? ORDER BY seq LIMIT ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, sequence)
@@ -269,7 +317,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func oldestChanges(limit: Int) throws(StoreError) -> [(sequence: Int64, wallTime: Int64, bytes: Int)] {
-        let sql = "SELECT seq, wall_time, length(event) FROM changes ORDER BY seq LIMIT ?"
+        let sql: StaticString = "SELECT seq, wall_time, length(event) FROM changes ORDER BY seq LIMIT ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, Int64(limit))
@@ -281,7 +329,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func changeLogSummary() throws(StoreError) -> (count: Int, bytes: Int, lastSequence: Int64?) {
-        let sql = "SELECT count(*), coalesce(sum(length(event)), 0), max(seq) FROM changes"
+        let sql: StaticString = "SELECT count(*), coalesce(sum(length(event)), 0), max(seq) FROM changes"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         guard try statement.step(sql) else { return (0, 0, nil) }
@@ -293,7 +341,7 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func metadata(_ name: String) throws(StoreError) -> Int64? {
-        let sql = "SELECT value FROM metadata WHERE name = ?"
+        let sql: StaticString = "SELECT value FROM metadata WHERE name = ?"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, name)

@@ -70,6 +70,14 @@ protocol StorageEngine: AnyObject {
         _ visit: (_ key: [UInt8], _ document: [UInt8]) throws(StoreError) -> Bool
     ) throws(StoreError)
 
+    /// Visits the documents of the entries with `lower <= key < upper` (nil upper: no bound), in entry
+    /// order, as (document key, body), until `visit` returns false: one statement where SQLite would
+    /// otherwise need one for the entries and one per document. `visit` must not use the engine.
+    func scanIndexedDocuments(
+        index: Int64, collection: Int64, from lower: [UInt8], to upper: [UInt8]?,
+        _ visit: (_ key: [UInt8], _ body: [UInt8]) throws(StoreError) -> Bool
+    ) throws(StoreError)
+
     func appendChange(_ change: ChangeRecord) throws(StoreError)
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord]
     /// Sequence, wall time and size of the oldest retained changes, oldest first.

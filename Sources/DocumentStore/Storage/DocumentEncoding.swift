@@ -17,4 +17,17 @@ enum DocumentEncoding {
             throw .location(17_000, "a stored document is corrupt: \(error)")
         }
     }
+
+    /// Appends a field holding an already encoded document to an encoded document: BSON is
+    /// `length, elements, 0`, so the new element goes before the final 0 and the length grows.
+    static func append(_ key: String, document: [UInt8], to encoded: inout [UInt8]) {
+        encoded.removeLast()
+        encoded.append(0x03)
+        encoded.append(contentsOf: key.utf8)
+        encoded.append(0)
+        encoded.append(contentsOf: document)
+        encoded.append(0)
+        let length = Int32(truncatingIfNeeded: encoded.count).littleEndian
+        encoded.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: 0, as: Int32.self) }
+    }
 }

@@ -39,7 +39,8 @@ enum QueryPlanner {
     static func plan(_ conditions: [IndexableCondition], indexes: [IndexDefinition]) -> QueryPlan {
         if let points = conditions.points(on: "_id") { return .idLookup(points) }
         var rangeCandidate: QueryPlan?
-        for index in indexes.sorted(by: { $0.unique && !$1.unique }) {
+        let ordered = indexes.count > 1 ? indexes.sorted(by: { $0.unique && !$1.unique }) : indexes
+        for index in ordered {
             guard let leading = index.fields.first else { continue }
             if let points = conditions.points(on: leading.path) {
                 let ranges = points.compactMap { try? pointRange($0, descending: leading.descending) }
@@ -111,6 +112,7 @@ enum QueryPlanner {
     }
 
     private static func deduplicated(_ ranges: [KeyRange]) -> [KeyRange] {
+        guard ranges.count > 1 else { return ranges }
         var seen = Set<[UInt8]>()
         return ranges.sorted { $0.lower.lexicographicallyPrecedes($1.lower) }.filter { seen.insert($0.lower).inserted }
     }

@@ -1,0 +1,191 @@
+import BSON
+
+/// What a read needs: an engine and the catalog that matches the data it sees. On the store's thread
+/// that is the core's engine and catalog; off it, a pooled read connection in its own read transaction
+/// and the catalog published with the last commit (`ReadConnectionPool`).
+struct StoreView {
+    let engine: any StorageEngine
+    let catalog: [Namespace: StoreCore.CollectionState]
+
+    func collection(_ namespace: Namespace) -> StoreCore.CollectionState? { catalog[namespace] }
+
+    // MARK: Catalog
+
+    func listDatabaseNames() -> [String] {
+        Set(catalog.keys.map(\.database)).sorted()
+    }
+
+    func listCollectionNames(database: String) -> [String] {
+        catalog.keys.filter { $0.database == database }.map(\.collection).sorted()
+    }
+
+    func listIndexes(_ namespace: Namespace) throws(StoreError) -> [BSONDocument] {
+        guard let state = collection(namespace) else { throw .namespaceNotFound("ns does not exist: \(namespace)") }
+        return [["v": 2, "key": ["_id": 1], "name": "_id_"]] + state.indexes.map(\.specification)
+    }
+
+    // MARK: Queries
+
+    func find(_ namespace: Namespace, filter: BSONDocument, options: FindOptions) throws(StoreError) -> [BSONDocument] {
+        var statistics = ScanStatistics()
+        return try findMatches(namespace, filter: filter, options: options, statistics: &statistics)
+    }
+
+    func findMatches(
+        _ namespace: Namespace, filter: BSONDocument, options: FindOptions, statistics: inout ScanStatistics
+    ) throws(StoreError) -> [BSONDocument] {
+        guard options.skip >= 0 else {
+            throw .badValue("skip value must be non-negative, but received: \(options.skip)")
+        }
+        let limit = options.limit == 0 ? nil : abs(options.limit)
+        let projection = try options.projection.flatMap { p throws(StoreError) in p.isEmpty ? nil : try Projection(p) }
+        let sort = try options.sort.flatMap { s throws(StoreError) in s.isEmpty ? nil : try SortSpecification(s) }
+        guard let state = collection(namespace) else { return [] }
+        var matches = try matchingDocuments(
+            state, filter: filter, limit: sort == nil ? limit.map { $0 + options.skip } : nil, statistics: &statistics)
+        if let sort { matches = Self.sorted(matches, by: sort) }
+        var page = matches.dropFirst(options.skip)
+        if let limit { page = page.prefix(limit) }
+        guard let projection else { return page.map(\.document) }
+        var results: [BSONDocument] = []
+        for (document, match) in page { results.append(try projection.apply(to: document, match: match)) }
+        return results
+    }
+
+    /// A stable sort: documents that compare equal keep their scan order.
+    static func sorted(
+        _ matches: [(document: BSONDocument, match: QueryMatch)], by sort: SortSpecification
+    ) -> [(document: BSONDocument, match: QueryMatch)] {
+        matches.enumerated().sorted { lhs, rhs in
+            let order = sort.compare(lhs.element.document, rhs.element.document)
+            return order != 0 ? order < 0 : lhs.offset < rhs.offset
+        }.map(\.element)
+    }
+
+    func explain(_ namespace: Namespace, filter: BSONDocument, options: FindOptions) throws(StoreError)
+        -> QueryExplanation
+    {
+        var statistics = ScanStatistics()
+        let results = try findMatches(namespace, filter: filter, options: options, statistics: &statistics)
+        let conditions = try DocumentMatcher(filter).indexableConditions
+        let plan = collection(namespace).map { QueryPlanner.plan(conditions, indexes: $0.indexes) } ?? .collectionScan
+        return QueryExplanation(
+            stage: plan.stage, indexName: plan.indexName, keysExamined: statistics.keysExamined,
+            documentsExamined: statistics.documentsExamined, returned: results.count)
+    }
+
+    func count(_ namespace: Namespace, filter: BSONDocument, skip: Int, limit: Int) throws(StoreError) -> Int {
+        try find(namespace, filter: filter, options: FindOptions(skip: skip, limit: limit)).count
+    }
+
+    func estimatedCount(_ namespace: Namespace) throws(StoreError) -> Int {
+        guard let state = collection(namespace) else { return 0 }
+        return try engine.documentCount(collection: state.record.id)
+    }
+
+    /// Distinct values of `field` among matches; array values contribute their elements, as in MongoDB.
+    func distinct(_ namespace: Namespace, field: String, filter: BSONDocument) throws(StoreError) -> [BSON] {
+        let path = try IndexDefinition(id: 0, name: "", keyPattern: [field: 1], unique: false)
+        var values: [BSON] = []
+        for document in try find(namespace, filter: filter, options: FindOptions()) {
+            values.append(contentsOf: path.values(in: document))
+        }
+        let sorted = values.sorted { BSON.compare($0, $1) < 0 }
+        var distinct: [BSON] = []
+        for value in sorted where distinct.last.map({ BSON.compare($0, value) != 0 }) ?? true {
+            distinct.append(value)
+        }
+        return distinct
+    }
+
+    func aggregate(_ namespace: Namespace, pipeline stages: [BSONDocument]) throws(StoreError) -> [BSONDocument] {
+        let pipeline = try Pipeline(stages)
+        // A leading $match narrows the input through the planner; the pipeline still applies it.
+        let filter = stages.first.flatMap { $0.count == 1 ? $0["$match"]?.documentValue : nil } ?? [:]
+        let input = try find(namespace, filter: filter, options: FindOptions())
+        return try pipeline.run(input, source: StorePipelineSource(view: self, database: namespace.database))
+    }
+
+    // MARK: Candidates
+
+    /// What reading a query's candidates cost, for `explain`.
+    struct ScanStatistics {
+        var keysExamined = 0
+        var documentsExamined = 0
+    }
+
+    /// Visits the candidate documents of `filter` (a superset of its matches) in the plan's order until
+    /// `visit` returns false.
+    func scanCandidates(
+        _ state: StoreCore.CollectionState, plan: QueryPlan, statistics: inout ScanStatistics,
+        _ visit: (BSONDocument) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        let collection = state.record.id
+        switch plan {
+        case .collectionScan:
+            var documents: [[UInt8]] = []
+            try engine.scanDocuments(collection: collection) { _, body in
+                documents.append(body)
+                return true
+            }
+            for body in documents {
+                statistics.documentsExamined += 1
+                guard try visit(try DocumentEncoding.decode(body)) else { return }
+            }
+        case .idLookup(let ids):
+            var seen = Set<[UInt8]>()
+            for id in ids {
+                let key = try IndexKey.encode(id)
+                statistics.keysExamined += 1
+                guard seen.insert(key).inserted, let body = try engine.document(collection: collection, key: key) else {
+                    continue
+                }
+                statistics.documentsExamined += 1
+                guard try visit(try DocumentEncoding.decode(body)) else { return }
+            }
+        case .indexScan(let index, let ranges):
+            // A multikey document has several entries; it is a candidate once, at its first.
+            var seen = Set<[UInt8]>()
+            for range in ranges {
+                var stopped = false
+                try engine.scanIndexedDocuments(
+                    index: index.id, collection: collection, from: range.lower, to: range.upper
+                ) { key, body throws(StoreError) in
+                    statistics.keysExamined += 1
+                    guard seen.insert(key).inserted else { return true }
+                    statistics.documentsExamined += 1
+                    stopped = try !visit(try DocumentEncoding.decode(body))
+                    return !stopped
+                }
+                if stopped { return }
+            }
+        }
+    }
+
+    /// Matching documents in candidate order (with their match, for positional projection and updates).
+    func matchingDocuments(
+        _ state: StoreCore.CollectionState, filter: BSONDocument, limit: Int? = nil,
+        statistics: inout ScanStatistics
+    ) throws(StoreError) -> [(document: BSONDocument, match: QueryMatch)] {
+        let matcher = try DocumentMatcher(filter)
+        let plan = QueryPlanner.plan(matcher.indexableConditions, indexes: state.indexes)
+        var results: [(document: BSONDocument, match: QueryMatch)] = []
+        try scanCandidates(state, plan: plan, statistics: &statistics) { document throws(StoreError) in
+            if let match = try matcher.match(document) { results.append((document, match)) }
+            return limit.map { results.count < $0 } ?? true
+        }
+        return results
+    }
+}
+
+/// `$lookup`'s view of the other collections of a database, read in the same view while the pipeline runs.
+struct StorePipelineSource: PipelineSource, @unchecked Sendable {
+    // Unchecked: the view is only used synchronously from `Pipeline.run`, on the thread that owns the
+    // view's engine for the duration of the read; the source never outlives that call.
+    let view: StoreView
+    let database: String
+
+    func documents(inCollection name: String) throws(StoreError) -> [BSONDocument] {
+        try view.find(Namespace(database: database, collection: name), filter: [:], options: FindOptions())
+    }
+}

@@ -1,0 +1,87 @@
+import Synchronization
+
+/// Read-only SQLite connections for reads on their caller's thread.
+///
+/// The project's rule is that a blocking C call (an SQLite commit) runs on a thread of its own, never
+/// on the cooperative pool; commits stay on the store's thread. A read here is not such a call: in WAL
+/// mode a reader never waits for the writer (it reads the last committed snapshot from the database
+/// file and the WAL, without taking a lock the writer holds) and never fsyncs; it costs what reading
+/// its pages costs, mostly from memory. The hop to the store's thread and back would cost more than
+/// the read itself.
+final class ReadConnectionPool: Sendable {
+    private struct State {
+        var idle: [ReadConnection] = []
+        var isClosed = false
+    }
+
+    private let path: String
+    private let busyTimeoutMilliseconds: Int32
+    private let state = Mutex(State())
+    /// Idle connections kept for reuse; more may be open while many threads read at once.
+    private let maximumIdle = 8
+
+    /// `path` is an existing store database (the store's thread creates it before any read).
+    init(path: String, busyTimeoutMilliseconds: Int32) {
+        self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+    }
+
+    /// Runs `body` in a read transaction with the published catalog; nil when the catalog changed
+    /// meanwhile (the caller then reads on the store's thread).
+    func read<T>(catalog published: PublishedCatalog, _ body: (StoreView) throws(StoreError) -> T) throws(StoreError)
+        -> T?
+    {
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        // A catalog change committing concurrently is rare; retrying once covers the usual case.
+        for _ in 0..<2 {
+            guard let (epoch, catalog) = published.take() else { return nil }
+            let engine = connection.engine
+            try engine.beginRead()
+            let result = Result { () throws(StoreError) in try body(StoreView(engine: engine, catalog: catalog)) }
+            engine.endRead()
+            if published.isCurrent(epoch) { return try result.get() }
+        }
+        return nil
+    }
+
+    private func checkOut() throws(StoreError) -> ReadConnection {
+        let taken: ReadConnection?? = state.withLock { state in
+            state.isClosed ? nil : .some(state.idle.popLast())
+        }
+        guard let taken else { throw StoreWorker.closedError }
+        if let taken { return taken }
+        return ReadConnection(
+            engine: try SQLiteEngine(readingFrom: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+    }
+
+    private func checkIn(_ connection: ReadConnection) {
+        let kept = state.withLock { state in
+            guard !state.isClosed, state.idle.count < maximumIdle else { return false }
+            state.idle.append(connection)
+            return true
+        }
+        if !kept { connection.engine.close() }
+    }
+
+    /// Closes the idle connections; connections in use close when their read is done.
+    func close() {
+        let idle = state.withLock { state in
+            state.isClosed = true
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        for connection in idle { connection.engine.close() }
+    }
+}
+
+/// One read-only connection.
+private final class ReadConnection: @unchecked Sendable {
+    // Unchecked: a connection is used by one thread at a time: it is either idle in the pool (touched
+    // only under the pool's lock) or checked out by exactly one read.
+    let engine: SQLiteEngine
+
+    init(engine: SQLiteEngine) {
+        self.engine = engine
+    }
+}
