@@ -39,9 +39,7 @@ enum TriggerBenchmark {
 
         // Rounds alternate the raw peer and the runtime, and each side's best counts: a burst of someone
         // else's work on the machine should not decide a ratio.
-        let rows = try RawSQLite.loggedInserts(
-            (0..<events).map(StoreBenchmarkDocuments.book), namespace: Namespace(database: "bench", collection: "books")
-        )
+        let rows = try (0..<events).map { try StoreBenchmarkDocuments.rawRow(StoreBenchmarkDocuments.book($0)) }
         var rawRate = 0.0
         var alone = 0.0
         var single = 0.0
@@ -49,7 +47,7 @@ enum TriggerBenchmark {
         var twenty = 0.0
         for round in 0..<rounds {
             let raw = try RawSQLite(path: root + "/raw-\(round).sqlite")
-            rawRate = max(rawRate, try raw.insertRate(rows))
+            rawRate = max(rawRate, try raw.insertRate(rows: rows))
             raw.close()
             alone = max(alone, try await throughput(triggers: 0, writers: 1, directory: root + "/alone-\(round)"))
             single = max(single, try await throughput(triggers: 1, writers: 1, directory: root + "/one-\(round)"))
