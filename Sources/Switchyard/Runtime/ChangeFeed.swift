@@ -4,10 +4,11 @@ import Synchronization
 
 /// The store's change stream read once for all of a runtime's database triggers (those asking for the
 /// same pre-image option): every trigger routes every event, so with a stream each, each event was read
-/// and decoded once per trigger. The feed keeps the newest events (a few thousand); a trigger reads them at its
-/// own pace from its own position (`Cursor`). One that falls behind the window (catching up after a
-/// restart, or slower than the writers) reads from a stream of its own until it is back inside, so a slow
-/// trigger never holds up the others and memory stays bounded.
+/// and decoded once per trigger. The feed keeps the newest events (512 to 1,024: what four streams of
+/// their own could buffer); a trigger reads them at its own pace from its own position (`Cursor`). One
+/// that falls behind the window (catching up after a restart, or slower than the writers) reads from a
+/// stream of its own until it is back inside, so a slow trigger never holds up the others and memory
+/// stays bounded.
 ///
 /// There is no reading task: the first cursor that wants an event the feed does not have yet reads it
 /// from the shared stream (the others wait for it), so one trigger alone costs no extra hop.
@@ -63,7 +64,7 @@ final class ChangeFeed: Sendable {
 
     /// Follows the log from after `position` (the log's end when the runtime started), keeping between
     /// `capacity / 2` and `capacity` of the newest events.
-    init(store: DocumentStore, preImages: Bool, after position: Int64, capacity: Int = 4_096) {
+    init(store: DocumentStore, preImages: Bool, after position: Int64, capacity: Int = 1_024) {
         self.store = store
         self.preImages = preImages
         state = Mutex(State(floor: position, newest: position, capacity: max(2, capacity)))
