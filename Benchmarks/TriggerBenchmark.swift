@@ -45,6 +45,7 @@ enum TriggerBenchmark {
         var single = 0.0
         var concurrent = 0.0
         var twenty = 0.0
+        var app = 0.0
         for round in 0..<rounds {
             let raw = try RawSQLite(path: root + "/raw-\(round).sqlite")
             rawRate = max(rawRate, try raw.insertRate(rows: rows))
@@ -54,6 +55,7 @@ enum TriggerBenchmark {
             concurrent = max(
                 concurrent, try await throughput(triggers: 1, writers: 4, directory: root + "/four-\(round)"))
             twenty = max(twenty, try await throughput(triggers: 20, writers: 1, directory: root + "/twenty-\(round)"))
+            app = max(app, try await appThroughput(directory: root + "/app-\(round)"))
         }
         report(
             "(1) insert → 1 ordered trigger done, 1 awaited writer, best of \(rounds)", value: single,
@@ -62,6 +64,9 @@ enum TriggerBenchmark {
         print(
             "    the store alone, same writer, no trigger: \(format(alone)) events/s (\(format(alone / rawRate, digits: 2))× raw);"
                 + " with the trigger: \(format(single / alone * 100))% of it")
+        print(
+            "    through SwitchyardApp (registered no-op function, invocation log): \(format(app)) events/s"
+                + " (\(format(app / rawRate, digits: 2))× raw)")
         report(
             "    the same, 4 awaited writers (group commit)", value: concurrent, unit: "events/s",
             peer: "raw SQLite writes", peerValue: rawRate, goal: "≥ 0.7× raw", met: concurrent >= 0.7 * rawRate)
@@ -87,12 +92,43 @@ enum TriggerBenchmark {
     /// one (with no trigger: until the last insert returned). Each writer awaits each of its inserts.
     static func throughput(triggers count: Int, writers: Int, directory: String) async throws -> Double {
         let store = try await DocumentStore.open(.sqlite(directory: directory))
-        let books = store.database("bench").collection("books")
         let names = (0..<count).map { "noop\($0)" }
         let deliveries = DeliveryCount(triggers: names)
         let runtime = TriggerRuntime(store: store, definitions: names.map(booksTrigger)) { invocation in
-            deliveries.record(invocation)
+            if case .database(let event) = invocation.input {
+                deliveries.record(event, trigger: invocation.trigger.name)
+            }
         }
+        let rate = try await throughput(runtime, deliveries: deliveries, names: names, writers: writers)
+        await runtime.stop()
+        await store.close()
+        return rate
+    }
+
+    /// (1) as an app runs it: one trigger calling a registered no-op function through `SwitchyardApp`
+    /// (system user, time limit, a record in the invocation log for every call).
+    static func appThroughput(directory: String) async throws -> Double {
+        let deliveries = DeliveryCount(triggers: ["noop0"])
+        var registry = FunctionRegistry()
+        registry.register("noop") { (event: ChangeEvent, _: FunctionContext) in
+            deliveries.record(event, trigger: "noop0")
+        }
+        let configuration = AppConfiguration(
+            definition: AppDefinition(triggers: [booksTrigger(named: "noop0")]), environment: .development,
+            values: AppValues())
+        let app = try await SwitchyardApp.open(
+            configuration: configuration, registry: registry, store: .sqlite(directory: directory),
+            options: SwitchyardApp.Options(variables: [:]))
+        let rate = try await throughput(app.triggers, deliveries: deliveries, names: ["noop0"], writers: 1)
+        await app.stop()
+        return rate
+    }
+
+    private static func throughput(
+        _ runtime: TriggerRuntime, deliveries: DeliveryCount, names: [String], writers: Int
+    ) async throws -> Double {
+        let store = runtime.store
+        let books = store.database("bench").collection("books")
         try await runtime.start()
         // Built before the clock starts, as the raw peer's rows are.
         let documents = (0..<warmUp + events).map(StoreBenchmarkDocuments.book)
@@ -113,11 +149,7 @@ enum TriggerBenchmark {
         }
         let last = await deliveries.reached(warmUp + events)
         try await awaitSavedPositions(store, names: names, atLeast: last)
-        let elapsed = Timing.seconds(ContinuousClock.now - start)
-
-        await runtime.stop()
-        await store.close()
-        return Double(events) / elapsed
+        return Double(events) / Timing.seconds(ContinuousClock.now - start)
     }
 
     static func booksTrigger(named name: String) -> TriggerDefinition {
@@ -232,10 +264,9 @@ private final class DeliveryCount: Sendable {
         state = Mutex(State(counts: Dictionary(uniqueKeysWithValues: triggers.map { ($0, 0) })))
     }
 
-    func record(_ invocation: TriggerInvocation) {
-        guard case .database(let event) = invocation.input else { return }
+    func record(_ event: ChangeEvent, trigger: String) {
         let woken = state.withLock { state -> (CheckedContinuation<Int64, Never>, Int64)? in
-            state.counts[invocation.trigger.name, default: 0] += 1
+            state.counts[trigger, default: 0] += 1
             state.lastSequence = max(state.lastSequence, event.id.sequence)
             guard let waiter = state.waiter, state.counts.values.allSatisfy({ $0 >= waiter.target }) else { return nil }
             state.waiter = nil
