@@ -38,6 +38,8 @@ final class CappedLog: Sendable {
 
     /// Deletes everything older than the newest `retention` documents.
     func prune() async throws {
+        // Counting is cheap; finding the oldest document kept sorts the log, so only do it when over.
+        guard try await collection.estimatedDocumentCount() > retention else { return }
         let options = FindOptions(projection: [timeField: 1], sort: newestFirst, skip: retention - 1, limit: 1)
         guard let oldestKept = try await collection.find([:], options: options).toArray().first,
             let time = oldestKept[timeField], let id = oldestKept["_id"]
