@@ -73,19 +73,7 @@ extension TriggerRuntime {
         }
         let logEnd = try await store.watch().startingPoint.sequence
         let now = configuration.clock.now()
-        item.update { state in
-            switch (point, definition.kind) {
-            case (.savedToken, _): break
-            case (.afterFailedEvent, .database):
-                if let id = state.suspension?.failedEventId, let token = ResumeToken(["_data": .string(id)]) {
-                    state.position = max(state.position ?? token.sequence, token.sequence)
-                }
-            case (.now, .database): state.position = logEnd
-            case (.now, .scheduled): state.lastFireTime = now
-            case (.afterFailedEvent, _), (.now, .authentication): break
-            }
-            state.suspension = nil
-        }
+        item.update { state in Self.move(&state, to: point, kind: definition.kind, logEnd: logEnd, now: now) }
         await item.flush()
         launch(definition, logEnd: logEnd)
     }
