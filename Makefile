@@ -22,7 +22,7 @@ build: deps
 	$(SWIFT) build
 
 run: build
-	$(SWIFT) run switchyard run --config $(CONFIG)
+	$(SWIFT) run switchyard serve --config $(CONFIG)
 
 # Each fuzzer for a short bounded run (a crash fails the build; `make fuzz` runs longer), then the suite.
 test: deps
