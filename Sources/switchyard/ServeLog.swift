@@ -47,6 +47,14 @@ struct ServeLog {
         }
     }
 
+    /// Something the operator must act on; on standard error in text form.
+    func problem(_ message: String) {
+        switch format {
+        case .text: Output.error(message)
+        case .json: Output.print(line(level: "error", message: message).extendedJSON(mode: .relaxed))
+        }
+    }
+
     private func line(level: String, message: String) -> BSONDocument {
         [
             "time": .string(UTCTimestamp.text(Date(), milliseconds: true)), "level": .string(level),
