@@ -44,9 +44,11 @@ public final class UserDirectory: Sendable {
     }
     private var sessions: DocumentCollection { app.store.database(Self.database).collection(Self.sessionsCollection) }
 
+    /// Indexes the collections and drops sessions past their expiry (revoked or not: their tokens are dead).
     func prepare() async throws {
         _ = try await sessions.createIndex(["userId": 1])
         _ = try await credentials.createIndex(["userId": 1])
+        try await sessions.deleteMany(["expiresAt": ["$lt": .datetime(BSONDate(now()))]])
     }
 
     // MARK: Reading and deleting (for the admin API too)
@@ -117,7 +119,7 @@ public final class UserDirectory: Sendable {
         do {
             try await users.insertOne(record.document)
         } catch {
-            try? await credentials.deleteOne(["_id": .string(email.lowercased())])
+            _ = try? await credentials.deleteOne(["_id": .string(email.lowercased())])
             throw error
         }
         await fire(.create, record, customData: [:])
@@ -145,9 +147,9 @@ public final class UserDirectory: Sendable {
     /// Records a login through `provider` and fires the `login` authentication triggers.
     func recordLogin(_ record: UserRecord, provider: String) async throws -> UserRecord {
         var record = record
-        record.lastLoginAt = now()
-        try await users.updateOne(
-            ["_id": .string(record.id)], ["$set": ["lastLoginAt": .datetime(BSONDate(record.lastLoginAt!))]])
+        let time = now()
+        record.lastLoginAt = time
+        try await users.updateOne(["_id": .string(record.id)], ["$set": ["lastLoginAt": .datetime(BSONDate(time))]])
         await fire(.login, record, customData: try await customData(forUser: record.id), providers: [provider])
         return record
     }
