@@ -15,11 +15,17 @@ public final class AppServer: Sendable {
         /// The app id clients must use; requests for any other get 404 `AppNotFound`. Nil: the configuration's
         /// `appId`, else `switchyard-app`.
         public var appId: String?
+        /// Password hashing cost and token lifetimes of the client API.
+        public var clientAPI: ClientAPI.Configuration
 
-        public init(host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil) {
+        public init(
+            host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil,
+            clientAPI: ClientAPI.Configuration = ClientAPI.Configuration()
+        ) {
             self.host = host
             self.port = port
             self.appId = appId
+            self.clientAPI = clientAPI
         }
     }
 
@@ -28,11 +34,14 @@ public final class AppServer: Sendable {
     public let app: SwitchyardApp
     public let appId: String
     public let http: HTTPServer
+    /// The Realm SDKs' API; its `users` and `tokens` serve the admin API too.
+    public let clientAPI: ClientAPI
 
-    private init(app: SwitchyardApp, appId: String, http: HTTPServer) {
+    private init(app: SwitchyardApp, appId: String, http: HTTPServer, clientAPI: ClientAPI) {
         self.app = app
         self.appId = appId
         self.http = http
+        self.clientAPI = clientAPI
     }
 
     /// Starts serving `app` (whose triggers the caller starts and stops).
@@ -40,11 +49,13 @@ public final class AppServer: Sendable {
         -> AppServer
     {
         let appId = configuration.appId ?? app.configuration.definition.appId ?? defaultAppId
-        let router = Router()
+        var router = Router()
+        let clientAPI = try await ClientAPI.prepare(app: app, appId: appId, configuration: configuration.clientAPI)
+        clientAPI.addRoutes(to: &router)
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
             router: router)
-        return AppServer(app: app, appId: appId, http: http)
+        return AppServer(app: app, appId: appId, http: http, clientAPI: clientAPI)
     }
 
     /// Stops serving (open event streams end); the app itself keeps running until the caller stops it.
