@@ -28,11 +28,14 @@ public final class AppServer: Sendable {
     public let app: SwitchyardApp
     public let appId: String
     public let http: HTTPServer
+    /// FCM HTTP v1, topic management and OAuth2 on this server, recording into the app's outbox.
+    public let fcmEmulator: FCMEmulator
 
-    private init(app: SwitchyardApp, appId: String, http: HTTPServer) {
+    private init(app: SwitchyardApp, appId: String, http: HTTPServer, fcmEmulator: FCMEmulator) {
         self.app = app
         self.appId = appId
         self.http = http
+        self.fcmEmulator = fcmEmulator
     }
 
     /// Starts serving `app` (whose triggers the caller starts and stops).
@@ -40,11 +43,13 @@ public final class AppServer: Sendable {
         -> AppServer
     {
         let appId = configuration.appId ?? app.configuration.definition.appId ?? defaultAppId
-        let router = Router()
+        var router = Router()
+        let fcmEmulator = FCMEmulator(outbox: app.pushOutbox)
+        router.add(fcmEmulator.routes)
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
             router: router)
-        return AppServer(app: app, appId: appId, http: http)
+        return AppServer(app: app, appId: appId, http: http, fcmEmulator: fcmEmulator)
     }
 
     /// Stops serving (open event streams end); the app itself keeps running until the caller stops it.
