@@ -137,7 +137,8 @@ import Testing
         let topics = TopicSubscriptions()
         try await topics.subscribe(["phone", "tablet", "stale"], to: "books")
         try await topics.subscribe(["tablet"], to: "muted")
-        let outbox = OutboxMessaging(project: "books-app", topics: topics, faults: FaultSettings(unregisteredTokens: ["stale"]))
+        let outbox = OutboxMessaging(
+            project: "books-app", topics: topics, faults: FaultSettings(unregisteredTokens: ["stale"]))
         _ = try await outbox.send(PushMessage(target: .topic("books"), data: ["k": "v"]))
         _ = try await outbox.send(PushMessage(target: .condition("'books' in topics && !('muted' in topics)")))
         _ = try await outbox.send(PushMessage(target: .token("phone")))
@@ -184,7 +185,9 @@ import Testing
         outbox.faults.rateLimit = 2
         var refused = 0
         for _ in 0..<5 {
-            do { _ = try await outbox.send(PushMessage(target: .token("a"))) } catch { refused += (error as? PushError)?.code == .quotaExceeded ? 1 : 0 }
+            do { _ = try await outbox.send(PushMessage(target: .token("a"))) } catch {
+                refused += (error as? PushError)?.code == .quotaExceeded ? 1 : 0
+            }
         }
         // Five sends in a row fit in at most two one-second windows: at most four are accepted.
         #expect(refused >= 1)
@@ -194,6 +197,9 @@ import Testing
     @Test func connectionResetsAreTakenOneAtATime() {
         let outbox = outbox()
         outbox.faults.connectionResets = 2
-        #expect([outbox.takeConnectionReset(), outbox.takeConnectionReset(), outbox.takeConnectionReset()] == [true, true, false])
+        #expect(
+            [outbox.takeConnectionReset(), outbox.takeConnectionReset(), outbox.takeConnectionReset()] == [
+                true, true, false,
+            ])
     }
 }

@@ -32,7 +32,8 @@ import Testing
             fields["Content-Type"] = "application/json"
             if let token { fields["Authorization"] = "Bearer \(token)" }
             return try await client.post(
-                url: server.baseURL + path, body: Array(json.utf8), headers: HTTPHeaders(fields.map { ($0.key, $0.value) }))
+                url: server.baseURL + path, body: Array(json.utf8),
+                headers: HTTPHeaders(fields.map { ($0.key, $0.value) }))
         }
 
         func postForm(_ form: String) async throws -> HTTPResponse {
@@ -182,7 +183,8 @@ import Testing
         #expect(missing.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
         let error = try googleError(missing)
         #expect(error["code"] == 401 && error["status"] == "UNAUTHENTICATED")
-        #expect(error["message"]?.stringValue?.hasPrefix("Request is missing required authentication credential") == true)
+        #expect(
+            error["message"]?.stringValue?.hasPrefix("Request is missing required authentication credential") == true)
         #expect(error["details"]?.arrayValue?.first?.documentValue?["reason"] == "CREDENTIALS_MISSING")
 
         let forged = try await fixture.send(message, token: "ya29.made-up")
@@ -193,7 +195,8 @@ import Testing
         defer { shortLived.server.stop() }
         let expired = try await shortLived.send(message, token: try await shortLived.accessToken())
         #expect(expired.status == 401)
-        #expect(try googleError(expired)["details"]?.arrayValue?.first?.documentValue?["reason"] == "ACCESS_TOKEN_EXPIRED")
+        #expect(
+            try googleError(expired)["details"]?.arrayValue?.first?.documentValue?["reason"] == "ACCESS_TOKEN_EXPIRED")
         #expect(fixture.outbox.entries.isEmpty && shortLived.outbox.entries.isEmpty)
     }
 
@@ -339,7 +342,8 @@ import Testing
 
         let entries = fixture.outbox.entries
         #expect(entries.map(\.target) == [.topic("books"), .condition(condition), .topic("books")])
-        #expect(entries.map(\.reachedTokens) == [["phone", "tablet", "watch"], ["phone", "watch"], ["tablet", "watch"]])
+        #expect(
+            entries.map(\.reachedTokens) == [["phone", "tablet", "watch"], ["phone", "watch"], ["tablet", "watch"]])
         #expect(entries[0].payload?["from"] == "/topics/books")
     }
 
@@ -352,7 +356,8 @@ import Testing
         #expect(unauthenticated.json?.documentValue?["error"] == "UNAUTHENTICATED")
         let token = fixture.emulator.issueAccessToken()
         for bad in [
-            "[1]", #"{"to":"books","registration_tokens":["a"]}"#, #"{"to":"/topics/no spaces","registration_tokens":["a"]}"#,
+            "[1]", #"{"to":"books","registration_tokens":["a"]}"#,
+            #"{"to":"/topics/no spaces","registration_tokens":["a"]}"#,
             #"{"to":"/topics/books","registration_tokens":[]}"#, #"{"to":"/topics/books"}"#,
         ] {
             let response = try await fixture.post("/iid/v1:batchRemove", json: bad, token: token)
@@ -362,6 +367,41 @@ import Testing
         let device = try await fixture.post("/iid/v1/phone/rel/topics/books", json: "", token: nil)
         #expect(device.status == 401)
         #expect(fixture.emulator.topics.all.isEmpty)
+    }
+
+    @Test func fcmV1TopicSubscriptionsOneTokenPerRequest() async throws {
+        let fixture = try Fixture()
+        defer { fixture.server.stop() }
+        fixture.emulator.faults.unregisteredTokens = ["gone"]
+        let token = try await fixture.accessToken()
+        let base = "/v1/projects/books-app/registrations"
+        let created = try await fixture.post(
+            "\(base)/phone/topicSubscriptions?topic_name=books", json: "{}", token: token)
+        #expect(created.status == 200)
+        #expect(
+            created.json?.documentValue == ["name": "projects/books-app/registrations/phone/topicSubscriptions/books"])
+        let again = try await fixture.post(
+            "\(base)/phone/topicSubscriptions?topic_name=books", json: "{}", token: token)
+        #expect(again.status == 409)
+        #expect(try googleError(again)["status"] == "ALREADY_EXISTS")
+        let gone = try await fixture.post("\(base)/gone/topicSubscriptions?topic_name=books", json: "{}", token: token)
+        #expect(gone.status == 404)
+        #expect(try fcmErrorCode(gone) == "UNREGISTERED")
+        let badTopic = try await fixture.post(
+            "\(base)/phone/topicSubscriptions?topic_name=a%20b", json: "{}", token: token)
+        #expect(badTopic.status == 400)
+        #expect(try fcmErrorCode(badTopic) == "INVALID_ARGUMENT")
+        let anonymous = try await fixture.post(
+            "\(base)/phone/topicSubscriptions?topic_name=books", json: "{}", token: nil)
+        #expect(anonymous.status == 401)
+        #expect(fixture.emulator.topics.tokens(subscribedTo: "books") == ["phone"])
+
+        let url = "\(fixture.server.baseURL)\(base)/phone/topicSubscriptions/books"
+        let headers: HTTPHeaders = ["Authorization": "Bearer \(token)"]
+        #expect(try await fixture.client.delete(url: url, headers: headers).status == 200)
+        #expect(fixture.emulator.topics.tokens(subscribedTo: "books") == [])
+        #expect(try await fixture.client.delete(url: url, headers: headers).status == 404)
+        #expect(try await fixture.client.delete(url: url + "?allow_missing=true", headers: headers).status == 200)
     }
 
     // MARK: Inside `switchyard serve`
@@ -392,7 +432,8 @@ import Testing
         let token = server.fcmEmulator.issueAccessToken()
         let base = server.http.baseURL
         let added = try await client.post(
-            url: "\(base)/iid/v1:batchAdd", body: Array(#"{"to":"/topics/books","registration_tokens":["a","b","gone"]}"#.utf8),
+            url: "\(base)/iid/v1:batchAdd",
+            body: Array(#"{"to":"/topics/books","registration_tokens":["a","b","gone"]}"#.utf8),
             headers: ["Authorization": "Bearer \(token)"])
         #expect(added.text == #"{"results":[{},{},{"error":"NOT_FOUND"}]}"#)
         let sent = try await client.post(

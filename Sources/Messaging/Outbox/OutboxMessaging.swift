@@ -45,7 +45,8 @@ public final class OutboxMessaging: PushMessaging {
     ///   - faults: the failures to inject from the start.
     public init(
         project: String = "switchyard-local", senderId: String? = nil,
-        clock: @escaping @Sendable () -> BSONDate = OutboxMessaging.now, topics: TopicSubscriptions = TopicSubscriptions(),
+        clock: @escaping @Sendable () -> BSONDate = OutboxMessaging.now,
+        topics: TopicSubscriptions = TopicSubscriptions(),
         faults: FaultSettings = FaultSettings(), sink: @escaping Sink = { _ in }
     ) {
         self.project = project

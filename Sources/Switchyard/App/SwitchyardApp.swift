@@ -37,7 +37,8 @@ public final class SwitchyardApp: Sendable {
 
     private init(
         configuration: AppConfiguration, registry: FunctionRegistry, store: DocumentStore, invocations: InvocationLog,
-        outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?, pushOutbox: OutboxMessaging,
+        outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?,
+        pushOutbox: OutboxMessaging,
         runtime: FunctionRuntime, triggers: TriggerRuntime
     ) {
         self.configuration = configuration

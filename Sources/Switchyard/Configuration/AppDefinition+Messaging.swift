@@ -38,7 +38,9 @@ extension AppDefinition {
                 faults.unregisteredTokens.insert(token)
             }
         }
-        if let v = pairs["unavailable"], let n = reader.integer(v, "'unavailable'", in: counts) { faults.unavailable = n }
+        if let v = pairs["unavailable"], let n = reader.integer(v, "'unavailable'", in: counts) {
+            faults.unavailable = n
+        }
         if let v = pairs["internalErrors"], let n = reader.integer(v, "'internalErrors'", in: counts) {
             faults.internalErrors = n
         }

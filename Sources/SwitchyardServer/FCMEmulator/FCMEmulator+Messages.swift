@@ -5,13 +5,7 @@ extension FCMEmulator {
     /// `POST /v1/projects/{project}/messages:send`.
     func send(_ request: ServerRequest, project: String) async -> ServerResponse {
         if outbox.takeConnectionReset() { return .connectionReset }
-        let grant: FCMAccessTokens.Grant
-        switch self.grant(request) {
-        case .success(let granted): grant = granted
-        case .failure(let error): return error.response
-        }
-        if let own = grant.project, own != project { return GoogleAPIError.permissionDenied(project: project).response }
-        guard project == self.project else { return GoogleAPIError.notFound.response }
+        if let refusal = refusal(request, project: project) { return refusal.response }
         let document: BSONDocument
         do {
             document = try ExtendedJSON.parseDocument(request.body)

@@ -11,7 +11,9 @@ extension FCMEmulator {
     /// token in order: `{}`, or `{error: "NOT_FOUND"}` for an unregistered token, `{error: "INVALID_ARGUMENT"}`
     /// for a string that cannot be a token.
     func batch(_ request: ServerRequest, subscribe: Bool) async -> ServerResponse {
-        if case .failure = grant(request) { return Self.iidError(401, "UNAUTHENTICATED", "a valid access token is required") }
+        if case .failure = grant(request) {
+            return Self.iidError(401, "UNAUTHENTICATED", "a valid access token is required")
+        }
         guard let body = try? ExtendedJSON.parseDocument(request.body) else {
             return Self.iidError(400, "INVALID_ARGUMENT", "the body must be a JSON object")
         }

@@ -10,6 +10,9 @@ import Messaging
 /// Routes (`routes`):
 /// - `POST /oauth2/token` — JWT-bearer grant → `{access_token, expires_in: 3600, token_type: "Bearer"}`
 /// - `POST /v1/projects/{project}/messages:send` — `{message, validate_only?}` → `{name}`
+/// - `POST /v1/projects/{project}/registrations/{token}/topicSubscriptions?topic_name=<topic>` → `{name}`
+///   (409 `ALREADY_EXISTS` when subscribed), `DELETE …/topicSubscriptions/{topic}[?allow_missing=true]` → `{}`:
+///   FCM v1's topic management, one token per request (firebase-admin 7.7+)
 /// - `POST /iid/v1:batchAdd`, `POST /iid/v1:batchRemove` — `{to: "/topics/x", registration_tokens: [...]}` →
 ///   `{results: [{} | {error: "NOT_FOUND" | "INVALID_ARGUMENT"}]}`
 /// - `POST /iid/v1/{token}/rel/topics/{topic}` — one device subscribes itself → `{}`
@@ -55,6 +58,16 @@ public final class FCMEmulator: Sendable {
         router.add("POST", "/oauth2/token") { [self] request, _ in token(request) }
         router.add("POST", "/v1/projects/{project}/messages:send") { [self] request, parameters in
             await send(request, project: parameters["project"] ?? "")
+        }
+        let subscriptions = "/v1/projects/{project}/registrations/{token}/topicSubscriptions"
+        router.add("POST", subscriptions) { [self] request, parameters in
+            await createTopicSubscription(
+                request, project: parameters["project"] ?? "", token: parameters["token"] ?? "")
+        }
+        router.add("DELETE", subscriptions + "/{topic}") { [self] request, parameters in
+            await deleteTopicSubscription(
+                request, project: parameters["project"] ?? "", token: parameters["token"] ?? "",
+                topic: parameters["topic"] ?? "")
         }
         router.add("POST", "/iid/v1:batchAdd") { [self] request, _ in await batch(request, subscribe: true) }
         router.add("POST", "/iid/v1:batchRemove") { [self] request, _ in await batch(request, subscribe: false) }

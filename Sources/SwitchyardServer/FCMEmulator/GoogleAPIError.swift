@@ -68,11 +68,16 @@ struct GoogleAPIError: Error, Sendable {
         let missing = reason == "CREDENTIALS_MISSING"
         var error = GoogleAPIError(
             code: 401,
-            message: (missing ? "Request is missing required authentication credential." : "Request had invalid authentication credentials.")
+            message: (missing
+                ? "Request is missing required authentication credential."
+                : "Request had invalid authentication credentials.")
                 + " Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
             status: "UNAUTHENTICATED",
             details: [
-                ["@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": .string(reason), "domain": "googleapis.com"]
+                [
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": .string(reason),
+                    "domain": "googleapis.com",
+                ]
             ])
         error.headers = [("WWW-Authenticate", "Bearer realm=\"https://accounts.google.com/\"")]
         return error

@@ -53,7 +53,8 @@ struct JWTBearerAssertion: Sendable {
         guard case .string(let audience)? = claims["aud"], let url = URL(string: audience), url.scheme != nil,
             url.path.hasSuffix("/token")
         else {
-            throw .invalidGrant("Invalid JWT: Failed audience check. 'aud' must be the token endpoint's URL (token_uri)")
+            throw .invalidGrant(
+                "Invalid JWT: Failed audience check. 'aud' must be the token endpoint's URL (token_uri)")
         }
         guard let issuedAt = Self.seconds(claims["iat"]), let expires = Self.seconds(claims["exp"]) else {
             throw .invalidGrant("Invalid JWT: 'iat' and 'exp' must be numbers of seconds since 1970")
