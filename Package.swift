@@ -51,7 +51,7 @@ let package = Package(
         .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
         .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(
-            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Switchyard", "CSQLite"],
+            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite"],
             path: "Benchmarks"),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),

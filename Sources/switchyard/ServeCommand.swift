@@ -22,6 +22,9 @@ struct ServeCommand: Command {
           --port N              The port (default: 9090; 0 picks a free one)
           --app-id ID           The app id clients use (default: the configuration's appId, else
                                 switchyard-app)
+          --log-format FORMAT   text (default): each function run as 'switchyard logs' prints it; json: one
+                                JSON object per line (time, level, trigger, function, eventId, attempt,
+                                userId, durationMs, outcome, error, logs) for log collectors
         \(AppOptions.dataUsage)
           -h, --help            Show this help
         """
@@ -30,10 +33,16 @@ struct ServeCommand: Command {
     var host: String
     var port: UInt16
     var appId: String?
+    var logFormat: LogFormat
+
+    enum LogFormat: String {
+        case text, json
+    }
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
-            arguments, options: AppOptions.dataNames + ["--host", "--port", "--app-id"], flags: [], usage: Self.usage)
+            arguments, options: AppOptions.dataNames + ["--host", "--port", "--app-id", "--log-format"], flags: [],
+            usage: Self.usage)
         guard parsed.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
         }
@@ -45,6 +54,11 @@ struct ServeCommand: Command {
         }
         self.port = port
         appId = parsed.value("--app-id")
+        let formatText = parsed.value("--log-format") ?? "text"
+        guard let logFormat = LogFormat(rawValue: formatText) else {
+            throw UsageError("--log-format is text or json, not '\(formatText)'", usage: Self.usage)
+        }
+        self.logFormat = logFormat
     }
 
     func run() async -> Int32 {
@@ -66,20 +80,18 @@ struct ServeCommand: Command {
             Output.error("switchyard serve: cannot start: \(error)")
             return 1
         }
-        let base = server.http.baseURL
-        Output.print(
-            """
-            serving app '\(server.appId)' (data in \(app.dataDirectory); Ctrl-C stops)
-              dashboard      \(base)/
-              client API     \(base)/api/client/v2.0/app/\(server.appId)
-              FCM emulator   \(base)/v1/projects/\(server.appId)/messages:send
-              admin API      \(base)/admin/v1
-            """)
+        let log = ServeLog(format: logFormat)
+        let invocations = opened.app.invocations.follow()
+        let printer = Task {
+            for await record in invocations { log.invocation(record) }
+        }
+        log.serving(server, dataDirectory: app.dataDirectory)
         let signal = await stop.wait()
-        Output.print("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
+        log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
         server.stop()
         await opened.stop()
-        Output.print("stopped")
+        await printer.value
+        log.event("stopped")
         return 0
     }
 }

@@ -76,14 +76,10 @@ final class ServerShared: Sendable {
         requestContext.pointee = nil
     }
 
-    /// Runs the handler on the concurrency pool; this connection thread waits for it.
+    /// Runs the handler on this connection thread (see `ConnectionExecutor`).
     private func respond(to request: ServerRequest) -> ServerResponse {
-        let outcome = ResponseSlot()
         let router = self.router
-        Task {
-            outcome.fill(await router.respond(to: request))
-        }
-        return outcome.wait()
+        return ConnectionExecutor().run { await router.respond(to: request) }
     }
 
     private func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -189,22 +185,5 @@ private final class StreamBox {
     init(stream: EventStream, shared: ServerShared) {
         self.stream = stream
         self.shared = shared
-    }
-}
-
-/// Hands the handler's response from the concurrency pool to the waiting connection thread.
-private final class ResponseSlot: @unchecked Sendable {
-    // `response` is written once before `ready` is signalled and read only after waiting on it.
-    private var response: ServerResponse?
-    private let ready = DispatchSemaphore(value: 0)
-
-    func fill(_ response: ServerResponse) {
-        self.response = response
-        ready.signal()
-    }
-
-    func wait() -> ServerResponse {
-        ready.wait()
-        return response ?? APIError.internalError("the handler gave no response").response
     }
 }
