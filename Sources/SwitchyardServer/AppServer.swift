@@ -36,12 +36,17 @@ public final class AppServer: Sendable {
     public let http: HTTPServer
     /// The Realm SDKs' API; its `users` and `tokens` serve the admin API too.
     public let clientAPI: ClientAPI
+    /// FCM HTTP v1, topic management and OAuth2 on this server, recording into the app's outbox.
+    public let fcmEmulator: FCMEmulator
 
-    private init(app: SwitchyardApp, appId: String, http: HTTPServer, clientAPI: ClientAPI) {
+    private init(
+        app: SwitchyardApp, appId: String, http: HTTPServer, clientAPI: ClientAPI, fcmEmulator: FCMEmulator
+    ) {
         self.app = app
         self.appId = appId
         self.http = http
         self.clientAPI = clientAPI
+        self.fcmEmulator = fcmEmulator
     }
 
     /// Starts serving `app` (whose triggers the caller starts and stops).
@@ -52,10 +57,12 @@ public final class AppServer: Sendable {
         var router = Router()
         let clientAPI = try await ClientAPI.prepare(app: app, appId: appId, configuration: configuration.clientAPI)
         clientAPI.addRoutes(to: &router)
+        let fcmEmulator = FCMEmulator(outbox: app.pushOutbox)
+        router.add(fcmEmulator.routes)
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
             router: router)
-        return AppServer(app: app, appId: appId, http: http, clientAPI: clientAPI)
+        return AppServer(app: app, appId: appId, http: http, clientAPI: clientAPI, fcmEmulator: fcmEmulator)
     }
 
     /// Stops serving (open event streams end); the app itself keeps running until the caller stops it.

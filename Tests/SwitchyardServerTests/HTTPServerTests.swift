@@ -153,6 +153,19 @@ import Testing
         #expect(ended.withLock { $0 })
     }
 
+    @Test func aConnectionResetAnswersNothingAndTheServerKeepsServing() async throws {
+        let server = try serve { router in
+            router.add("POST", "/flaky") { _, _ in .connectionReset }
+            router.add("GET", "/fine") { _, _ in .text("fine") }
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        await #expect(throws: HTTPClientError.self) {
+            try await client.post(url: "\(server.baseURL)/flaky", body: Array("{}".utf8))
+        }
+        #expect(try await client.get(url: "\(server.baseURL)/fine").text == "fine")
+    }
+
     @Test func aTakenPortIsAClearError() throws {
         let first = try serve { _ in }
         defer { first.stop() }

@@ -99,6 +99,10 @@ final class ServerShared: Sendable {
             let box = StreamBox(stream: stream, shared: self)
             created = MHD_create_response_from_callback(
                 UInt64.max, 4096, Self.readEvents, Unmanaged.passRetained(box).toOpaque(), Self.releaseEvents)
+        case .connectionReset:
+            // Refusing the request makes libmicrohttpd close the connection; linger 0 turns the close into a reset.
+            _ = cmhd_reset_on_close(connection)
+            return MHD_Result.NO
         }
         guard let created else { return MHD_Result.NO }
         defer { MHD_destroy_response(created) }
