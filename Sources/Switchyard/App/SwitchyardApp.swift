@@ -1,6 +1,7 @@
 import BSON
 import DocumentStore
 import Messaging
+import Synchronization
 
 /// One app, assembled: its configuration, its functions, its store, the services functions use, the invocation
 /// log and the outbox. `start()` starts the trigger dispatcher (`triggers`), which reaches functions through
@@ -13,7 +14,9 @@ import Messaging
 /// await app.stop()
 /// ```
 public final class SwitchyardApp: Sendable {
-    public let configuration: AppConfiguration
+    /// The configuration in effect (`reload(_:)` replaces it).
+    public var configuration: AppConfiguration { current.withLock { $0 } }
+    let current: Mutex<AppConfiguration>
     public let registry: FunctionRegistry
     public let store: DocumentStore
     /// Every function execution; see `InvocationLog`.
@@ -36,7 +39,7 @@ public final class SwitchyardApp: Sendable {
         outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?, runtime: FunctionRuntime,
         triggers: TriggerRuntime
     ) {
-        self.configuration = configuration
+        current = Mutex(configuration)
         self.registry = registry
         self.store = store
         self.invocations = invocations

@@ -1,0 +1,54 @@
+import Switchyard
+
+/// `switchyard serve`: one app behind one HTTP server — the client API the Realm SDKs speak, the FCM
+/// emulator endpoint, the admin API and the dashboard.
+///
+/// ```swift
+/// let server = try await AppServer.start(app: app, configuration: .init(port: 0))
+/// print(server.http.baseURL)
+/// server.stop()
+/// ```
+public final class AppServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: UInt16
+        /// The app id clients must use; requests for any other get 404 `AppNotFound`. Nil: the configuration's
+        /// `appId`, else `switchyard-app`.
+        public var appId: String?
+
+        public init(host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil) {
+            self.host = host
+            self.port = port
+            self.appId = appId
+        }
+    }
+
+    public static let defaultAppId = "switchyard-app"
+
+    public let app: SwitchyardApp
+    public let appId: String
+    public let http: HTTPServer
+
+    private init(app: SwitchyardApp, appId: String, http: HTTPServer) {
+        self.app = app
+        self.appId = appId
+        self.http = http
+    }
+
+    /// Starts serving `app` (whose triggers the caller starts and stops).
+    public static func start(app: SwitchyardApp, configuration: Configuration = Configuration()) async throws
+        -> AppServer
+    {
+        let appId = configuration.appId ?? app.configuration.definition.appId ?? defaultAppId
+        let router = Router()
+        let http = try HTTPServer(
+            configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
+            router: router)
+        return AppServer(app: app, appId: appId, http: http)
+    }
+
+    /// Stops serving (open event streams end); the app itself keeps running until the caller stops it.
+    public func stop() {
+        http.stop()
+    }
+}
