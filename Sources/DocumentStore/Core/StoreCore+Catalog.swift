@@ -85,18 +85,18 @@ extension StoreCore {
         var building = state
         building.indexes = [index]
         var seen: [[UInt8]: Bool] = [:]
-        var documents: [(key: [UInt8], body: [UInt8])] = []
-        try engine.scanDocuments(collection: state.record.id) { key, body in
-            documents.append((key, body))
+        var documents: [(row: DocumentRow, body: [UInt8])] = []
+        try engine.scanDocuments(collection: state.record.id) { row, body in
+            documents.append((row, body))
             return true
         }
-        for (key, body) in documents {
+        for (row, body) in documents {
             let document = try DocumentEncoding.decode(body)
             for entry in try index.entries(for: document) {
                 if unique, seen.updateValue(true, forKey: entry.key) != nil {
                     throw duplicateKeyError(building, index: name, key: index.describe(entry))
                 }
-                try engine.insertIndexEntry(index: id, key: entry.key, document: key)
+                try engine.insertIndexEntry(index: id, key: entry.key, row: row)
             }
         }
         state.indexes.append(index)

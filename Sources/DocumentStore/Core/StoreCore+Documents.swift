@@ -40,17 +40,27 @@ extension StoreCore {
         .duplicateKey("E11000 duplicate key error collection: \(state.namespace) index: \(index) dup key: \(key)")
     }
 
-    /// Fails with E11000 when another document already holds one of `entries` in a unique index.
+    /// Fails with E11000 when another document than the one stored under `ownKey` (if any) already
+    /// holds one of `entries` in a unique index.
     private func checkUnique(
         _ state: CollectionState, _ entries: [(IndexDefinition, [IndexDefinition.Entry])], ownKey: [UInt8]
     ) throws(StoreError) {
         for (index, indexEntries) in entries where index.unique {
             for entry in indexEntries {
-                if let holder = try engine.firstIndexEntry(index: index.id, key: entry.key), holder != ownKey {
+                guard let holder = try engine.firstIndexEntry(index: index.id, key: entry.key) else { continue }
+                if try holder != engine.documentRow(collection: state.record.id, key: ownKey) {
                     throw duplicateKeyError(state, index: index.name, key: index.describe(entry))
                 }
             }
         }
+    }
+
+    /// The row of a document this transaction has read.
+    private func storedRow(_ state: CollectionState, key: [UInt8]) throws(StoreError) -> DocumentRow {
+        guard let row = try engine.documentRow(collection: state.record.id, key: key) else {
+            throw .location(17_004, "document vanished from \(state.namespace) while being written")
+        }
+        return row
     }
 
     private func indexEntries(_ state: CollectionState, _ document: BSONDocument) throws(StoreError)
@@ -72,11 +82,11 @@ extension StoreCore {
         let (document, key) = (prepared.document, prepared.key)
         let entries = try indexEntries(state, document)
         try checkUnique(state, entries, ownKey: key)
-        guard try engine.insertDocument(collection: state.record.id, key: key, body: prepared.body) else {
+        guard let row = try engine.insertDocument(collection: state.record.id, key: key, body: prepared.body) else {
             throw duplicateKeyError(state, index: "_id_", key: BSON.document(["_id": prepared.id]).messageText)
         }
         for (index, indexEntries) in entries {
-            for entry in indexEntries { try engine.insertIndexEntry(index: index.id, key: entry.key, document: key) }
+            for entry in indexEntries { try engine.insertIndexEntry(index: index.id, key: entry.key, row: row) }
         }
         if let event = prepared.event { try appendChange(encoded: event) }
     }
@@ -90,17 +100,18 @@ extension StoreCore {
         let oldEntries = try indexEntries(state, old)
         let newEntries = try indexEntries(state, new)
         try checkUnique(state, newEntries, ownKey: key)
+        let row = try storedRow(state, key: key)
         for ((index, before), (_, after)) in zip(oldEntries, newEntries) {
             let beforeKeys = Set(before.map(\.key))
             let afterKeys = Set(after.map(\.key))
             for stale in beforeKeys.subtracting(afterKeys) {
-                try engine.deleteIndexEntry(index: index.id, key: stale, document: key)
+                try engine.deleteIndexEntry(index: index.id, key: stale, row: row)
             }
             for fresh in afterKeys.subtracting(beforeKeys) {
-                try engine.insertIndexEntry(index: index.id, key: fresh, document: key)
+                try engine.insertIndexEntry(index: index.id, key: fresh, row: row)
             }
         }
-        try engine.putDocument(collection: state.record.id, key: key, body: body)
+        try engine.updateDocument(row: row, body: body)
         var event: BSONDocument = [
             "operationType": .string(operationType), "ns": namespaceDocument(state.namespace),
             "documentKey": ["_id": old["_id"]!],
@@ -116,11 +127,11 @@ extension StoreCore {
     }
 
     func removeDocument(_ state: CollectionState, _ document: BSONDocument) throws(StoreError) {
-        let key = try Self.idKey(document)
+        let row = try storedRow(state, key: try Self.idKey(document))
         for (index, entries) in try indexEntries(state, document) {
-            for entry in entries { try engine.deleteIndexEntry(index: index.id, key: entry.key, document: key) }
+            for entry in entries { try engine.deleteIndexEntry(index: index.id, key: entry.key, row: row) }
         }
-        try engine.deleteDocument(collection: state.record.id, key: key)
+        try engine.deleteDocument(row: row)
         var event: BSONDocument = [
             "operationType": "delete", "ns": namespaceDocument(state.namespace),
             "documentKey": ["_id": document["_id"]!],

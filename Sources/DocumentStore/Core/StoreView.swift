@@ -145,14 +145,13 @@ struct StoreView {
             }
         case .indexScan(let index, let ranges):
             // A multikey document has several entries; it is a candidate once, at its first.
-            var seen = Set<[UInt8]>()
+            var seen = Set<DocumentRow>()
             for range in ranges {
                 var stopped = false
-                try engine.scanIndexedDocuments(
-                    index: index.id, collection: collection, from: range.lower, to: range.upper
-                ) { key, body throws(StoreError) in
+                try engine.scanIndexedDocuments(index: index.id, from: range.lower, to: range.upper) {
+                    row, body throws(StoreError) in
                     statistics.keysExamined += 1
-                    guard seen.insert(key).inserted else { return true }
+                    guard seen.insert(row).inserted else { return true }
                     statistics.documentsExamined += 1
                     stopped = try !visit(try DocumentEncoding.decode(body))
                     return !stopped

@@ -6,12 +6,20 @@ final class MemoryEngine: StorageEngine {
     private var collectionRecords: [Int64: CollectionRecord] = [:]
     private var indexRecords: [Int64: IndexRecord] = [:]
     /// Per collection, documents sorted by key.
-    private var documents: [Int64: SortedByteMap<[UInt8]>] = [:]
-    /// Per index, entries sorted by (key, document key).
+    private var documents: [Int64: SortedByteMap<StoredDocument>] = [:]
+    /// Where each document row is: its collection and key.
+    private var rows: [DocumentRow: (collection: Int64, key: [UInt8])] = [:]
+    private var nextRow: DocumentRow = 1
+    /// Per index, entries sorted by (key, document row).
     private var entries: [Int64: SortedByteMap<Void>] = [:]
     private var changeLog: [ChangeRecord] = []
     private var metadataValues: [String: Int64] = [:]
     private var nextId: Int64 = 1
+
+    private struct StoredDocument {
+        var row: DocumentRow
+        var body: [UInt8]
+    }
 
     private var undoLog: [() -> Void] = []
     private var savepoints: [Int] = []
@@ -88,9 +96,16 @@ final class MemoryEngine: StorageEngine {
         for index in indexRecords.values where index.collection == id { try deleteIndex(id: index.id) }
         let record = collectionRecords.removeValue(forKey: id)
         let docs = documents.removeValue(forKey: id)
+        var removedRows: [(DocumentRow, [UInt8])] = []
+        docs?.forEach(from: []) { key, stored in
+            removedRows.append((stored.row, key))
+            return true
+        }
+        for (row, _) in removedRows { rows[row] = nil }
         recordUndo { [unowned self] in
             collectionRecords[id] = record
             documents[id] = docs
+            for (row, key) in removedRows { rows[row] = (id, key) }
         }
     }
 
@@ -116,87 +131,98 @@ final class MemoryEngine: StorageEngine {
     }
 
     func document(collection: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        documents[collection]?.value(for: key)
+        documents[collection]?.value(for: key)?.body
     }
 
-    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> Bool {
-        guard documents[collection]?.value(for: key) == nil else { return false }
-        try putDocument(collection: collection, key: key, body: body)
-        return true
+    func documentRow(collection: Int64, key: [UInt8]) throws(StoreError) -> DocumentRow? {
+        documents[collection]?.value(for: key)?.row
     }
 
-    func putDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) {
-        let old = documents[collection, default: SortedByteMap()].set(body, for: key)
+    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> DocumentRow? {
+        guard documents[collection]?.value(for: key) == nil else { return nil }
+        let row = nextRow
+        nextRow += 1
+        documents[collection, default: SortedByteMap()].set(StoredDocument(row: row, body: body), for: key)
+        rows[row] = (collection, key)
         recordUndo { [unowned self] in
-            if let old { documents[collection]?.set(old, for: key) } else { documents[collection]?.remove(key) }
+            documents[collection]?.remove(key)
+            rows[row] = nil
         }
+        return row
     }
 
-    func deleteDocument(collection: Int64, key: [UInt8]) throws(StoreError) {
-        guard let old = documents[collection]?.remove(key) else { return }
+    func updateDocument(row: DocumentRow, body: [UInt8]) throws(StoreError) {
+        guard let (collection, key) = rows[row],
+            let old = documents[collection]?.set(StoredDocument(row: row, body: body), for: key)
+        else { return }
         recordUndo { [unowned self] in documents[collection]?.set(old, for: key) }
     }
 
-    func scanDocuments(collection: Int64, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool) throws(StoreError) {
-        try documents[collection]?.forEach(from: []) { key, body throws(StoreError) in try visit(key, body) }
+    func deleteDocument(row: DocumentRow) throws(StoreError) {
+        guard let (collection, key) = rows.removeValue(forKey: row), let old = documents[collection]?.remove(key)
+        else { return }
+        recordUndo { [unowned self] in
+            documents[collection]?.set(old, for: key)
+            rows[row] = (collection, key)
+        }
+    }
+
+    func scanDocuments(collection: Int64, _ visit: (DocumentRow, [UInt8]) throws(StoreError) -> Bool)
+        throws(StoreError)
+    {
+        try documents[collection]?.forEach(from: []) { _, stored throws(StoreError) in
+            try visit(stored.row, stored.body)
+        }
     }
 
     func documentCount(collection: Int64) throws(StoreError) -> Int { documents[collection]?.count ?? 0 }
 
-    /// Index entries are keyed by the index key, a separator-free join being unsafe, so the map key is
-    /// `key` followed by the document key and its length.
-    private static func entryKey(_ key: [UInt8], _ document: [UInt8]) -> [UInt8] {
-        var bytes = key + document
-        let count = UInt32(document.count)
-        withUnsafeBytes(of: count.bigEndian) { bytes.append(contentsOf: $0) }
+    /// Index entries are keyed by the index key followed by the row (8 bytes, big-endian), so entries
+    /// sort by key, then row, and the row is the last 8 bytes.
+    private static func entryKey(_ key: [UInt8], _ row: DocumentRow) -> [UInt8] {
+        var bytes = key
+        withUnsafeBytes(of: UInt64(bitPattern: row).bigEndian) { bytes.append(contentsOf: $0) }
         return bytes
     }
 
-    private static func splitEntry(_ bytes: [UInt8]) -> (key: [UInt8], document: [UInt8]) {
-        let count = bytes.suffix(4).reduce(0) { $0 << 8 | Int($1) }
-        let documentStart = bytes.count - 4 - count
-        return (Array(bytes[..<documentStart]), Array(bytes[documentStart..<(bytes.count - 4)]))
+    private static func splitEntry(_ bytes: [UInt8]) -> (key: [UInt8], row: DocumentRow) {
+        let row = bytes.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return (Array(bytes.dropLast(8)), DocumentRow(bitPattern: row))
     }
 
-    func insertIndexEntry(index: Int64, key: [UInt8], document: [UInt8]) throws(StoreError) {
-        let entry = Self.entryKey(key, document)
+    func insertIndexEntry(index: Int64, key: [UInt8], row: DocumentRow) throws(StoreError) {
+        let entry = Self.entryKey(key, row)
         guard entries[index, default: SortedByteMap()].set((), for: entry) == nil else { return }
         recordUndo { [unowned self] in entries[index]?.remove(entry) }
     }
 
-    func deleteIndexEntry(index: Int64, key: [UInt8], document: [UInt8]) throws(StoreError) {
-        let entry = Self.entryKey(key, document)
+    func deleteIndexEntry(index: Int64, key: [UInt8], row: DocumentRow) throws(StoreError) {
+        let entry = Self.entryKey(key, row)
         guard entries[index]?.remove(entry) != nil else { return }
         recordUndo { [unowned self] in entries[index]?.set((), for: entry) }
     }
 
-    func firstIndexEntry(index: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        var found: [UInt8]?
+    func firstIndexEntry(index: Int64, key: [UInt8]) throws(StoreError) -> DocumentRow? {
+        var found: DocumentRow?
         entries[index]?.forEach(from: key) { entry, _ in
             let split = Self.splitEntry(entry)
-            if split.key == key { found = split.document }
+            if split.key == key { found = split.row }
             return false
         }
         return found
     }
 
-    func scanIndex(
-        index: Int64, from lower: [UInt8], to upper: [UInt8]?, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
+    func scanIndexedDocuments(
+        index: Int64, from lower: [UInt8], to upper: [UInt8]?,
+        _ visit: (DocumentRow, [UInt8]) throws(StoreError) -> Bool
     ) throws(StoreError) {
         try entries[index]?.forEach(from: lower) { entry, _ throws(StoreError) in
             let split = Self.splitEntry(entry)
             if let upper, !split.key.lexicographicallyPrecedes(upper) { return false }
-            return try visit(split.key, split.document)
-        }
-    }
-
-    func scanIndexedDocuments(
-        index: Int64, collection: Int64, from lower: [UInt8], to upper: [UInt8]?,
-        _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
-    ) throws(StoreError) {
-        try scanIndex(index: index, from: lower, to: upper) { _, document throws(StoreError) in
-            guard let body = documents[collection]?.value(for: document) else { return true }
-            return try visit(document, body)
+            guard let (collection, key) = rows[split.row], let stored = documents[collection]?.value(for: key) else {
+                return true
+            }
+            return try visit(split.row, stored.body)
         }
     }
 

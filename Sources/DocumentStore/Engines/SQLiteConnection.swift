@@ -41,8 +41,25 @@ final class SQLiteConnection {
         }
     }
 
+    /// The first column of the first row of a one-off query (schema checks, pragmas).
+    func integer(_ sql: String) throws(StoreError) -> Int {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw error(sql)
+        }
+        defer { sqlite3_finalize(statement) }
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return Int(sqlite3_column_int64(statement, 0))
+        case SQLITE_DONE: return 0
+        default: throw error(sql)
+        }
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int32 { sqlite3_changes(handle) }
+
+    /// The rowid of the last row inserted.
+    var lastInsertRowid: Int64 { sqlite3_last_insert_rowid(handle) }
 
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 

@@ -3,11 +3,14 @@ import CSQLite
 import Foundation
 
 /// The durable engine: one SQLite database file in WAL mode. Documents live in one table, unique by
-/// (collection id, `_id` index key); index entries in another keyed by (index id, key, document key), so
-/// range scans are B-tree range scans over order-preserving keys. The documents table has rowids (the
-/// unique key is an index beside it): a WITHOUT ROWID table keeps whole rows in its interior pages,
-/// and with rows of documents that makes a deep, slow tree. Every statement names its columns, so a
-/// file made with the earlier WITHOUT ROWID layout still works.
+/// (collection id, `_id` index key); index entries in another keyed by (index id, key, document rowid),
+/// so range scans are B-tree range scans over order-preserving keys, and an entry leads straight to its
+/// document's row: a lookup reads two B-trees, as a table with an SQL index would. The documents table
+/// has rowids (the unique key is an index beside it): a WITHOUT ROWID table keeps whole rows in its
+/// interior pages, and with rows of documents that makes a deep, slow tree.
+///
+/// The layout's version is the file's `user_version`; files of earlier layouts are migrated on open
+/// (`SQLiteSchema`).
 final class SQLiteEngine: StorageEngine {
     private let connection: SQLiteConnection
     /// Frames in the write-ahead log after the last commit, as SQLite reports them to its WAL hook.
@@ -27,7 +30,7 @@ final class SQLiteEngine: StorageEngine {
             connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             try connection.execute("PRAGMA journal_mode=WAL")
             try connection.execute("PRAGMA synchronous=\(synchronous.pragmaValue)")
-            try connection.execute(Self.schema)
+            try SQLiteSchema.prepare(connection)
             // Replaces SQLite's automatic checkpoint inside COMMIT (see `needsCheckpoint`).
             connection.onCommitToWAL(walFrames)
         } catch {
@@ -48,22 +51,6 @@ final class SQLiteEngine: StorageEngine {
             throw error
         }
     }
-
-    private static let schema = """
-        CREATE TABLE IF NOT EXISTS collections(
-            id INTEGER PRIMARY KEY, db TEXT NOT NULL, name TEXT NOT NULL, options BLOB NOT NULL, UNIQUE(db, name));
-        CREATE TABLE IF NOT EXISTS indexes(
-            id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, spec BLOB NOT NULL);
-        CREATE TABLE IF NOT EXISTS documents(
-            id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, key BLOB NOT NULL, body BLOB NOT NULL,
-            UNIQUE(collection, key));
-        CREATE TABLE IF NOT EXISTS index_entries(
-            idx INTEGER NOT NULL, key BLOB NOT NULL, doc BLOB NOT NULL,
-            PRIMARY KEY(idx, key, doc)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS changes(
-            seq INTEGER PRIMARY KEY, wall_time INTEGER NOT NULL, event BLOB NOT NULL);
-        CREATE TABLE IF NOT EXISTS metadata(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-        """
 
     func close() { connection.close() }
 
@@ -199,37 +186,44 @@ final class SQLiteEngine: StorageEngine {
         return try statement.step(sql) ? statement.blob(0) : nil
     }
 
-    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> Bool {
+    func documentRow(collection: Int64, key: [UInt8]) throws(StoreError) -> DocumentRow? {
+        let sql: StaticString = "SELECT id FROM documents WHERE collection = ? AND key = ?"
+        let statement = try connection.statement(sql)
+        defer { statement.finish() }
+        statement.bind(1, collection)
+        statement.bind(2, key)
+        return try statement.step(sql) ? statement.int64(0) : nil
+    }
+
+    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> DocumentRow? {
         try run("INSERT OR IGNORE INTO documents(collection, key, body) VALUES(?, ?, ?)") {
             $0.bind(1, collection)
             $0.bind(2, key)
             $0.bind(3, body)
         }
-        return connection.changes > 0
+        return connection.changes > 0 ? connection.lastInsertRowid : nil
     }
 
-    func putDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) {
-        try run("INSERT OR REPLACE INTO documents(collection, key, body) VALUES(?, ?, ?)") {
-            $0.bind(1, collection)
-            $0.bind(2, key)
-            $0.bind(3, body)
+    func updateDocument(row: DocumentRow, body: [UInt8]) throws(StoreError) {
+        try run("UPDATE documents SET body = ? WHERE id = ?") {
+            $0.bind(1, body)
+            $0.bind(2, row)
         }
     }
 
-    func deleteDocument(collection: Int64, key: [UInt8]) throws(StoreError) {
-        try run("DELETE FROM documents WHERE collection = ? AND key = ?") {
-            $0.bind(1, collection)
-            $0.bind(2, key)
-        }
+    func deleteDocument(row: DocumentRow) throws(StoreError) {
+        try run("DELETE FROM documents WHERE id = ?") { $0.bind(1, row) }
     }
 
-    func scanDocuments(collection: Int64, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool) throws(StoreError) {
-        let sql: StaticString = "SELECT key, body FROM documents WHERE collection = ? ORDER BY key"
+    func scanDocuments(collection: Int64, _ visit: (DocumentRow, [UInt8]) throws(StoreError) -> Bool)
+        throws(StoreError)
+    {
+        let sql: StaticString = "SELECT id, body FROM documents WHERE collection = ? ORDER BY key"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, collection)
         while try statement.step(sql) {
-            guard try visit(statement.blob(0), statement.blob(1)) else { return }
+            guard try visit(statement.int64(0), statement.blob(1)) else { return }
         }
     }
 
@@ -242,70 +236,52 @@ final class SQLiteEngine: StorageEngine {
         return Int(statement.int64(0))
     }
 
-    func insertIndexEntry(index: Int64, key: [UInt8], document: [UInt8]) throws(StoreError) {
+    func insertIndexEntry(index: Int64, key: [UInt8], row: DocumentRow) throws(StoreError) {
         try run("INSERT OR IGNORE INTO index_entries(idx, key, doc) VALUES(?, ?, ?)") {
             $0.bind(1, index)
             $0.bind(2, key)
-            $0.bind(3, document)
+            $0.bind(3, row)
         }
     }
 
-    func deleteIndexEntry(index: Int64, key: [UInt8], document: [UInt8]) throws(StoreError) {
+    func deleteIndexEntry(index: Int64, key: [UInt8], row: DocumentRow) throws(StoreError) {
         try run("DELETE FROM index_entries WHERE idx = ? AND key = ? AND doc = ?") {
             $0.bind(1, index)
             $0.bind(2, key)
-            $0.bind(3, document)
+            $0.bind(3, row)
         }
     }
 
-    func firstIndexEntry(index: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]? {
+    func firstIndexEntry(index: Int64, key: [UInt8]) throws(StoreError) -> DocumentRow? {
         let sql: StaticString = "SELECT doc FROM index_entries WHERE idx = ? AND key = ? LIMIT 1"
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, index)
         statement.bind(2, key)
-        return try statement.step(sql) ? statement.blob(0) : nil
+        return try statement.step(sql) ? statement.int64(0) : nil
     }
 
-    func scanIndex(
-        index: Int64, from lower: [UInt8], to upper: [UInt8]?, _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
+    func scanIndexedDocuments(
+        index: Int64, from lower: [UInt8], to upper: [UInt8]?,
+        _ visit: (DocumentRow, [UInt8]) throws(StoreError) -> Bool
     ) throws(StoreError) {
         let sql: StaticString =
             upper == nil
-            ? "SELECT key, doc FROM index_entries WHERE idx = ? AND key >= ? ORDER BY key, doc"
-            : "SELECT key, doc FROM index_entries WHERE idx = ? AND key >= ? AND key < ? ORDER BY key, doc"
+            ? """
+            SELECT e.doc, d.body FROM index_entries e JOIN documents d ON d.id = e.doc
+            WHERE e.idx = ?1 AND e.key >= ?2 ORDER BY e.key, e.doc
+            """
+            : """
+            SELECT e.doc, d.body FROM index_entries e JOIN documents d ON d.id = e.doc
+            WHERE e.idx = ?1 AND e.key >= ?2 AND e.key < ?3 ORDER BY e.key, e.doc
+            """
         let statement = try connection.statement(sql)
         defer { statement.finish() }
         statement.bind(1, index)
         statement.bind(2, lower)
         if let upper { statement.bind(3, upper) }
         while try statement.step(sql) {
-            guard try visit(statement.blob(0), statement.blob(1)) else { return }
-        }
-    }
-
-    func scanIndexedDocuments(
-        index: Int64, collection: Int64, from lower: [UInt8], to upper: [UInt8]?,
-        _ visit: ([UInt8], [UInt8]) throws(StoreError) -> Bool
-    ) throws(StoreError) {
-        let sql: StaticString =
-            upper == nil
-            ? """
-            SELECT e.doc, d.body FROM index_entries e JOIN documents d ON d.collection = ?1 AND d.key = e.doc
-            WHERE e.idx = ?2 AND e.key >= ?3 ORDER BY e.key, e.doc
-            """
-            : """
-            SELECT e.doc, d.body FROM index_entries e JOIN documents d ON d.collection = ?1 AND d.key = e.doc
-            WHERE e.idx = ?2 AND e.key >= ?3 AND e.key < ?4 ORDER BY e.key, e.doc
-            """
-        let statement = try connection.statement(sql)
-        defer { statement.finish() }
-        statement.bind(1, collection)
-        statement.bind(2, index)
-        statement.bind(3, lower)
-        if let upper { statement.bind(4, upper) }
-        while try statement.step(sql) {
-            guard try visit(statement.blob(0), statement.blob(1)) else { return }
+            guard try visit(statement.int64(0), statement.blob(1)) else { return }
         }
     }
 

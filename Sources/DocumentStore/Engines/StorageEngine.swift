@@ -23,6 +23,10 @@ struct ChangeRecord: Sendable, Equatable {
     var event: [UInt8]
 }
 
+/// An engine's handle for a stored document, stable while the document exists (SQLite: its rowid).
+/// Index entries point at it, so an index lookup reaches the document without a second key lookup.
+typealias DocumentRow = Int64
+
 /// Byte-level storage: documents keyed by (collection id, `_id` index key), index entries, the change
 /// log and the catalog, with transactions and nested savepoints. Everything above (BSON, index keys,
 /// events) is the store's business, written once for every engine.
@@ -55,32 +59,28 @@ protocol StorageEngine: AnyObject {
     func deleteIndex(id: Int64) throws(StoreError)
 
     func document(collection: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]?
-    /// Inserts a new document; false (and nothing written) when the key exists.
-    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> Bool
-    /// Inserts or overwrites.
-    func putDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError)
-    func deleteDocument(collection: Int64, key: [UInt8]) throws(StoreError)
+    func documentRow(collection: Int64, key: [UInt8]) throws(StoreError) -> DocumentRow?
+    /// Inserts a new document and returns its row; nil (and nothing written) when the key exists.
+    func insertDocument(collection: Int64, key: [UInt8], body: [UInt8]) throws(StoreError) -> DocumentRow?
+    /// Overwrites a stored document's body; the row stays the same.
+    func updateDocument(row: DocumentRow, body: [UInt8]) throws(StoreError)
+    func deleteDocument(row: DocumentRow) throws(StoreError)
     /// Visits documents in key order until `visit` returns false.
-    func scanDocuments(collection: Int64, _ visit: (_ key: [UInt8], _ body: [UInt8]) throws(StoreError) -> Bool)
+    func scanDocuments(collection: Int64, _ visit: (_ row: DocumentRow, _ body: [UInt8]) throws(StoreError) -> Bool)
         throws(StoreError)
     func documentCount(collection: Int64) throws(StoreError) -> Int
 
-    func insertIndexEntry(index: Int64, key: [UInt8], document: [UInt8]) throws(StoreError)
-    func deleteIndexEntry(index: Int64, key: [UInt8], document: [UInt8]) throws(StoreError)
-    /// The document key of some entry with exactly this index key, if any (unique checks).
-    func firstIndexEntry(index: Int64, key: [UInt8]) throws(StoreError) -> [UInt8]?
-    /// Visits entries with `lower <= key < upper` (nil upper: no bound) in order until `visit` returns false.
-    func scanIndex(
-        index: Int64, from lower: [UInt8], to upper: [UInt8]?,
-        _ visit: (_ key: [UInt8], _ document: [UInt8]) throws(StoreError) -> Bool
-    ) throws(StoreError)
+    func insertIndexEntry(index: Int64, key: [UInt8], row: DocumentRow) throws(StoreError)
+    func deleteIndexEntry(index: Int64, key: [UInt8], row: DocumentRow) throws(StoreError)
+    /// The document row of some entry with exactly this index key, if any (unique checks).
+    func firstIndexEntry(index: Int64, key: [UInt8]) throws(StoreError) -> DocumentRow?
 
     /// Visits the documents of the entries with `lower <= key < upper` (nil upper: no bound), in entry
-    /// order, as (document key, body), until `visit` returns false: one statement where SQLite would
-    /// otherwise need one for the entries and one per document. `visit` must not use the engine.
+    /// order (key, then row), as (row, body), until `visit` returns false: one statement where SQLite
+    /// would otherwise need one for the entries and one per document. `visit` must not use the engine.
     func scanIndexedDocuments(
-        index: Int64, collection: Int64, from lower: [UInt8], to upper: [UInt8]?,
-        _ visit: (_ key: [UInt8], _ body: [UInt8]) throws(StoreError) -> Bool
+        index: Int64, from lower: [UInt8], to upper: [UInt8]?,
+        _ visit: (_ row: DocumentRow, _ body: [UInt8]) throws(StoreError) -> Bool
     ) throws(StoreError)
 
     func appendChange(_ change: ChangeRecord) throws(StoreError)

@@ -1,0 +1,80 @@
+/// The SQLite engine's tables, and the migration of files written with earlier layouts.
+///
+/// The layout's version is the file's `user_version`: 0 for files made before it was recorded, whose
+/// index entries held the document's `_id` key (and whose documents table may even lack rowids),
+/// `current` since index entries point at the document's rowid.
+enum SQLiteSchema {
+    static let current = 1
+
+    private static let tables = """
+        CREATE TABLE IF NOT EXISTS collections(
+            id INTEGER PRIMARY KEY, db TEXT NOT NULL, name TEXT NOT NULL, options BLOB NOT NULL, UNIQUE(db, name));
+        CREATE TABLE IF NOT EXISTS indexes(
+            id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, spec BLOB NOT NULL);
+        CREATE TABLE IF NOT EXISTS documents(
+            id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, key BLOB NOT NULL, body BLOB NOT NULL,
+            UNIQUE(collection, key));
+        CREATE TABLE IF NOT EXISTS index_entries(
+            idx INTEGER NOT NULL, key BLOB NOT NULL, doc INTEGER NOT NULL,
+            PRIMARY KEY(idx, key, doc)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS changes(
+            seq INTEGER PRIMARY KEY, wall_time INTEGER NOT NULL, event BLOB NOT NULL);
+        CREATE TABLE IF NOT EXISTS metadata(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        """
+
+    /// Creates the tables of a new file, migrates a file of an earlier layout in one transaction, and
+    /// refuses a file written by a later version of the store.
+    static func prepare(_ connection: SQLiteConnection) throws(StoreError) {
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            let version = try connection.integer("PRAGMA user_version")
+            if version > current {
+                throw StoreError.location(
+                    17_012,
+                    "\(connection.path) was written by a newer version of the store (layout \(version), this one "
+                        + "reads layout \(current)): open it with that version, or start from a new data directory")
+            }
+            if version < current,
+                try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'documents'") > 0
+            {
+                try migrateFromUnversioned(connection)
+            }
+            try connection.execute(tables)
+            try connection.execute("PRAGMA user_version = \(current)")
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Gives the documents table rowids when it has none, then repoints every index entry from the
+    /// document's `_id` key to its rowid.
+    private static func migrateFromUnversioned(_ connection: SQLiteConnection) throws(StoreError) {
+        let rowidColumns = try connection.integer(
+            "SELECT count(*) FROM pragma_table_info('documents') WHERE name = 'id'")
+        if rowidColumns == 0 {
+            try connection.execute(
+                """
+                CREATE TABLE documents_migrated(
+                    id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, key BLOB NOT NULL, body BLOB NOT NULL,
+                    UNIQUE(collection, key));
+                INSERT INTO documents_migrated(collection, key, body)
+                    SELECT collection, key, body FROM documents ORDER BY collection, key;
+                DROP TABLE documents;
+                ALTER TABLE documents_migrated RENAME TO documents;
+                """)
+        }
+        try connection.execute(
+            """
+            CREATE TABLE index_entries_migrated(
+                idx INTEGER NOT NULL, key BLOB NOT NULL, doc INTEGER NOT NULL,
+                PRIMARY KEY(idx, key, doc)) WITHOUT ROWID;
+            INSERT OR IGNORE INTO index_entries_migrated(idx, key, doc)
+                SELECT e.idx, e.key, d.id FROM index_entries e JOIN indexes i ON i.id = e.idx
+                JOIN documents d ON d.collection = i.collection AND d.key = e.doc;
+            DROP TABLE index_entries;
+            ALTER TABLE index_entries_migrated RENAME TO index_entries;
+            """)
+    }
+}
