@@ -24,6 +24,19 @@ struct BSONDecoder {
         let keyOffset: Int
         /// Set when this frame is the scope of a code-with-scope value.
         var code: String? = nil
+
+        /// `length` is the container's size in bytes: a few elements' worth of room is reserved up
+        /// front, so typical containers fill without growing one element at a time.
+        init(isArray: Bool, length: Int, end: Int, key: String, keyOffset: Int, code: String? = nil) {
+            self.isArray = isArray
+            self.end = end
+            self.key = key
+            self.keyOffset = keyOffset
+            self.code = code
+            let estimate = min(8, (length - 5) / 6)
+            guard estimate > 1 else { return }
+            if isArray { array.reserveCapacity(estimate) } else { document.reserveCapacity(estimate) }
+        }
     }
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<BSONDocument, BSONDecodingError> {
@@ -54,7 +67,7 @@ struct BSONDecoder {
         guard bytes[declared - 1] == 0 else {
             throw BSONDecodingError(.missingTerminator, at: declared - 1, "document does not end with a NUL byte")
         }
-        var stack = [Frame(isArray: false, end: declared - 1, key: "", keyOffset: 0)]
+        var stack = [Frame(isArray: false, length: declared, end: declared - 1, key: "", keyOffset: 0)]
         while true {
             let end = stack[stack.count - 1].end
             if offset == end {
@@ -103,7 +116,9 @@ struct BSONDecoder {
                 let start = offset
                 let length = try readContainerLength(limit: end, what: type == 0x03 ? "document" : "array")
                 try checkDepth(stack.count, at: start)
-                stack.append(Frame(isArray: type == 0x04, end: start + length - 1, key: key, keyOffset: keyOffset))
+                stack.append(
+                    Frame(
+                        isArray: type == 0x04, length: length, end: start + length - 1, key: key, keyOffset: keyOffset))
                 continue
             case 0x05:
                 value = .binary(try readBinary(limit: end))
@@ -157,7 +172,10 @@ struct BSONDecoder {
                     )
                 }
                 try checkDepth(stack.count, at: scopeStart)
-                stack.append(Frame(isArray: false, end: elementEnd - 1, key: key, keyOffset: keyOffset, code: code))
+                stack.append(
+                    Frame(
+                        isArray: false, length: scopeLength, end: elementEnd - 1, key: key, keyOffset: keyOffset,
+                        code: code))
                 continue
             case 0x10:
                 value = .int32(try readInt32(limit: end))

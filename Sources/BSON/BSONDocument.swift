@@ -16,6 +16,12 @@ public struct BSONDocument: Sendable {
     }
 
     public var count: Int { keys.count }
+
+    /// Room for `count` fields without reallocating (decoders that can estimate the size).
+    mutating func reserveCapacity(_ count: Int) {
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
+    }
     public var isEmpty: Bool { keys.isEmpty }
 
     /// Position of `key`, or nil. Keys match by their UTF-8 bytes, as in MongoDB: "é" written precomposed
@@ -111,8 +117,9 @@ public struct BSONDocument: Sendable {
         let string: String
         init(_ string: String) { self.string = string }
 
+        /// Byte lengths first: an O(1) test that rejects most pairs before any comparison of contents.
         static func same(_ a: String, _ b: String) -> Bool {
-            a == b && a.utf8.elementsEqual(b.utf8)
+            a.utf8.count == b.utf8.count && a == b && a.utf8.elementsEqual(b.utf8)
         }
 
         static func == (lhs: FieldName, rhs: FieldName) -> Bool { same(lhs.string, rhs.string) }
