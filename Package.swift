@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
         // TestSupport serves the HTTP client's tests on loopback (libmicrohttpd); Messaging itself never links it.
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport"]),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport", "COpenSSL"]),
         .testTarget(
             name: "SwitchyardTests",
             dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging", "TestSupport", "trigger-crash-runner"],
