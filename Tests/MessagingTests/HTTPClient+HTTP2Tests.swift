@@ -71,7 +71,8 @@ import Testing
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(responses.count == 60)
-        #expect(responses.allSatisfy { $0.status == 200 && $0.protocolVersion == "2" && $0.text == #"{"title":"Dune"}"# })
+        #expect(
+            responses.allSatisfy { $0.status == 200 && $0.protocolVersion == "2" && $0.text == #"{"title":"Dune"}"# })
         #expect(client.connectionsOpened == 1)
         withExtendedLifetime(server) {}
     }

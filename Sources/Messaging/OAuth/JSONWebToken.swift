@@ -3,9 +3,13 @@ import Foundation
 
 /// Compact JWS tokens: `base64url(header).base64url(claims).base64url(signature)`.
 enum JSONWebToken {
-    /// Signs `claims` with `key`; the header is `{"alg":…,"typ":"JWT"}` plus `kid` when given.
-    static func sign(claims: BSONDocument, keyId: String?, key: SigningKey) throws(CredentialError) -> String {
-        var header: BSONDocument = ["alg": .string(key.algorithm.rawValue), "typ": "JWT"]
+    /// Signs `claims` with `key`; the header is `{"alg":…,"typ":"JWT"}` plus `kid` when given (APNs wants no
+    /// `typ`: pass nil).
+    static func sign(
+        claims: BSONDocument, keyId: String?, key: SigningKey, type: String? = "JWT"
+    ) throws(CredentialError) -> String {
+        var header: BSONDocument = ["alg": .string(key.algorithm.rawValue)]
+        if let type { header.append("typ", .string(type)) }
         if let keyId { header.append("kid", .string(keyId)) }
         let signingInput =
             base64URL(header.extendedJSONBytes(mode: .relaxed)) + "."
