@@ -6,7 +6,8 @@ import Synchronization
 /// `invalidArgument` and are not recorded) and records the accepted ones as `OutboxEntry`s, in memory
 /// (`entries`) and through `sink`, so a runtime can keep them in its own store.
 ///
-/// Fault injection for tests: tokens in `unregisteredTokens` answer `UNREGISTERED`, and `failNextSends(_:)`
+/// Fault injection for tests: tokens in `unregisteredTokens` answer `UNREGISTERED`, tokens in `malformedTokens`
+/// answer `INVALID_ARGUMENT` about `message.token` (as FCM does for a string that never was a token), and `failNextSends(_:)`
 /// makes the next sends answer `UNAVAILABLE`; both are recorded as failed entries (with `error` set and no
 /// payload). `validateOnly` sends are checked (including unregistered tokens) but never recorded, and return
 /// `projects/<project>/messages/fake_message_id` as FCM does.
@@ -25,6 +26,7 @@ public final class OutboxMessaging: PushMessaging {
         var entries: [OutboxEntry] = []
         var nextId: UInt64
         var unregisteredTokens: Set<String> = []
+        var malformedTokens: Set<String> = []
         var failuresLeft = 0
         var failureCode = PushError.Code.unavailable
     }
@@ -61,6 +63,12 @@ public final class OutboxMessaging: PushMessaging {
     public var unregisteredTokens: Set<String> {
         get { state.withLock { $0.unregisteredTokens } }
         set { state.withLock { $0.unregisteredTokens = newValue } }
+    }
+
+    /// Registration tokens that FCM refuses as not being tokens at all (`INVALID_ARGUMENT` on `message.token`).
+    public var malformedTokens: Set<String> {
+        get { state.withLock { $0.malformedTokens } }
+        set { state.withLock { $0.malformedTokens = newValue } }
     }
 
     /// Makes the next `count` deliveries fail with `code` (each token of a multicast is one delivery).
@@ -102,11 +110,21 @@ public final class OutboxMessaging: PushMessaging {
         return BatchResponse(results: results)
     }
 
+    /// The answer for a token the test made unregistered or malformed.
     private func unregisteredError(for target: PushMessage.Target) -> PushError? {
-        guard case .token(let token) = target, state.withLock({ $0.unregisteredTokens.contains(token) }) else {
-            return nil
+        guard case .token(let token) = target else { return nil }
+        let (unregistered, malformed) = state.withLock {
+            ($0.unregisteredTokens.contains(token), $0.malformedTokens.contains(token))
         }
-        return PushError(code: .unregistered, message: "Requested entity was not found.")
+        if unregistered {
+            return PushError(code: .unregistered, message: "Requested entity was not found.")
+        }
+        if malformed {
+            return PushError(
+                code: .invalidArgument, message: "The registration token is not a valid FCM registration token",
+                field: "message.token")
+        }
+        return nil
     }
 
     /// Records one validated message and returns its name, or the injected failure.
