@@ -45,8 +45,8 @@ let package = Package(
         .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
         .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(
-            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Switchyard", "CSQLite"],
-            path: "Benchmarks"),
+            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Switchyard", "Messaging", "CSQLite"],
+            path: "Benchmarks", exclude: ["push"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer"]),
