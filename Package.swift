@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "DocumentStore", targets: ["DocumentStore"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "Switchyard", targets: ["Switchyard"]),
+        .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
     ],
@@ -34,7 +35,12 @@ let package = Package(
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
-        .executableTarget(name: "switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "Functions"]),
+        .target(
+            name: "SwitchyardServer",
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CMicroHTTPD", "COpenSSL"]),
+        .executableTarget(
+            name: "switchyard",
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer", "Functions"]),
         // For users' own tests: an in-memory app, synthetic events, awaiting idle, the outbox.
         .target(name: "SwitchyardTesting", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging"]),
 
@@ -45,14 +51,15 @@ let package = Package(
         .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
         .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(
-            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Switchyard", "Messaging", "CSQLite"],
+            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite"],
             path: "Benchmarks", exclude: ["push"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer"]),
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(
-            name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
+            name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"
+        ),
         // TestSupport serves the HTTP client's tests on loopback (libmicrohttpd); Messaging itself never links it.
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport", "COpenSSL"]),
         .testTarget(
@@ -63,6 +70,9 @@ let package = Package(
         .executableTarget(
             name: "trigger-crash-runner", dependencies: ["BSON", "DocumentStore", "Switchyard"],
             path: "Tests/Fixtures/TriggerCrashRunner"),
+        .testTarget(
+            name: "SwitchyardServerTests",
+            dependencies: ["SwitchyardServer", "Switchyard", "BSON", "DocumentStore", "Messaging", "Functions"]),
         .testTarget(name: "FunctionsTests", dependencies: ["Functions", "Switchyard", "BSON"]),
         // The example app end to end, through SwitchyardTesting as a user's tests would.
         .testTarget(
