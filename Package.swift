@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "Switchyard", targets: ["Switchyard"]),
         .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
+        // For apps made by `switchyard init`: their Functions target registers its files the way ours does.
+        .plugin(name: "FunctionRegistryPlugin", targets: ["FunctionRegistryPlugin"]),
     ],
     targets: [
         // System libraries: one per Debian package, each with a prefixed shim for what Swift cannot import.
@@ -34,7 +36,8 @@ let package = Package(
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
-        .executableTarget(name: "switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "Functions"]),
+        .executableTarget(
+            name: "switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "Functions"]),
         // For users' own tests: an in-memory app, synthetic events, awaiting idle, the outbox.
         .target(name: "SwitchyardTesting", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging"]),
 
@@ -52,7 +55,8 @@ let package = Package(
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer"]),
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(
-            name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"),
+            name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"
+        ),
         // TestSupport serves the HTTP client's tests on loopback (libmicrohttpd); Messaging itself never links it.
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport"]),
         .testTarget(

@@ -1,4 +1,5 @@
 import BSON
+import Dispatch
 import Synchronization
 
 /// Replacing a collection's whole contents at once: what restoring saved data (`switchyard data import`)
@@ -26,18 +27,7 @@ extension DocumentCollection {
         try Namespace.validate(database: namespace.database)
         try Namespace.validate(collection: namespace.collection, in: namespace.database)
         let indexes = try indexes.compactMap { spec throws(StoreError) in try IndexRequest(spec) }
-        var prepared: [PreparedDocument] = []
-        prepared.reserveCapacity(documents.count)
-        for (position, document) in documents.enumerated() {
-            do {
-                prepared.append(
-                    try PreparedDocument(StoreCore.withId(document), in: namespace, changeLogged: changeLogged))
-            } catch {
-                throw BulkWriteError(
-                    writeErrors: [WriteError(index: position, code: error.code, errmsg: error.message)],
-                    result: BulkWriteResult())
-            }
-        }
+        let prepared = try PreparedDocument.prepareAll(documents, in: namespace, changeLogged: changeLogged)
         let failure = FailedPosition()
         do {
             try await worker.write { [prepared] core throws(StoreError) in
@@ -51,6 +41,46 @@ extension DocumentCollection {
                 result: BulkWriteResult())
         }
         return prepared.count
+    }
+}
+
+extension PreparedDocument {
+    /// Encodes every document on every core (for large replacements, encoding is much of the work).
+    /// - Throws: `BulkWriteError` for the first document, by position, that cannot be stored.
+    static func prepareAll(_ documents: [BSONDocument], in namespace: Namespace, changeLogged: Bool)
+        throws(BulkWriteError) -> [PreparedDocument]
+    {
+        let chunkSize = 4_096
+        let chunks = (documents.count + chunkSize - 1) / chunkSize
+        let results = Mutex<[Int: Result<[PreparedDocument], BulkWriteError>]>([:])
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let range = (chunk * chunkSize)..<min(documents.count, (chunk + 1) * chunkSize)
+            var prepared: [PreparedDocument] = []
+            prepared.reserveCapacity(range.count)
+            var failure: BulkWriteError?
+            for position in range {
+                do throws(StoreError) {
+                    prepared.append(
+                        try PreparedDocument(
+                            StoreCore.withId(documents[position]), in: namespace, changeLogged: changeLogged))
+                } catch {
+                    failure = BulkWriteError(
+                        writeErrors: [WriteError(index: position, code: error.code, errmsg: error.message)],
+                        result: BulkWriteResult())
+                    break
+                }
+            }
+            let result: Result<[PreparedDocument], BulkWriteError> = failure.map { .failure($0) } ?? .success(prepared)
+            results.withLock { $0[chunk] = result }
+        }
+        let collected = results.withLock { $0 }
+        var all: [PreparedDocument] = []
+        all.reserveCapacity(documents.count)
+        for chunk in 0..<chunks {
+            guard let result = collected[chunk] else { continue }
+            all += try result.get()
+        }
+        return all
     }
 }
 
@@ -115,7 +145,7 @@ extension StoreCore {
             catalog[namespace] = state
         }
         for index in indexes {
-            try createIndex(namespace, keys: index.keys, unique: index.unique, name: index.name)
+            _ = try createIndex(namespace, keys: index.keys, unique: index.unique, name: index.name)
         }
         state = catalog[namespace] ?? state
         for (position, document) in documents.enumerated() {
