@@ -8,7 +8,7 @@ enum CommandLineTool {
         [
             ValidateCommand.self, RunCommand.self, CallCommand.self, FireCommand.self, ImportCommand.self,
             LogsCommand.self, TriggersCommand.self, ResumeCommand.self, OutboxCommand.self,
-            GenerateEventCommand.self, DataCommand.self,
+            GenerateEventCommand.self, DataCommand.self, InitCommand.self,
             EJSONCommand.self,
         ]
     }
