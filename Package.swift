@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "DocumentStore", targets: ["DocumentStore"]),
         .library(name: "Messaging", targets: ["Messaging"]),
         .library(name: "Switchyard", targets: ["Switchyard"]),
+        .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
         // For apps made by `switchyard init`: their Functions target registers its files the way ours does.
@@ -36,8 +37,12 @@ let package = Package(
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
+        .target(
+            name: "SwitchyardServer",
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CMicroHTTPD", "COpenSSL"]),
         .executableTarget(
-            name: "switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "Functions"]),
+            name: "switchyard",
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer", "Functions"]),
         // For users' own tests: an in-memory app, synthetic events, awaiting idle, the outbox.
         .target(name: "SwitchyardTesting", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging"]),
 
@@ -48,7 +53,7 @@ let package = Package(
         .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
         .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(
-            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Switchyard", "CSQLite"],
+            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite"],
             path: "Benchmarks"),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
@@ -67,6 +72,9 @@ let package = Package(
         .executableTarget(
             name: "trigger-crash-runner", dependencies: ["BSON", "DocumentStore", "Switchyard"],
             path: "Tests/Fixtures/TriggerCrashRunner"),
+        .testTarget(
+            name: "SwitchyardServerTests",
+            dependencies: ["SwitchyardServer", "Switchyard", "BSON", "DocumentStore", "Messaging", "Functions"]),
         .testTarget(name: "FunctionsTests", dependencies: ["Functions", "Switchyard", "BSON"]),
         // The example app end to end, through SwitchyardTesting as a user's tests would.
         .testTarget(
@@ -79,7 +87,7 @@ let package = Package(
         // What several test targets share: a loopback HTTP server on libmicrohttpd.
         .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD"], path: "Tests/TestSupport"),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
-        .testTarget(name: "SwitchyardCLITests"),
+        .testTarget(name: "SwitchyardCLITests", dependencies: ["BSON", "DocumentStore", "Messaging"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

@@ -10,3 +10,29 @@ static inline uint16_t cmhd_daemon_port(struct MHD_Daemon *d) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
 }
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+// MHD_get_connection_info is variadic: the peer's address as text (IPv4 or IPv6), 0 on success.
+static inline int cmhd_client_address(struct MHD_Connection *c, char *buffer, socklen_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr) return -1;
+    const struct sockaddr *a = info->client_addr;
+    if (a->sa_family == AF_INET) {
+        return inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, buffer, size) ? 0 : -1;
+    }
+    if (a->sa_family == AF_INET6) {
+        return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, buffer, size) ? 0 : -1;
+    }
+    return -1;
+}
+
+// MHD_get_connection_info is variadic: makes closing the connection send a TCP reset instead of a FIN (linger 0),
+// for injecting connection resets. 0 on success.
+static inline int cmhd_reset_on_close(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!info) return -1;
+    struct linger option = { .l_onoff = 1, .l_linger = 0 };
+    return setsockopt(info->connect_fd, SOL_SOCKET, SO_LINGER, &option, sizeof option);
+}

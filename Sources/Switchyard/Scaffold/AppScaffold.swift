@@ -66,11 +66,12 @@ public struct AppScaffold: Sendable, Equatable {
 
     /// Switchyard's own target names (lowercased), which an app's targets must not repeat.
     static let reservedTargetNames: Set<String> = [
-        "bson", "documentstore", "messaging", "switchyard", "switchyardtesting", "functions",
+        "bson", "documentstore", "messaging", "switchyard", "switchyardserver", "switchyardtesting", "functions",
         "functionregistryplugin", "functionregistrygenerator", "switchyard-bench", "testsupport", "store-crash-writer",
         "trigger-crash-runner", "cyaml", "ccurl", "copenssl", "csqlite", "cmicrohttpd", "bsontests",
-        "documentstoretests", "messagingtests", "switchyardtests", "functionstests", "exampleapptests",
-        "switchyardtestingtests", "functionregistrygeneratortests", "switchyardclitests", "systemlibrarytests",
+        "documentstoretests", "messagingtests", "switchyardtests", "switchyardservertests", "functionstests",
+        "exampleapptests", "switchyardtestingtests", "functionregistrygeneratortests", "switchyardclitests",
+        "systemlibrarytests",
     ]
 
     /// Every file, by its path inside the package.

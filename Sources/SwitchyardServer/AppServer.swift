@@ -1,0 +1,72 @@
+import Switchyard
+
+/// `switchyard serve`: one app behind one HTTP server — the client API the Realm SDKs speak, the FCM
+/// emulator endpoint, the admin API and the dashboard.
+///
+/// ```swift
+/// let server = try await AppServer.start(app: app, configuration: .init(port: 0))
+/// print(server.http.baseURL)
+/// server.stop()
+/// ```
+public final class AppServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: UInt16
+        /// The app id clients must use; requests for any other get 404 `AppNotFound`. Nil: the configuration's
+        /// `appId`, else `switchyard-app`.
+        public var appId: String?
+        /// Password hashing cost and token lifetimes of the client API.
+        public var clientAPI: ClientAPI.Configuration
+
+        public init(
+            host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil,
+            clientAPI: ClientAPI.Configuration = ClientAPI.Configuration()
+        ) {
+            self.host = host
+            self.port = port
+            self.appId = appId
+            self.clientAPI = clientAPI
+        }
+    }
+
+    public static let defaultAppId = "switchyard-app"
+
+    public let app: SwitchyardApp
+    public let appId: String
+    public let http: HTTPServer
+    /// The Realm SDKs' API; its `users` and `tokens` serve the admin API too.
+    public let clientAPI: ClientAPI
+    /// FCM HTTP v1, topic management and OAuth2 on this server, recording into the app's outbox.
+    public let fcmEmulator: FCMEmulator
+
+    private init(
+        app: SwitchyardApp, appId: String, http: HTTPServer, clientAPI: ClientAPI, fcmEmulator: FCMEmulator
+    ) {
+        self.app = app
+        self.appId = appId
+        self.http = http
+        self.clientAPI = clientAPI
+        self.fcmEmulator = fcmEmulator
+    }
+
+    /// Starts serving `app` (whose triggers the caller starts and stops).
+    public static func start(app: SwitchyardApp, configuration: Configuration = Configuration()) async throws
+        -> AppServer
+    {
+        let appId = configuration.appId ?? app.configuration.definition.appId ?? defaultAppId
+        var router = Router()
+        let clientAPI = try await ClientAPI.prepare(app: app, appId: appId, configuration: configuration.clientAPI)
+        clientAPI.addRoutes(to: &router)
+        let fcmEmulator = FCMEmulator(outbox: app.pushOutbox)
+        router.add(fcmEmulator.routes)
+        let http = try HTTPServer(
+            configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
+            router: router)
+        return AppServer(app: app, appId: appId, http: http, clientAPI: clientAPI, fcmEmulator: fcmEmulator)
+    }
+
+    /// Stops serving (open event streams end); the app itself keeps running until the caller stops it.
+    public func stop() {
+        http.stop()
+    }
+}

@@ -1,0 +1,105 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// The HTTP/1.1 server of `switchyard serve`: libmicrohttpd with a thread per connection (keep-alive, so a
+/// client's connection keeps its thread), each request answered by a `Router` handler on Swift's concurrency
+/// pool while the connection thread waits. Bodies larger than `maximumBodySize` get 413 without being read
+/// into memory.
+///
+/// ```swift
+/// let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 9090), router: router)
+/// print("listening on \(server.baseURL)")
+/// server.stop()
+/// ```
+public final class HTTPServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        /// 0 picks a free port (read it back from `port`).
+        public var port: UInt16
+        public var maximumBodySize: Int
+        /// Seconds an idle keep-alive connection stays open.
+        public var idleTimeout: Int
+        public var maximumConnections: Int
+
+        public init(
+            host: String = "127.0.0.1", port: UInt16 = 9090, maximumBodySize: Int = 18 * 1024 * 1024,
+            idleTimeout: Int = 60, maximumConnections: Int = 512
+        ) {
+            self.host = host
+            self.port = port
+            self.maximumBodySize = maximumBodySize
+            self.idleTimeout = idleTimeout
+            self.maximumConnections = maximumConnections
+        }
+    }
+
+    public let configuration: Configuration
+    /// The port it listens on (the one picked when the configuration said 0).
+    public let port: UInt16
+    let shared: ServerShared
+    // Written once in init and only handed back to libmicrohttpd, whose daemon calls are thread-safe.
+    nonisolated(unsafe) private let daemon: OpaquePointer
+    private let stopped = Atomic(false)
+
+    /// `http://host:port`, with IPv6 hosts in brackets.
+    public var baseURL: String {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return "http://\(host):\(port)"
+    }
+
+    /// Starts listening at once.
+    /// - Throws: `HTTPServerError` when the host does not resolve or the port cannot be bound.
+    public init(configuration: Configuration = Configuration(), router: Router) throws(HTTPServerError) {
+        self.configuration = configuration
+        let shared = ServerShared(router: router, maximumBodySize: configuration.maximumBodySize)
+        self.shared = shared
+        var address = try ListeningAddress(host: configuration.host, port: configuration.port)
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
+        flags |= MHD_USE_AUTO.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let sharedPointer = Unmanaged.passUnretained(shared).toOpaque()
+        let daemon = address.withSocketAddress { socketAddress -> OpaquePointer? in
+            // Pointers travel through the va_list as pointer-sized integers.
+            let options: [CVarArg] = [
+                MHD_OPTION.NOTIFY_COMPLETED.rawValue,
+                Int(bitPattern: unsafeBitCast(ServerShared.completed, to: UnsafeRawPointer.self)),
+                Int(bitPattern: sharedPointer),
+                MHD_OPTION.SOCK_ADDR.rawValue, Int(bitPattern: socketAddress),
+                MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(configuration.idleTimeout),
+                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(configuration.maximumConnections),
+                MHD_OPTION.END.rawValue,
+            ]
+            return withVaList(options) { list in
+                MHD_start_daemon_va(flags, configuration.port, nil, nil, ServerShared.access, sharedPointer, list)
+            }
+        }
+        guard let daemon else {
+            throw HTTPServerError(
+                message:
+                    "cannot listen on \(configuration.host):\(configuration.port) (in use, or not an address of this machine)"
+            )
+        }
+        self.daemon = daemon
+        port = cmhd_daemon_port(daemon)
+    }
+
+    deinit { stop() }
+
+    /// Stops accepting, ends open event streams and waits for the connection threads to finish.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        MHD_quiesce_daemon(daemon)
+        shared.finishStreams()
+        // Let the connection threads write what the streams still hold and end their responses cleanly.
+        let deadline = ContinuousClock.now + .seconds(2)
+        while shared.hasOpenStreams, ContinuousClock.now < deadline { usleep(2_000) }
+        MHD_stop_daemon(daemon)
+    }
+}
+
+/// The server could not start.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,40 @@
+/// One HTTP request as a route handler sees it: the whole body has arrived (at most the server's limit).
+public struct ServerRequest: Sendable {
+    /// `GET`, `POST`, … as the client sent it.
+    public var method: String
+    /// The path without the query string, percent-decoded.
+    public var path: String
+    /// Query arguments, percent-decoded; the last one wins when a name repeats.
+    public var query: [String: String]
+    /// Header values by lower-cased name; repeated headers are joined with ", ".
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// The peer's IP address as text (`127.0.0.1`, `::1`); empty when unknown.
+    public var remoteAddress: String
+
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: [UInt8] = [], remoteAddress: String = "127.0.0.1"
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+
+    /// Whether the request came from this machine (admin routes answer only these).
+    public var isLoopback: Bool {
+        remoteAddress == "::1" || remoteAddress.hasPrefix("127.") || remoteAddress.hasPrefix("::ffff:127.")
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header.
+    public var bearerToken: String? {
+        guard let value = headers["authorization"] else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Switchyard
+import SwitchyardServer
+
+/// `switchyard serve`: runs the app's triggers and serves it over HTTP until Ctrl-C.
+struct ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "Serve the app: client API, FCM emulator, admin API and dashboard, with its triggers"
+    static let usage = """
+        USAGE: switchyard serve [options]
+
+        Loads and validates the app, starts its triggers and serves it on one HTTP server: the client API
+        the Realm SDKs speak (/api/client/v2.0), the FCM emulator endpoint (/v1/projects/...), the admin API
+        (/admin/v1) and the dashboard (/). Runs until Ctrl-C (or SIGTERM), when requests in flight and
+        running functions finish and the triggers' state is saved. SIGHUP reloads triggers.yaml and
+        values.json without a restart (a configuration with problems is reported and not applied).
+
+        Configuration problems print as FILE:LINE:COLUMN: message, exit status 2; a failure to start (the
+        port is taken, the data directory is in use) exits with status 1.
+
+        OPTIONS:
+          --host HOST           The address to listen on (default: 127.0.0.1)
+          --port N              The port (default: 9090; 0 picks a free one)
+          --app-id ID           The app id clients use (default: the configuration's appId, else
+                                switchyard-app)
+          --watch               Reload on save: a change to triggers.yaml, values.json or environments/ is
+                                applied without a restart; a change under functions/ rebuilds (see
+                                --build-command) and restarts the server on the same port and data, the
+                                old one serving until the build succeeds. Build errors print here and show
+                                on the dashboard.
+          --build-command CMD   What --watch runs to rebuild (default: swift build of this executable's
+                                product in the package holding --config)
+          --log-format FORMAT   text (default): each function run as 'switchyard logs' prints it; json: one
+                                JSON object per line (time, level, trigger, function, eventId, attempt,
+                                userId, durationMs, outcome, error, logs) for log collectors
+        \(AppOptions.dataUsage)
+          -h, --help            Show this help
+        """
+
+    /// Set by `serve --watch` for the server it runs: the supervisor's pid. The server stops when that process
+    /// is gone (killed), so it never holds the port and data directory as an orphan.
+    static let supervisorVariable = "SWITCHYARD_WATCH_SUPERVISOR"
+
+    var app: AppOptions
+    var host: String
+    var port: UInt16
+    var appId: String?
+    var logFormat: LogFormat
+    /// `--watch`: the arguments the supervised server gets (these without `--watch` and `--build-command`).
+    var watch: (childArguments: [String], buildCommand: String?)?
+
+    enum LogFormat: String {
+        case text, json
+    }
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Arguments(
+            arguments,
+            options: AppOptions.dataNames + ["--host", "--port", "--app-id", "--log-format", "--build-command"],
+            flags: ["--watch"],
+            usage: Self.usage)
+        guard parsed.positionals.isEmpty else {
+            throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
+        }
+        app = try AppOptions(parsed, usage: Self.usage)
+        host = parsed.value("--host") ?? "127.0.0.1"
+        let portText = parsed.value("--port") ?? "9090"
+        guard let port = UInt16(portText) else {
+            throw UsageError("--port takes a number from 0 to 65535, not '\(portText)'", usage: Self.usage)
+        }
+        self.port = port
+        appId = parsed.value("--app-id")
+        let formatText = parsed.value("--log-format") ?? "text"
+        guard let logFormat = LogFormat(rawValue: formatText) else {
+            throw UsageError("--log-format is text or json, not '\(formatText)'", usage: Self.usage)
+        }
+        self.logFormat = logFormat
+        if parsed.has("--watch") {
+            // The port is picked now when 0, so every restart listens where the first server did.
+            var child = [
+                "serve", "--config", app.directory, "--data-dir", app.dataDirectory, "--environment",
+                app.environment.rawValue, "--host", host, "--port", "\(port == 0 ? FreePort.pick() : port)",
+                "--log-format", logFormat.rawValue,
+            ]
+            if let appId { child += ["--app-id", appId] }
+            watch = (child, parsed.value("--build-command"))
+        } else if parsed.value("--build-command") != nil {
+            throw UsageError("--build-command is for --watch", usage: Self.usage)
+        }
+    }
+
+    func run() async -> Int32 {
+        if let watch { return await supervise(childArguments: watch.childArguments, buildCommand: watch.buildCommand) }
+        let stop = StopSignal()
+        let hangup = HangupSignal()
+        let opened: OpenApp
+        do {
+            opened = try await app.openApp()
+        } catch {
+            Output.error(error.message)
+            return error.status
+        }
+        let server: AppServer
+        do {
+            try await opened.app.start()
+            server = try await AppServer.start(
+                app: opened.app, configuration: AppServer.Configuration(host: host, port: port, appId: appId))
+        } catch {
+            await opened.stop()
+            Output.error("switchyard serve: cannot start: \(error)")
+            return 1
+        }
+        let log = ServeLog(format: logFormat)
+        let invocations = opened.app.invocations.follow()
+        let printer = Task {
+            for await record in invocations { log.invocation(record) }
+        }
+        let reloader = Task { [app, environment = self.app.environment] in
+            for await _ in hangup.signals {
+                do {
+                    let change = try await opened.app.reload(directory: app.directory, environment: environment)
+                    log.event("reloaded the configuration: \(change)")
+                } catch let errors as ConfigurationErrors {
+                    log.problem("the configuration was not reloaded (the previous one stays in effect):\n\(errors)")
+                } catch {
+                    log.problem("the configuration was not reloaded: \(error)")
+                }
+            }
+        }
+        log.serving(server, dataDirectory: app.dataDirectory)
+        let signal = await stop.wait(
+            orUntilSupervisorExits: ProcessInfo.processInfo.environment[Self.supervisorVariable])
+        log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
+        reloader.cancel()
+        server.stop()
+        await opened.stop()
+        await printer.value
+        log.event("stopped")
+        return 0
+    }
+
+    private func supervise(childArguments: [String], buildCommand: String?) async -> Int32 {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let build: BuildCommand
+        if let buildCommand {
+            build = .shell(buildCommand)
+        } else if let derived = BuildCommand.swiftBuild(executable: executable, configurationDirectory: app.directory) {
+            build = derived
+        } else {
+            Output.error(
+                "switchyard serve --watch: no Package.swift at or above \(app.directory) to rebuild the functions with; give --build-command"
+            )
+            return 2
+        }
+        let supervisor = WatchSupervisor(
+            executable: executable, childArguments: childArguments, configurationDirectory: app.directory,
+            dataDirectory: app.dataDirectory, build: build,
+            validationArguments: ["--config", app.directory, "--environment", app.environment.rawValue],
+            log: ServeLog(format: logFormat))
+        return await supervisor.run()
+    }
+}

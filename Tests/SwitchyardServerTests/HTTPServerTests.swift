@@ -1,0 +1,179 @@
+import BSON
+import Foundation
+import Messaging
+import Synchronization
+import Testing
+
+@testable import SwitchyardServer
+
+@Suite struct HTTPServerTests {
+    private func serve(_ configure: (inout Router) -> Void, maximumBodySize: Int = 18 * 1024 * 1024) throws
+        -> HTTPServer
+    {
+        var router = Router()
+        configure(&router)
+        return try HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, maximumBodySize: maximumBodySize), router: router)
+    }
+
+    @Test func routesByMethodAndPathWithParametersQueryHeadersAndBody() async throws {
+        let server = try serve { router in
+            router.add("POST", "/apps/{app}/echo") { request, parameters in
+                .json([
+                    "app": .string(parameters["app"] ?? ""), "q": .string(request.query["q"] ?? ""),
+                    "header": .string(request.headers["x-thing"] ?? ""),
+                    "body": .string(String(decoding: request.body, as: UTF8.self)),
+                    "loopback": .bool(request.isLoopback),
+                ])
+            }
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        let response = try await client.post(
+            url: "\(server.baseURL)/apps/books/echo?q=a%20b", body: Array("hello".utf8), headers: ["X-Thing": "1"])
+        #expect(response.status == 200)
+        let document = try #require(response.json?.documentValue)
+        #expect(document["app"] == "books")
+        #expect(document["q"] == "a b")
+        #expect(document["header"] == "1")
+        #expect(document["body"] == "hello")
+        #expect(document["loopback"] == true)
+    }
+
+    @Test func unknownPathsAre404AndWrongMethods405InTheAppServicesErrorShape() async throws {
+        let server = try serve { router in
+            router.add("GET", "/things") { _, _ in .text("ok") }
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        let missing = try await client.get(url: "\(server.baseURL)/nothing")
+        #expect(missing.status == 404)
+        let missingBody = try #require(missing.json?.documentValue)
+        #expect(missingBody["error_code"] == "NotFound")
+        #expect(missingBody["link"] == .string("http://127.0.0.1:\(server.port)/#logs"))
+        #expect(missingBody["error"]?.stringValue?.contains("/nothing") == true)
+        let wrong = try await client.post(url: "\(server.baseURL)/things", body: [])
+        #expect(wrong.status == 405)
+        #expect(wrong.json?.documentValue?["error_code"] == "MethodNotAllowed")
+    }
+
+    @Test func literalSegmentsWinOverParametersAndRestCapturesTheTail() async throws {
+        let server = try serve { router in
+            router.add("GET", "/users/{id}") { _, parameters in .text("user \(parameters["id"] ?? "")") }
+            router.add("GET", "/users/me") { _, _ in .text("me") }
+            router.add("GET", "/static/{path...}") { _, parameters in .text("file \(parameters["path"] ?? "")") }
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        #expect(try await client.get(url: "\(server.baseURL)/users/me").text == "me")
+        #expect(try await client.get(url: "\(server.baseURL)/users/42").text == "user 42")
+        #expect(try await client.get(url: "\(server.baseURL)/static/css/app.css").text == "file css/app.css")
+    }
+
+    @Test func bodiesOverTheLimitGet413AndTheServerKeepsServing() async throws {
+        let server = try serve(
+            { router in router.add("POST", "/upload") { request, _ in .text("\(request.body.count)") } },
+            maximumBodySize: 1024)
+        defer { server.stop() }
+        let client = try HTTPClient()
+        let tooLarge = try await client.post(url: "\(server.baseURL)/upload", body: [UInt8](repeating: 1, count: 4096))
+        #expect(tooLarge.status == 413)
+        #expect(tooLarge.json?.documentValue?["error_code"] == "PayloadTooLarge")
+        let fits = try await client.post(url: "\(server.baseURL)/upload", body: [UInt8](repeating: 1, count: 1024))
+        #expect(fits.status == 200)
+        #expect(fits.text == "1024")
+    }
+
+    @Test func thrownAPIErrorsRenderTheirStatusAndCode() async throws {
+        let server = try serve { router in
+            router.add("GET", "/secret") { _, _ in
+                throw APIError(status: 401, code: "InvalidSession", message: "invalid session: token expired")
+            }
+        }
+        defer { server.stop() }
+        let response = try await HTTPClient().get(url: "\(server.baseURL)/secret")
+        #expect(response.status == 401)
+        let body = try #require(response.json?.documentValue)
+        #expect(body["error_code"] == "InvalidSession")
+        #expect(body["error"] == "invalid session: token expired")
+    }
+
+    @Test func manyConcurrentRequestsAreAllAnswered() async throws {
+        let server = try serve { router in
+            router.add("GET", "/n/{n}") { _, parameters in .text(parameters["n"] ?? "") }
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for n in 0..<200 {
+                group.addTask { (n, try await client.get(url: "\(server.baseURL)/n/\(n)").text) }
+            }
+            var answers: [Int: String] = [:]
+            for try await (n, text) in group { answers[n] = text }
+            return answers
+        }
+        #expect(answers.count == 200)
+        #expect(answers.allSatisfy { "\($0.key)" == $0.value })
+    }
+
+    @Test func eventStreamsDeliverEventsAsTheyAreSentAndEndWhenFinished() async throws {
+        let stream = EventStream()
+        let server = try serve { router in
+            router.add("GET", "/events") { _, _ in .events(stream) }
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        async let response = client.get(url: "\(server.baseURL)/events")
+        stream.send(event: "invocation", id: "1", data: "{\"a\":1}")
+        stream.send(data: "two\nlines")
+        stream.finish()
+        let result = try await response
+        #expect(result.headers["Content-Type"] == "text/event-stream")
+        #expect(result.text == "id: 1\nevent: invocation\ndata: {\"a\":1}\n\ndata: two\ndata: lines\n\n")
+    }
+
+    @Test func stoppingEndsOpenEventStreams() async throws {
+        let stream = EventStream()
+        let ended = Mutex(false)
+        stream.onTermination { ended.withLock { $0 = true } }
+        let arrived = Atomic(false)
+        let server = try serve { router in
+            router.add("GET", "/events") { _, _ in
+                arrived.store(true, ordering: .releasing)
+                return .events(stream)
+            }
+        }
+        let client = try HTTPClient()
+        async let response = client.get(url: "\(server.baseURL)/events")
+        stream.send(data: "first")
+        while !arrived.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+        server.stop()
+        let result = try await response
+        #expect(result.text == "data: first\n\n")
+        #expect(ended.withLock { $0 })
+    }
+
+    @Test func aConnectionResetAnswersNothingAndTheServerKeepsServing() async throws {
+        let server = try serve { router in
+            router.add("POST", "/flaky") { _, _ in .connectionReset }
+            router.add("GET", "/fine") { _, _ in .text("fine") }
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        await #expect(throws: HTTPClientError.self) {
+            try await client.post(url: "\(server.baseURL)/flaky", body: Array("{}".utf8))
+        }
+        #expect(try await client.get(url: "\(server.baseURL)/fine").text == "fine")
+    }
+
+    @Test func aTakenPortIsAClearError() throws {
+        let first = try serve { _ in }
+        defer { first.stop() }
+        #expect(throws: HTTPServerError.self) {
+            try HTTPServer(configuration: .init(host: "127.0.0.1", port: first.port), router: Router())
+        }
+        #expect(throws: HTTPServerError.self) {
+            try HTTPServer(configuration: .init(host: "no-such-host.invalid", port: 0), router: Router())
+        }
+    }
+}
