@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
+        // For apps made by `switchyard init`: their Functions target registers its files the way ours does.
+        .plugin(name: "FunctionRegistryPlugin", targets: ["FunctionRegistryPlugin"]),
     ],
     targets: [
         // System libraries: one per Debian package, each with a prefixed shim for what Swift cannot import.
