@@ -50,7 +50,7 @@ import Testing
         #expect(missing.status == 404)
         let missingBody = try #require(missing.json?.documentValue)
         #expect(missingBody["error_code"] == "NotFound")
-        #expect(missingBody["link"] == .null)
+        #expect(missingBody["link"] == .string("http://127.0.0.1:\(server.port)/#logs"))
         #expect(missingBody["error"]?.stringValue?.contains("/nothing") == true)
         let wrong = try await client.post(url: "\(server.baseURL)/things", body: [])
         #expect(wrong.status == 405)
