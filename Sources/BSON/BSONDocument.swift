@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An ordered BSON document. Field order is kept (MongoDB compares documents field by field, in order);
 /// lookup by key is O(1) once a document is large enough for a hash index to pay for itself.
 public struct BSONDocument: Sendable {
@@ -117,9 +123,16 @@ public struct BSONDocument: Sendable {
         let string: String
         init(_ string: String) { self.string = string }
 
-        /// Byte lengths first: an O(1) test that rejects most pairs before any comparison of contents.
+        /// Byte lengths first, an O(1) test that rejects most pairs, then the bytes themselves.
         static func same(_ a: String, _ b: String) -> Bool {
-            a.utf8.count == b.utf8.count && a == b && a.utf8.elementsEqual(b.utf8)
+            let (x, y) = (a.utf8, b.utf8)
+            guard x.count == y.count else { return false }
+            let compared = x.withContiguousStorageIfAvailable { p in
+                y.withContiguousStorageIfAvailable { q in
+                    p.isEmpty || memcmp(p.baseAddress!, q.baseAddress!, p.count) == 0
+                }
+            }
+            return (compared ?? nil) ?? x.elementsEqual(y)
         }
 
         static func == (lhs: FieldName, rhs: FieldName) -> Bool { same(lhs.string, rhs.string) }

@@ -23,9 +23,22 @@ public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
         self.init(sequence: Int64(sequence), isInvalidate: digits.count == 18)
     }
 
+    /// Written digit by digit: every event's token is formatted (its `_id`, the trigger's saved id), and
+    /// `String(_:radix:)` plus padding cost several allocations.
     public var data: String {
-        let hex = String(UInt64(sequence), radix: 16)
-        return String(repeating: "0", count: max(0, 16 - hex.count)) + hex + (isInvalidate ? "01" : "")
+        let count = isInvalidate ? 18 : 16
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            let bits = UInt64(bitPattern: sequence)
+            for i in 0..<16 {
+                buffer[i] = digits.utf8Start[Int((bits >> UInt64(60 - 4 * i)) & 0xF)]
+            }
+            if isInvalidate {
+                buffer[16] = UInt8(ascii: "0")
+                buffer[17] = UInt8(ascii: "1")
+            }
+            return count
+        }
     }
 
     public var document: BSONDocument { ["_data": .string(data)] }
