@@ -15,11 +15,15 @@ public final class AppServer: Sendable {
         /// The app id clients must use; requests for any other get 404 `AppNotFound`. Nil: the configuration's
         /// `appId`, else `switchyard-app`.
         public var appId: String?
+        /// Where `admin.token` is written (mode 0600); nil writes it nowhere (an in-memory app).
+        public var dataDirectory: String?
 
-        public init(host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil) {
+        public init(host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil, dataDirectory: String? = nil)
+        {
             self.host = host
             self.port = port
             self.appId = appId
+            self.dataDirectory = dataDirectory
         }
     }
 
@@ -28,11 +32,14 @@ public final class AppServer: Sendable {
     public let app: SwitchyardApp
     public let appId: String
     public let http: HTTPServer
+    /// What the admin API asks for; made anew at every start.
+    public let adminToken: AdminToken
 
-    private init(app: SwitchyardApp, appId: String, http: HTTPServer) {
+    private init(app: SwitchyardApp, appId: String, http: HTTPServer, adminToken: AdminToken) {
         self.app = app
         self.appId = appId
         self.http = http
+        self.adminToken = adminToken
     }
 
     /// Starts serving `app` (whose triggers the caller starts and stops).
@@ -40,11 +47,15 @@ public final class AppServer: Sendable {
         -> AppServer
     {
         let appId = configuration.appId ?? app.configuration.definition.appId ?? defaultAppId
-        let router = Router()
+        let adminToken = try AdminToken.generate()
+        if let directory = configuration.dataDirectory { try adminToken.write(toDirectory: directory) }
+        var router = Router()
+        router.add(AdminAPI(app: app, token: adminToken).router)
+        router.add(Dashboard(token: adminToken).router)
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
             router: router)
-        return AppServer(app: app, appId: appId, http: http)
+        return AppServer(app: app, appId: appId, http: http, adminToken: adminToken)
     }
 
     /// Stops serving (open event streams end); the app itself keeps running until the caller stops it.

@@ -14,6 +14,10 @@ struct ServeCommand: Command {
         (/admin/v1) and the dashboard (/). Runs until Ctrl-C (or SIGTERM), when requests in flight and
         running functions finish and the triggers' state is saved.
 
+        The admin API and the dashboard answer only this machine. The admin API asks for
+        'Authorization: Bearer TOKEN' with the token printed at start (new at every start) and written to
+        DATA_DIR/admin.token, readable by you only; the dashboard page carries it.
+
         Configuration problems print as FILE:LINE:COLUMN: message, exit status 2; a failure to start (the
         port is taken, the data directory is in use) exits with status 1.
 
@@ -60,7 +64,9 @@ struct ServeCommand: Command {
         do {
             try await opened.app.start()
             server = try await AppServer.start(
-                app: opened.app, configuration: AppServer.Configuration(host: host, port: port, appId: appId))
+                app: opened.app,
+                configuration: AppServer.Configuration(
+                    host: host, port: port, appId: appId, dataDirectory: app.dataDirectory))
         } catch {
             await opened.stop()
             Output.error("switchyard serve: cannot start: \(error)")
@@ -74,6 +80,7 @@ struct ServeCommand: Command {
               client API     \(base)/api/client/v2.0/app/\(server.appId)
               FCM emulator   \(base)/v1/projects/\(server.appId)/messages:send
               admin API      \(base)/admin/v1
+              admin token    \(server.adminToken.value) (also in \(app.dataDirectory)/\(AdminToken.fileName))
             """)
         let signal = await stop.wait()
         Output.print("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")

@@ -37,13 +37,20 @@ public final class InvocationLog: Sendable {
     ///   - trigger: only runs of this trigger.
     ///   - function: only runs of this function.
     ///   - since: only runs that started at or after this time.
+    ///   - outcome: only runs that ended this way.
+    ///   - until: only runs that started before this time.
     public func records(
-        trigger: String? = nil, function: String? = nil, limit: Int = 100, since: Date? = nil
+        trigger: String? = nil, function: String? = nil, limit: Int = 100, since: Date? = nil,
+        outcome: InvocationRecord.Outcome? = nil, until: Date? = nil
     ) async throws -> [InvocationRecord] {
         var filter: BSONDocument = [:]
         if let trigger { filter.append("trigger", .string(trigger)) }
         if let function { filter.append("function", .string(function)) }
-        if let since { filter.append("start", ["$gte": .datetime(BSONDate(since))]) }
+        if let outcome { filter.append("outcome", .string(outcome.rawValue)) }
+        var start: BSONDocument = [:]
+        if let since { start.append("$gte", .datetime(BSONDate(since))) }
+        if let until { start.append("$lt", .datetime(BSONDate(until))) }
+        if !start.isEmpty { filter.append("start", .document(start)) }
         return try await log.latest(filter, limit: limit).map { document throws in
             try InvocationRecord(document: document)
         }
