@@ -1,0 +1,105 @@
+import BSON
+import Foundation
+import Functions
+import Messaging
+import Switchyard
+
+@testable import SwitchyardServer
+
+/// The repository's example app (its `triggers.yaml`, `values.json` and `functions/`) in memory, started, behind
+/// an `AppServer` on a free loopback port whose `admin.token` goes to a temporary directory. One per test.
+final class AdminTestServer: Sendable {
+    /// The repository root, which holds the example app's configuration.
+    static let appDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    let app: SwitchyardApp
+    let server: AppServer
+    let dataDirectory: String
+    let client: HTTPClient
+
+    private init(app: SwitchyardApp, server: AppServer, dataDirectory: String, client: HTTPClient) {
+        self.app = app
+        self.server = server
+        self.dataDirectory = dataDirectory
+        self.client = client
+    }
+
+    /// The example app, in memory.
+    static func exampleApp() async throws -> SwitchyardApp {
+        try await SwitchyardApp.open(
+            directory: appDirectory, registry: functionRegistry, options: .init(storage: .memory, variables: [:]))
+    }
+
+    static func run<Result>(
+        app open: () async throws -> SwitchyardApp = exampleApp, _ body: (AdminTestServer) async throws -> Result
+    ) async throws -> Result {
+        let dataDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("switchyard-admin-\(UUID().uuidString)").path
+        let app = try await open()
+        let server: AppServer
+        do {
+            try await app.start()
+            server = try await AppServer.start(
+                app: app, configuration: .init(port: 0, dataDirectory: dataDirectory))
+        } catch {
+            await app.stop()
+            throw error
+        }
+        let fixture = AdminTestServer(app: app, server: server, dataDirectory: dataDirectory, client: try HTTPClient())
+        do {
+            let result = try await body(fixture)
+            await fixture.stop()
+            return result
+        } catch {
+            await fixture.stop()
+            throw error
+        }
+    }
+
+    private func stop() async {
+        server.stop()
+        await app.stop()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    var baseURL: String { server.http.baseURL }
+    var token: String { server.adminToken.value }
+
+    /// An admin API call with the token (or `token` when given: nil sends none).
+    func get(_ path: String, token: String?? = .none) async throws -> HTTPResponse {
+        try await client.get(url: baseURL + AdminAPI.basePath + path, headers: headers(token))
+    }
+
+    func post(_ path: String, _ body: String = "", token: String?? = .none) async throws -> HTTPResponse {
+        try await client.post(url: baseURL + AdminAPI.basePath + path, body: Array(body.utf8), headers: headers(token))
+    }
+
+    private func headers(_ token: String??) -> HTTPHeaders {
+        let chosen: String? =
+            switch token {
+            case .none: self.token
+            case .some(let given): given
+            }
+        guard let chosen else { return [:] }
+        return ["Authorization": "Bearer \(chosen)"]
+    }
+
+    /// Waits until the triggers have caught up and no function is running.
+    func settle() async throws {
+        try await app.awaitIdle()
+    }
+}
+
+extension HTTPResponse {
+    /// The body read as relaxed or canonical Extended JSON.
+    var document: BSONDocument? { try? ExtendedJSON.parseDocument(body) }
+    var errorCode: String? { document?["error_code"]?.stringValue }
+}
+
+/// Percent-encodes a query argument (Extended JSON is full of characters URLs reserve).
+func queryValue(_ text: String) -> String {
+    var allowed = CharacterSet.alphanumerics
+    allowed.insert(charactersIn: "-._~")
+    return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+}
