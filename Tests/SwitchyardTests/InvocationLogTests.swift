@@ -35,6 +35,10 @@ import Testing
         #expect(try await app.invocations.records(limit: 1).map(\.function) == ["fails"])
         #expect(try await app.invocations.records(since: Date(timeIntervalSinceNow: 60)).isEmpty)
         #expect(try await app.invocations.records(trigger: "someTrigger").isEmpty)
+        #expect(try await app.invocations.records(outcome: .success).map(\.function) == ["ok"])
+        #expect(try await app.invocations.records(outcome: .timeout).isEmpty)
+        #expect(try await app.invocations.records(until: before).isEmpty)
+        #expect(try await app.invocations.records(since: before, until: Date(timeIntervalSinceNow: 60)).count == 2)
         await app.stop()
     }
 
