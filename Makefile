@@ -1,6 +1,9 @@
 # Switchyard: `make run` starts the example app, `make test` runs the whole suite, `make bench` the benchmarks.
 SWIFT ?= swift
 DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev
+# Real peers the tests start on loopback (a browser, an HTTP/2 server) and the benchmarks' load and peers.
+TEST_PACKAGES := chromium nghttp2-server nghttp2-client nginx-light
+BENCH_PACKAGES := wrk
 CONFIG ?= .
 FUZZ_SECONDS ?= 20
 
@@ -8,7 +11,7 @@ FUZZ_SECONDS ?= 20
 
 # Installs the Debian packages the C library targets link against, when any is missing.
 deps:
-	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	@missing=$$(for p in $(DEB_PACKAGES) $(EXTRA_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ]; then \
 			echo "installing: $$missing"; \
@@ -25,6 +28,7 @@ run: build
 	$(SWIFT) run switchyard serve --config $(CONFIG)
 
 # Each fuzzer for a short bounded run (a crash fails the build; `make fuzz` runs longer), then the suite.
+test: EXTRA_PACKAGES = $(TEST_PACKAGES)
 test: deps
 	Fuzz/run.sh ejson $(FUZZ_SECONDS)
 	Fuzz/run.sh bson $(FUZZ_SECONDS)
@@ -35,8 +39,10 @@ fuzz: deps
 	Fuzz/run.sh ejson 600
 	Fuzz/run.sh bson 600
 
+bench: EXTRA_PACKAGES = $(TEST_PACKAGES) $(BENCH_PACKAGES)
 bench: deps
 	$(SWIFT) build -c release --product switchyard-bench
+	$(SWIFT) build -c release --product switchyard
 	.build/release/switchyard-bench
 
 format:

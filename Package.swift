@@ -53,7 +53,7 @@ let package = Package(
         .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
         .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(
-            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Switchyard", "CSQLite"],
+            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite"],
             path: "Benchmarks"),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
@@ -87,7 +87,7 @@ let package = Package(
         // What several test targets share: a loopback HTTP server on libmicrohttpd.
         .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD"], path: "Tests/TestSupport"),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
-        .testTarget(name: "SwitchyardCLITests"),
+        .testTarget(name: "SwitchyardCLITests", dependencies: ["BSON", "DocumentStore", "Messaging"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

@@ -1,5 +1,7 @@
 // `switchyard-bench [NAME...]`: runs the named benchmarks, or all of them. Build with -c release.
-let benchmarks: [Benchmark] = [ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark, TriggerBenchmark.benchmark]
+let benchmarks: [Benchmark] = [
+    ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark, TriggerBenchmark.benchmark, ServeBenchmark.benchmark,
+]
 
 let requested = Array(CommandLine.arguments.dropFirst())
 if requested.contains("--help") || requested.contains("--list") {

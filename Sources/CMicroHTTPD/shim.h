@@ -27,3 +27,12 @@ static inline int cmhd_client_address(struct MHD_Connection *c, char *buffer, so
     }
     return -1;
 }
+
+// MHD_get_connection_info is variadic: makes closing the connection send a TCP reset instead of a FIN (linger 0),
+// for injecting connection resets. 0 on success.
+static inline int cmhd_reset_on_close(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!info) return -1;
+    struct linger option = { .l_onoff = 1, .l_linger = 0 };
+    return setsockopt(info->connect_fd, SOL_SOCKET, SO_LINGER, &option, sizeof option);
+}

@@ -23,11 +23,15 @@ public final class DocumentStore: Sendable {
         let busyTimeout = configuration.busyTimeoutMilliseconds
         let engine = configuration.engine
         var readers: ReadConnectionPool?
-        if case .sqlite(let directory, _) = engine {
+        // A commit that fsyncs stays on the store's thread; one that only writes through the OS (WAL with
+        // `synchronous` off or normal, or memory) may run on a lone writer's own thread.
+        var inlineCommits = true
+        if case .sqlite(let directory, let synchronous) = engine {
             readers = ReadConnectionPool(path: directory + "/store.sqlite", busyTimeoutMilliseconds: busyTimeout)
+            inlineCommits = synchronous == .off || synchronous == .normal
         }
         let worker = try await StoreWorker.start(
-            maximumBatch: configuration.maximumGroupCommitSize, readers: readers
+            maximumBatch: configuration.maximumGroupCommitSize, readers: readers, inlineCommits: inlineCommits
         ) { () throws(StoreError) in
             let storage: any StorageEngine
             switch engine {

@@ -6,7 +6,8 @@ enum CommandLineTool {
 
     static var commands: [any Command.Type] {
         [
-            ValidateCommand.self, ServeCommand.self, RunCommand.self, CallCommand.self, FireCommand.self, ImportCommand.self,
+            ValidateCommand.self, ServeCommand.self, RunCommand.self, CallCommand.self, FireCommand.self,
+            ImportCommand.self,
             LogsCommand.self, TriggersCommand.self, ResumeCommand.self, OutboxCommand.self,
             GenerateEventCommand.self,
             EJSONCommand.self,

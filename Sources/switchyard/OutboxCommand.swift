@@ -12,8 +12,9 @@ struct OutboxCommand: Command {
 
         Prints the newest messages the app's functions sent through the development outbox, oldest first,
         one Extended JSON document per line: the message name, its target, the FCM request, the payload a
-        device would receive (or the injected error), and the time. With --follow, keeps printing new
-        messages until interrupted.
+        device would receive (or the injected error), the registered tokens it reached (a topic's or
+        condition's subscribers), and the time. Messages sent to the FCM emulator endpoint of
+        `switchyard serve` are recorded too. With --follow, keeps printing new messages until interrupted.
 
         OPTIONS:
           --limit N             How many messages to print first (default 20)

@@ -12,7 +12,8 @@ struct ServeCommand: Command {
         Loads and validates the app, starts its triggers and serves it on one HTTP server: the client API
         the Realm SDKs speak (/api/client/v2.0), the FCM emulator endpoint (/v1/projects/...), the admin API
         (/admin/v1) and the dashboard (/). Runs until Ctrl-C (or SIGTERM), when requests in flight and
-        running functions finish and the triggers' state is saved.
+        running functions finish and the triggers' state is saved. SIGHUP reloads triggers.yaml and
+        values.json without a restart (a configuration with problems is reported and not applied).
 
         The admin API and the dashboard answer only this machine. The admin API asks for
         'Authorization: Bearer TOKEN' with the token printed at start (new at every start) and written to
@@ -26,18 +27,42 @@ struct ServeCommand: Command {
           --port N              The port (default: 9090; 0 picks a free one)
           --app-id ID           The app id clients use (default: the configuration's appId, else
                                 switchyard-app)
+          --watch               Reload on save: a change to triggers.yaml, values.json or environments/ is
+                                applied without a restart; a change under functions/ rebuilds (see
+                                --build-command) and restarts the server on the same port and data, the
+                                old one serving until the build succeeds. Build errors print here and show
+                                on the dashboard.
+          --build-command CMD   What --watch runs to rebuild (default: swift build of this executable's
+                                product in the package holding --config)
+          --log-format FORMAT   text (default): each function run as 'switchyard logs' prints it; json: one
+                                JSON object per line (time, level, trigger, function, eventId, attempt,
+                                userId, durationMs, outcome, error, logs) for log collectors
         \(AppOptions.dataUsage)
           -h, --help            Show this help
         """
+
+    /// Set by `serve --watch` for the server it runs: the supervisor's pid. The server stops when that process
+    /// is gone (killed), so it never holds the port and data directory as an orphan.
+    static let supervisorVariable = "SWITCHYARD_WATCH_SUPERVISOR"
 
     var app: AppOptions
     var host: String
     var port: UInt16
     var appId: String?
+    var logFormat: LogFormat
+    /// `--watch`: the arguments the supervised server gets (these without `--watch` and `--build-command`).
+    var watch: (childArguments: [String], buildCommand: String?)?
+
+    enum LogFormat: String {
+        case text, json
+    }
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
-            arguments, options: AppOptions.dataNames + ["--host", "--port", "--app-id"], flags: [], usage: Self.usage)
+            arguments,
+            options: AppOptions.dataNames + ["--host", "--port", "--app-id", "--log-format", "--build-command"],
+            flags: ["--watch"],
+            usage: Self.usage)
         guard parsed.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
         }
@@ -49,10 +74,29 @@ struct ServeCommand: Command {
         }
         self.port = port
         appId = parsed.value("--app-id")
+        let formatText = parsed.value("--log-format") ?? "text"
+        guard let logFormat = LogFormat(rawValue: formatText) else {
+            throw UsageError("--log-format is text or json, not '\(formatText)'", usage: Self.usage)
+        }
+        self.logFormat = logFormat
+        if parsed.has("--watch") {
+            // The port is picked now when 0, so every restart listens where the first server did.
+            var child = [
+                "serve", "--config", app.directory, "--data-dir", app.dataDirectory, "--environment",
+                app.environment.rawValue, "--host", host, "--port", "\(port == 0 ? FreePort.pick() : port)",
+                "--log-format", logFormat.rawValue,
+            ]
+            if let appId { child += ["--app-id", appId] }
+            watch = (child, parsed.value("--build-command"))
+        } else if parsed.value("--build-command") != nil {
+            throw UsageError("--build-command is for --watch", usage: Self.usage)
+        }
     }
 
     func run() async -> Int32 {
+        if let watch { return await supervise(childArguments: watch.childArguments, buildCommand: watch.buildCommand) }
         let stop = StopSignal()
+        let hangup = HangupSignal()
         let opened: OpenApp
         do {
             opened = try await app.openApp()
@@ -72,21 +116,54 @@ struct ServeCommand: Command {
             Output.error("switchyard serve: cannot start: \(error)")
             return 1
         }
-        let base = server.http.baseURL
-        Output.print(
-            """
-            serving app '\(server.appId)' (data in \(app.dataDirectory); Ctrl-C stops)
-              dashboard      \(base)/
-              client API     \(base)/api/client/v2.0/app/\(server.appId)
-              FCM emulator   \(base)/v1/projects/\(server.appId)/messages:send
-              admin API      \(base)/admin/v1
-              admin token    \(server.adminToken.value) (also in \(app.dataDirectory)/\(AdminToken.fileName))
-            """)
-        let signal = await stop.wait()
-        Output.print("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
+        let log = ServeLog(format: logFormat)
+        let invocations = opened.app.invocations.follow()
+        let printer = Task {
+            for await record in invocations { log.invocation(record) }
+        }
+        let reloader = Task { [app, environment = self.app.environment] in
+            for await _ in hangup.signals {
+                do {
+                    let change = try await opened.app.reload(directory: app.directory, environment: environment)
+                    log.event("reloaded the configuration: \(change)")
+                } catch let errors as ConfigurationErrors {
+                    log.problem("the configuration was not reloaded (the previous one stays in effect):\n\(errors)")
+                } catch {
+                    log.problem("the configuration was not reloaded: \(error)")
+                }
+            }
+        }
+        log.serving(server, dataDirectory: app.dataDirectory)
+        let signal = await stop.wait(
+            orUntilSupervisorExits: ProcessInfo.processInfo.environment[Self.supervisorVariable])
+        log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
+        reloader.cancel()
         server.stop()
         await opened.stop()
-        Output.print("stopped")
+        await printer.value
+        log.event("stopped")
         return 0
+    }
+
+    private func supervise(childArguments: [String], buildCommand: String?) async -> Int32 {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let build: BuildCommand
+        if let buildCommand {
+            build = .shell(buildCommand)
+        } else if let derived = BuildCommand.swiftBuild(executable: executable, configurationDirectory: app.directory) {
+            build = derived
+        } else {
+            Output.error(
+                "switchyard serve --watch: no Package.swift at or above \(app.directory) to rebuild the functions with; give --build-command"
+            )
+            return 2
+        }
+        let supervisor = WatchSupervisor(
+            executable: executable, childArguments: childArguments, configurationDirectory: app.directory,
+            dataDirectory: app.dataDirectory, build: build,
+            validationArguments: ["--config", app.directory, "--environment", app.environment.rawValue],
+            log: ServeLog(format: logFormat))
+        return await supervisor.run()
     }
 }

@@ -26,6 +26,24 @@ final class StopSignal: Sendable {
         await mailbox.wait()
     }
 
+    /// `wait()`, or SIGTERM's number once the process `supervisor` (a pid, when given) is no longer this
+    /// process's parent.
+    func wait(orUntilSupervisorExits supervisor: String?) async -> Int32 {
+        guard let supervisor, let pid = Int32(supervisor) else { return await wait() }
+        let mailbox = self.mailbox
+        let watching = Task.detached {
+            while !Task.isCancelled {
+                if getppid() != pid {
+                    mailbox.deliver(SIGTERM)
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        defer { watching.cancel() }
+        return await wait()
+    }
+
     deinit {
         for source in sources { source.cancel() }
     }

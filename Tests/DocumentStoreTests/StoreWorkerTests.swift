@@ -1,4 +1,5 @@
 import BSON
+import Foundation
 import Testing
 
 @testable import DocumentStore
@@ -70,5 +71,22 @@ import Testing
             let events = try await next(3, from: stream)
             #expect(Set(events.compactMap { $0.documentKey?["_id"] }) == [1, 2, 3])
         }
+    }
+
+    /// A lone writer commits on its own thread, where SQLite's automatic checkpoint no longer runs: the
+    /// store's thread checkpoints instead, so the write-ahead log is reused rather than growing with
+    /// every commit (2,500 commits of ~3 pages would make it ~30 MB).
+    @Test func aLoneWritersCommitsKeepTheWriteAheadLogBounded() async throws {
+        let directory = TemporaryDirectory()
+        let store = try await DocumentStore.open(configuration(.sqlite, directory: directory.path))
+        let c = store.database("app").collection("c")
+        for i in 0..<2_500 { try await c.insertOne(["i": .int32(Int32(i)), "text": "a lone writer's document"]) }
+        #expect(try await c.countDocuments() == 2_500)
+        // Measured while open (closing checkpoints and removes the log); the file never shrinks, so its
+        // size is the most it ever held.
+        let wal = try FileManager.default.attributesOfItem(atPath: directory.path + "/data/store.sqlite-wal")
+        await store.close()
+        let size = (wal[.size] as? NSNumber)?.intValue ?? .max
+        #expect(size < 12 << 20, "the write-ahead log grew to \(size) bytes")
     }
 }

@@ -6,18 +6,19 @@ import Testing
     @Test func documentRoundTripsInItsDocumentedOrder() throws {
         let delivered = OutboxEntry(
             name: "projects/p/messages/1", target: .topic("books"), request: ["message": ["topic": "books"]],
-            payload: ["messageId": "1"], time: BSONDate(millisecondsSinceEpoch: 0))
-        #expect(delivered.document.keys == ["name", "target", "time", "request", "payload"])
+            payload: ["messageId": "1"], time: BSONDate(millisecondsSinceEpoch: 0), reachedTokens: ["a", "b"])
+        #expect(delivered.document.keys == ["name", "target", "time", "request", "payload", "reachedTokens"])
         #expect(try OutboxEntry(document: delivered.document) == delivered)
         #expect(
             delivered.document.extendedJSON(mode: .relaxed)
-                == #"{"name":"projects/p/messages/1","target":{"topic":"books"},"time":{"$date":"1970-01-01T00:00:00Z"},"request":{"message":{"topic":"books"}},"payload":{"messageId":"1"}}"#
+                == #"{"name":"projects/p/messages/1","target":{"topic":"books"},"time":{"$date":"1970-01-01T00:00:00Z"},"request":{"message":{"topic":"books"}},"payload":{"messageId":"1"},"reachedTokens":["a","b"]}"#
         )
 
         let failed = OutboxEntry(
             name: "projects/p/messages/2", target: .token("t"), request: [:], payload: nil,
             time: BSONDate(millisecondsSinceEpoch: 5), error: PushError(code: .unregistered, message: "gone"))
-        #expect(failed.document.keys == ["name", "target", "time", "request", "error"])
+        #expect(failed.document.keys == ["name", "target", "time", "request", "reachedTokens", "error"])
+        #expect(failed.reachedTokens == [])
         #expect(try OutboxEntry(document: failed.document) == failed)
         let condition = OutboxEntry(
             name: "n", target: .condition("'a' in topics"), request: [:], payload: nil,

@@ -132,4 +132,74 @@ import Testing
         let name = try await messaging.send(PushMessage(target: .condition("'a' in topics")))
         #expect(name.hasPrefix("projects/books-app/messages/"))
     }
+
+    @Test func topicAndConditionMessagesRecordTheTokensTheyReached() async throws {
+        let topics = TopicSubscriptions()
+        try await topics.subscribe(["phone", "tablet", "stale"], to: "books")
+        try await topics.subscribe(["tablet"], to: "muted")
+        let outbox = OutboxMessaging(
+            project: "books-app", topics: topics, faults: FaultSettings(unregisteredTokens: ["stale"]))
+        _ = try await outbox.send(PushMessage(target: .topic("books"), data: ["k": "v"]))
+        _ = try await outbox.send(PushMessage(target: .condition("'books' in topics && !('muted' in topics)")))
+        _ = try await outbox.send(PushMessage(target: .token("phone")))
+        _ = try? await outbox.send(PushMessage(target: .token("stale")))
+        #expect(outbox.entries.map(\.reachedTokens) == [["phone", "tablet"], ["phone"], ["phone"], []])
+        #expect(outbox.entries[0].document["reachedTokens"] == ["phone", "tablet"])
+        #expect(try OutboxEntry(document: outbox.entries[1].document) == outbox.entries[1])
+    }
+
+    @Test func entriesWrittenBeforeReachedTokensStillRead() throws {
+        let old: BSONDocument = [
+            "name": "projects/p/messages/1", "target": ["token": "t"], "time": .datetime(Self.fixedTime),
+            "request": ["message": ["token": "t"]], "payload": ["messageId": "1", "from": "p", "data": [:]],
+        ]
+        #expect(try OutboxEntry(document: old).reachedTokens == ["t"])
+        var topic = old
+        topic["target"] = ["topic": "books"]
+        #expect(try OutboxEntry(document: topic).reachedTokens == [])
+    }
+
+    @Test func burstsOfEachCodeAreUsedUpInOrderAndCountedDown() async throws {
+        let outbox = outbox()
+        outbox.faults = FaultSettings(unavailable: 1, internalErrors: 1, quotaExceeded: 1)
+        var codes: [PushError.Code?] = []
+        for _ in 0..<4 {
+            do {
+                _ = try await outbox.send(PushMessage(target: .token("a")))
+                codes.append(nil)
+            } catch {
+                codes.append((error as? PushError)?.code)
+            }
+        }
+        #expect(codes == [.quotaExceeded, .unavailable, .internal, nil])
+        #expect(outbox.faults == FaultSettings())
+        #expect(outbox.entries.map(\.error?.code) == [.quotaExceeded, .unavailable, .internal, nil])
+        // validate_only uses up no injected failure.
+        outbox.failNextSends(1, with: .quotaExceeded)
+        _ = try await outbox.send(PushMessage(target: .token("a")), validateOnly: true)
+        #expect(outbox.faults.quotaExceeded == 1)
+    }
+
+    @Test func sendsBeyondTheRateLimitAreRefusedWithQuotaExceeded() async throws {
+        let outbox = outbox()
+        outbox.faults.rateLimit = 2
+        var refused = 0
+        for _ in 0..<5 {
+            do { _ = try await outbox.send(PushMessage(target: .token("a"))) } catch {
+                refused += (error as? PushError)?.code == .quotaExceeded ? 1 : 0
+            }
+        }
+        // Five sends in a row fit in at most two one-second windows: at most four are accepted.
+        #expect(refused >= 1)
+        #expect(outbox.entries.filter(\.isDelivered).count == 5 - refused)
+    }
+
+    @Test func connectionResetsAreTakenOneAtATime() {
+        let outbox = outbox()
+        outbox.faults.connectionResets = 2
+        #expect(
+            [outbox.takeConnectionReset(), outbox.takeConnectionReset(), outbox.takeConnectionReset()] == [
+                true, true, false,
+            ])
+    }
 }

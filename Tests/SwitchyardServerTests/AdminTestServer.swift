@@ -94,7 +94,6 @@ final class AdminTestServer: Sendable {
 extension HTTPResponse {
     /// The body read as relaxed or canonical Extended JSON.
     var document: BSONDocument? { try? ExtendedJSON.parseDocument(body) }
-    var errorCode: String? { document?["error_code"]?.stringValue }
 }
 
 /// Percent-encodes a query argument (Extended JSON is full of characters URLs reserve).

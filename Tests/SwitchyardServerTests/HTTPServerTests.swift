@@ -50,7 +50,7 @@ import Testing
         #expect(missing.status == 404)
         let missingBody = try #require(missing.json?.documentValue)
         #expect(missingBody["error_code"] == "NotFound")
-        #expect(missingBody["link"] == .null)
+        #expect(missingBody["link"] == .string("http://127.0.0.1:\(server.port)/#logs"))
         #expect(missingBody["error"]?.stringValue?.contains("/nothing") == true)
         let wrong = try await client.post(url: "\(server.baseURL)/things", body: [])
         #expect(wrong.status == 405)
@@ -151,6 +151,19 @@ import Testing
         let result = try await response
         #expect(result.text == "data: first\n\n")
         #expect(ended.withLock { $0 })
+    }
+
+    @Test func aConnectionResetAnswersNothingAndTheServerKeepsServing() async throws {
+        let server = try serve { router in
+            router.add("POST", "/flaky") { _, _ in .connectionReset }
+            router.add("GET", "/fine") { _, _ in .text("fine") }
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        await #expect(throws: HTTPClientError.self) {
+            try await client.post(url: "\(server.baseURL)/flaky", body: Array("{}".utf8))
+        }
+        #expect(try await client.get(url: "\(server.baseURL)/fine").text == "fine")
     }
 
     @Test func aTakenPortIsAClearError() throws {

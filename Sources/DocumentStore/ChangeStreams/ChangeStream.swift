@@ -32,8 +32,8 @@ public struct ChangeStream: AsyncSequence, Sendable {
                 if !buffer.isEmpty { return buffer.removeFirst() }
                 if finished || Task.isCancelled { return nil }
                 let (scope, options, stages, after) = (stream.scope, stream.options, stream.pipeline, position)
-                let batch = try await stream.worker.read { core throws(StoreError) in
-                    try core.readChanges(
+                let batch = try await stream.worker.query { view throws(StoreError) in
+                    try view.readChanges(
                         after: after, scope: scope, options: options,
                         pipeline: stages.isEmpty ? nil : try Pipeline(stages), limit: options.batchSize)
                 }

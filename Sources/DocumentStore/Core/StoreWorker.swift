@@ -11,10 +11,21 @@ import Synchronization
 /// common case costs nothing extra); when an operation fails, the batch is rolled back and run again
 /// with a savepoint per operation. Reads queued here run between batches, outside any transaction, so
 /// they only see committed data; with a pool of read connections most reads never come here (`query`).
+///
+/// A lone writer commits on its own thread instead (`write`): when nothing is queued, the last batch
+/// had a single write and the engine's commit never waits on the disk (`inlineCommits`), the writer
+/// takes the core and runs the same commit itself, sparing the hop to this thread and back, which
+/// costs as much as the commit. Any contention sends writes back through the queue and group commit.
 final class StoreWorker: @unchecked Sendable {
-    // Unchecked: the queues and flags are only touched with `condition` locked; `core` only on the
-    // worker thread (it is set there before any job runs and cleared there on close).
+    // Unchecked: the queues and flags are only touched with `condition` locked; `core` only with
+    // `coreLock` held (it is set on the worker thread before any job runs and cleared there on close).
     private let condition = NSCondition()
+    /// Held by whoever uses `core`: this thread for a batch or a read, or a writer committing inline.
+    private let coreLock = NSLock()
+    /// Whether a lone writer may commit on its own thread (see the type's comment).
+    private let inlineCommits: Bool
+    /// False while writes arrive together (the last batch had more than one); guarded by `condition`.
+    private var loneWriter = true
     private var reads: [(StoreCore) -> Void] = []
     private var writes: [any QueuedWrite] = []
     private var closeRequests: [() -> Void] = []
@@ -29,17 +40,19 @@ final class StoreWorker: @unchecked Sendable {
     /// Committed group-commit transactions (for tests proving that writes were batched).
     let transactionsCommitted = Atomic<Int>(0)
 
-    private init(maximumBatch: Int, readers: ReadConnectionPool?) {
+    private init(maximumBatch: Int, readers: ReadConnectionPool?, inlineCommits: Bool) {
         self.maximumBatch = max(1, maximumBatch)
         self.readers = readers
+        self.inlineCommits = inlineCommits
     }
 
-    /// Starts the thread and opens the engine on it.
+    /// Starts the thread and opens the engine on it. `inlineCommits`: the engine's commit does not wait
+    /// for the disk (no fsync), so a lone writer may run it on its own thread.
     static func start(
-        maximumBatch: Int, readers: ReadConnectionPool?,
+        maximumBatch: Int, readers: ReadConnectionPool?, inlineCommits: Bool,
         open: @escaping @Sendable () throws(StoreError) -> StoreCore
     ) async throws(StoreError) -> StoreWorker {
-        let worker = StoreWorker(maximumBatch: maximumBatch, readers: readers)
+        let worker = StoreWorker(maximumBatch: maximumBatch, readers: readers, inlineCommits: inlineCommits)
         let opened: StoreError? = await withCheckedContinuation { continuation in
             let thread = Thread {
                 do {
@@ -100,23 +113,28 @@ final class StoreWorker: @unchecked Sendable {
                 closeRequests.removeAll()
             }
             queued.subtract(batchReads.count + batchWrites.count, ordering: .releasing)
+            if !batchWrites.isEmpty { loneWriter = batchWrites.count == 1 }
             condition.unlock()
 
             lastBatchSize = batchReads.count + batchWrites.count
+            coreLock.lock()
             for read in batchReads { read(core) }
             if !batchWrites.isEmpty {
                 let start = ContinuousClock.now
                 commit(batchWrites, core: core)
                 lastCommit = ContinuousClock.now - start
             }
+            if core.engine.needsCheckpoint { core.engine.checkpoint() }
             if !closing.isEmpty {
                 readers?.close()
                 notifier.finishAll()
                 core.engine.close()
                 self.core = nil
+                coreLock.unlock()
                 for done in closing { done() }
                 return
             }
+            coreLock.unlock()
         }
     }
 
@@ -172,6 +190,25 @@ final class StoreWorker: @unchecked Sendable {
         if core.lastSequence > saved.lastSequence { notifier.publish(core.lastSequence) }
         Self.resume(jobs)
         if core.needsPruning { prune(core) }
+    }
+
+    /// Commits `body` on the caller's thread when it writes alone (see the type's comment); nil when
+    /// it must queue.
+    private func commitInline<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T)
+        -> Result<T, StoreError>?
+    {
+        condition.lock()
+        let alone = loneWriter && writes.isEmpty && reads.isEmpty && closeRequests.isEmpty && !isClosed
+        condition.unlock()
+        guard alone, coreLock.try() else { return nil }
+        defer { coreLock.unlock() }
+        guard let core else { return nil }
+        let write = PendingWrite(body: body, continuation: nil)
+        commit([write], core: core)
+        // A checkpoint writes the database file and fsyncs: an empty read wakes the store's thread,
+        // which checkpoints after its jobs.
+        if core.engine.needsCheckpoint { _ = enqueue { reads.append { _ in } } }
+        return write.result
     }
 
     /// Resumes the writers of a committed batch. Each resume from this thread costs a few microseconds
@@ -238,6 +275,7 @@ final class StoreWorker: @unchecked Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T) async throws(StoreError)
         -> T
     {
+        if inlineCommits, let result = commitInline(body) { return try result.get() }
         let result: Result<T, StoreError> = await withUnsafeContinuation { continuation in
             let write = PendingWrite(body: body, continuation: continuation)
             if !enqueue({ writes.append(write) }) { continuation.resume(returning: .failure(Self.closedError)) }
@@ -286,30 +324,34 @@ private final class CommittedBatch: @unchecked Sendable {
     }
 }
 
+/// A write and its outcome. Queued writes resume their writer's continuation when complete; a write
+/// committed inline (no continuation) is read back through `result` once `commit` returns.
 private final class PendingWrite<T: Sendable>: QueuedWrite {
     private let body: @Sendable (StoreCore) throws(StoreError) -> T
-    private let continuation: UnsafeContinuation<Result<T, StoreError>, Never>
-    private var result: Result<T, StoreError>?
+    private let continuation: UnsafeContinuation<Result<T, StoreError>, Never>?
+    private var outcome: Result<T, StoreError>?
+    private(set) var result: Result<T, StoreError> = .failure(StoreWorker.closedError)
 
     init(
         body: @escaping @Sendable (StoreCore) throws(StoreError) -> T,
-        continuation: UnsafeContinuation<Result<T, StoreError>, Never>
+        continuation: UnsafeContinuation<Result<T, StoreError>, Never>?
     ) {
         self.body = body
         self.continuation = continuation
     }
 
     func perform(_ core: StoreCore, inSavepoint: Bool) -> Bool {
-        let result = Result { () throws(StoreError) in
+        let outcome = Result { () throws(StoreError) in
             inSavepoint ? try core.withSavepoint { () throws(StoreError) in try body(core) } : try body(core)
         }
-        self.result = result
-        if case .success = result { return true }
+        self.outcome = outcome
+        if case .success = outcome { return true }
         return false
     }
 
     func complete(_ error: StoreError?) {
-        continuation.resume(returning: error.map { .failure($0) } ?? result ?? .failure(StoreWorker.closedError))
+        result = error.map { .failure($0) } ?? outcome ?? .failure(StoreWorker.closedError)
+        continuation?.resume(returning: result)
     }
 }
 

@@ -40,6 +40,11 @@ final class MemoryEngine: StorageEngine {
         inTransaction = false
     }
 
+    /// Nothing to copy: the data is only in memory.
+    var needsCheckpoint: Bool { false }
+
+    func checkpoint() {}
+
     func createSavepoint() throws(StoreError) { savepoints.append(undoLog.count) }
 
     func releaseSavepoint() throws(StoreError) { _ = savepoints.popLast() }

@@ -46,6 +46,22 @@ final class SQLiteConnection {
 
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 
+    /// Has every commit record the frames now in the write-ahead log in `frames`, instead of SQLite
+    /// checkpointing by itself. `frames` must outlive the connection.
+    func onCommitToWAL(_ frames: WALFrameCount) {
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, count in
+                if let context { Unmanaged<WALFrameCount>.fromOpaque(context).takeUnretainedValue().value = count }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(frames).toOpaque())
+    }
+
+    /// A passive checkpoint of the main database.
+    func checkpoint() {
+        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
     /// A cached prepared statement, reset and with bindings cleared, ready to bind.
     func statement(_ sql: StaticString) throws(StoreError) -> SQLiteStatement {
         let key = UnsafeRawPointer(sql.utf8Start)
@@ -63,6 +79,12 @@ final class SQLiteConnection {
         statements[key] = prepared
         return SQLiteStatement(handle: prepared, connection: self)
     }
+}
+
+/// The write-ahead log's size in frames, written by SQLite's WAL hook during a commit and read after
+/// it, by whoever holds the store's core (`StoreWorker`).
+final class WALFrameCount {
+    var value: Int32 = 0
 }
 
 /// A prepared statement in use; `finish()` (or the end of `rows`) resets it for the next use.

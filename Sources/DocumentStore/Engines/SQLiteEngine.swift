@@ -10,6 +10,10 @@ import Foundation
 /// file made with the earlier WITHOUT ROWID layout still works.
 final class SQLiteEngine: StorageEngine {
     private let connection: SQLiteConnection
+    /// Frames in the write-ahead log after the last commit, as SQLite reports them to its WAL hook.
+    private let walFrames = WALFrameCount()
+    /// What SQLite's own automatic checkpoint would wait for.
+    private static let checkpointFrames: Int32 = 1_000
 
     /// Opens (creating when needed) `store.sqlite` inside `directory`, creating the directory too.
     init(directory: String, synchronous: SQLiteSynchronous, busyTimeoutMilliseconds: Int32) throws(StoreError) {
@@ -24,6 +28,8 @@ final class SQLiteEngine: StorageEngine {
             try connection.execute("PRAGMA journal_mode=WAL")
             try connection.execute("PRAGMA synchronous=\(synchronous.pragmaValue)")
             try connection.execute(Self.schema)
+            // Replaces SQLite's automatic checkpoint inside COMMIT (see `needsCheckpoint`).
+            connection.onCommitToWAL(walFrames)
         } catch {
             connection.close()
             throw error
@@ -79,6 +85,15 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func rollbackTransaction() { try? run("ROLLBACK") }
+
+    var needsCheckpoint: Bool { walFrames.value >= Self.checkpointFrames }
+
+    /// A passive checkpoint, as SQLite's automatic one: copies what no reader still needs; a later
+    /// commit's report keeps `needsCheckpoint` true until the log could be restarted.
+    func checkpoint() {
+        connection.checkpoint()
+        walFrames.value = 0
+    }
 
     /// Starts a read transaction: the statements until `endRead` see one committed snapshot.
     func beginRead() throws(StoreError) { try run("BEGIN") }

@@ -34,6 +34,11 @@ protocol StorageEngine: AnyObject {
     /// Makes the transaction durable as configured; on failure the transaction is rolled back.
     func commitTransaction() throws(StoreError)
     func rollbackTransaction()
+    /// True when the write-ahead log has grown enough to be copied into the database (`checkpoint`),
+    /// which commits never do themselves: it writes and fsyncs the database file, and a commit may run
+    /// on a writer's own thread (`StoreWorker`). Only the store's thread checkpoints.
+    var needsCheckpoint: Bool { get }
+    func checkpoint()
     func createSavepoint() throws(StoreError)
     func releaseSavepoint() throws(StoreError)
     /// Undoes everything since the innermost savepoint and removes it.

@@ -21,26 +21,32 @@ public struct OutboxEntry: Sendable, Equatable {
     ///  "data": android.data if set, else data (always present, maybe empty)}
     /// ```
     public var payload: BSONDocument?
+    /// The registered devices the message reached, sorted: the token itself for a token message, the
+    /// subscribers for a topic, the tokens whose topics satisfy a condition (see `TopicSubscriptions`); empty
+    /// when the message was not delivered.
+    public var reachedTokens: [String]
     public var time: BSONDate
     /// Why the message was not delivered (an injected `UNREGISTERED` or `UNAVAILABLE`).
     public var error: PushError?
 
     public init(
         name: String, target: PushMessage.Target, request: BSONDocument, payload: BSONDocument?, time: BSONDate,
-        error: PushError? = nil
+        error: PushError? = nil, reachedTokens: [String]? = nil
     ) {
         self.name = name
         self.target = target
         self.request = request
         self.payload = payload
         self.time = time
+        self.reachedTokens = reachedTokens ?? Self.reachedWithoutSubscriptions(target, delivered: error == nil)
         self.error = error
     }
 
     public var isDelivered: Bool { error == nil }
 
     /// The entry for storing or printing, fields in this order:
-    /// `{"name", "target": {"token"|"topic"|"condition": …}, "time", "request", "payload"?, "error"?: {"code","message"}}`.
+    /// `{"name", "target": {"token"|"topic"|"condition": …}, "time", "request", "payload"?, "reachedTokens": […],
+    /// "error"?: {"code","message"}}`.
     public var document: BSONDocument {
         var document: BSONDocument = [
             "name": .string(name),
@@ -49,6 +55,7 @@ public struct OutboxEntry: Sendable, Equatable {
             "request": .document(request),
         ]
         if let payload { document.append("payload", .document(payload)) }
+        document.append("reachedTokens", .array(reachedTokens.map { .string($0) }))
         if let error {
             document.append("error", ["code": .string(error.code.rawValue), "message": .string(error.message)])
         }
@@ -88,7 +95,24 @@ public struct OutboxEntry: Sendable, Equatable {
             else { throw Self.malformed("'error' is not {code: string, message: string}") }
             error = PushError(code: PushError.Code(rawValue: code), message: message)
         }
-        self.init(name: name, target: target, request: request, payload: payload, time: time, error: error)
+        var reachedTokens: [String]?
+        if let value = document["reachedTokens"] {
+            guard case .array(let items) = value else { throw Self.malformed("'reachedTokens' is not an array") }
+            reachedTokens = try items.map { item throws(PushError) in
+                guard case .string(let token) = item else { throw Self.malformed("'reachedTokens' holds a non-string") }
+                return token
+            }
+        }
+        self.init(
+            name: name, target: target, request: request, payload: payload, time: time, error: error,
+            reachedTokens: reachedTokens)
+    }
+
+    /// What entries recorded before topic subscriptions were kept reached: a delivered token message its token,
+    /// anything else no known device.
+    private static func reachedWithoutSubscriptions(_ target: PushMessage.Target, delivered: Bool) -> [String] {
+        guard delivered, case .token(let token) = target else { return [] }
+        return [token]
     }
 
     private static func malformed(_ reason: String) -> PushError {

@@ -4,12 +4,14 @@ import Synchronization
 
 /// A `PushMessaging` that delivers nothing: it validates each message as FCM would (invalid messages throw
 /// `invalidArgument` and are not recorded) and records the accepted ones as `OutboxEntry`s, in memory
-/// (`entries`) and through `sink`, so a runtime can keep them in its own store.
+/// (`entries`) and through `sink`, so a runtime can keep them in its own store. Topic and condition messages
+/// record which tokens of `topics` they reached. The FCM emulator endpoint of `switchyard serve` sends through
+/// it too, so messages sent over HTTP and in process end up in the same outbox.
 ///
-/// Fault injection for tests: tokens in `unregisteredTokens` answer `UNREGISTERED`, and `failNextSends(_:)`
-/// makes the next sends answer `UNAVAILABLE`; both are recorded as failed entries (with `error` set and no
-/// payload). `validateOnly` sends are checked (including unregistered tokens) but never recorded, and return
-/// `projects/<project>/messages/fake_message_id` as FCM does.
+/// Fault injection (`faults`, see `FaultSettings`): unregistered tokens, bursts of `UNAVAILABLE`, `INTERNAL` and
+/// `QUOTA_EXCEEDED`, a rate limit and latency. Injected failures are recorded as failed entries (with `error`
+/// set and no payload). `validateOnly` sends are checked (including unregistered tokens) but never recorded and
+/// use up no injected failure, and return `projects/<project>/messages/fake_message_id` as FCM does.
 public final class OutboxMessaging: PushMessaging {
     /// Receives each entry before it is added to `entries`; if it throws, the send fails with `INTERNAL`.
     public typealias Sink = @Sendable (OutboxEntry) async throws -> Void
@@ -17,6 +19,8 @@ public final class OutboxMessaging: PushMessaging {
     public let project: String
     /// The `from` a device sees for token and condition messages (FCM's sender id).
     public let senderId: String
+    /// Who is subscribed to which topic: what topic and condition messages reach.
+    public let topics: TopicSubscriptions
     private let sink: Sink
     private let clock: @Sendable () -> BSONDate
     private let state: Mutex<State>
@@ -24,9 +28,12 @@ public final class OutboxMessaging: PushMessaging {
     private struct State {
         var entries: [OutboxEntry] = []
         var nextId: UInt64
-        var unregisteredTokens: Set<String> = []
-        var failuresLeft = 0
-        var failureCode = PushError.Code.unavailable
+        var faults: FaultSettings
+        /// `failNextSends` with a code `FaultSettings` has no count for.
+        var otherFailures = 0
+        var otherFailureCode = PushError.Code.unavailable
+        /// When the sends of the last second were accepted, for `faults.rateLimit`.
+        var recentSends: [ContinuousClock.Instant] = []
     }
 
     /// - Parameters:
@@ -34,17 +41,22 @@ public final class OutboxMessaging: PushMessaging {
     ///   - senderId: `from` for token and condition messages; the project id when nil.
     ///   - clock: the time stamped on entries.
     ///   - sink: where entries go besides `entries` (the runtime's store).
+    ///   - topics: the topic subscriptions that say whom topic and condition messages reach.
+    ///   - faults: the failures to inject from the start.
     public init(
         project: String = "switchyard-local", senderId: String? = nil,
-        clock: @escaping @Sendable () -> BSONDate = OutboxMessaging.now, sink: @escaping Sink = { _ in }
+        clock: @escaping @Sendable () -> BSONDate = OutboxMessaging.now,
+        topics: TopicSubscriptions = TopicSubscriptions(),
+        faults: FaultSettings = FaultSettings(), sink: @escaping Sink = { _ in }
     ) {
         self.project = project
         self.senderId = senderId ?? project
         self.clock = clock
+        self.topics = topics
         self.sink = sink
         // Ids start at the current time in microseconds so names stay unique across restarts, like FCM's.
         let start = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
-        self.state = Mutex(State(nextId: start))
+        self.state = Mutex(State(nextId: start, faults: faults))
     }
 
     public static let now: @Sendable () -> BSONDate = {
@@ -57,22 +69,48 @@ public final class OutboxMessaging: PushMessaging {
     /// Forgets the recorded entries (the sink's copies are the sink's business).
     public func removeAllEntries() { state.withLock { $0.entries.removeAll() } }
 
-    /// Registration tokens that answer `UNREGISTERED`, like a token whose app was uninstalled.
-    public var unregisteredTokens: Set<String> {
-        get { state.withLock { $0.unregisteredTokens } }
-        set { state.withLock { $0.unregisteredTokens = newValue } }
+    /// The failures injected from now on; counts go down as failures are injected.
+    public var faults: FaultSettings {
+        get { state.withLock { $0.faults } }
+        set { state.withLock { $0.faults = newValue } }
     }
 
-    /// Makes the next `count` deliveries fail with `code` (each token of a multicast is one delivery).
+    /// Registration tokens that answer `UNREGISTERED`, like a token whose app was uninstalled
+    /// (`faults.unregisteredTokens`).
+    public var unregisteredTokens: Set<String> {
+        get { state.withLock { $0.faults.unregisteredTokens } }
+        set { state.withLock { $0.faults.unregisteredTokens = newValue } }
+    }
+
+    /// Makes the next `count` deliveries fail with `code` (each token of a multicast is one delivery): sets
+    /// `faults.unavailable`, `.internalErrors` or `.quotaExceeded` for those codes.
     public func failNextSends(_ count: Int, with code: PushError.Code = .unavailable) {
         state.withLock {
-            $0.failuresLeft = max(0, count)
-            $0.failureCode = code
+            let count = max(0, count)
+            switch code {
+            case .unavailable: $0.faults.unavailable = count
+            case .internal: $0.faults.internalErrors = count
+            case .quotaExceeded: $0.faults.quotaExceeded = count
+            default:
+                $0.otherFailures = count
+                $0.otherFailureCode = code
+            }
+        }
+    }
+
+    /// Uses up one of `faults.connectionResets`: true when the caller (an HTTP endpoint) should drop this
+    /// request's connection unanswered.
+    public func takeConnectionReset() -> Bool {
+        state.withLock {
+            guard $0.faults.connectionResets > 0 else { return false }
+            $0.faults.connectionResets -= 1
+            return true
         }
     }
 
     public func send(_ message: PushMessage, validateOnly: Bool = false) async throws(PushError) -> String {
         try message.validate()
+        await delay()
         if validateOnly {
             if let error = unregisteredError(for: message.target) { throw error }
             return "projects/\(project)/messages/fake_message_id"
@@ -84,6 +122,7 @@ public final class OutboxMessaging: PushMessaging {
         _ message: MulticastMessage, validateOnly: Bool = false
     ) async throws(PushError) -> BatchResponse {
         try message.validate()
+        await delay()
         var results: [BatchResponse.Result] = []
         for token in message.tokens {
             let outcome: Result<String, PushError>
@@ -102,8 +141,14 @@ public final class OutboxMessaging: PushMessaging {
         return BatchResponse(results: results)
     }
 
+    /// `faults.latency`, once per call.
+    private func delay() async {
+        let latency = state.withLock { $0.faults.latency }
+        if latency > .zero { try? await Task.sleep(for: latency) }
+    }
+
     private func unregisteredError(for target: PushMessage.Target) -> PushError? {
-        guard case .token(let token) = target, state.withLock({ $0.unregisteredTokens.contains(token) }) else {
+        guard case .token(let token) = target, state.withLock({ $0.faults.unregisteredTokens.contains(token) }) else {
             return nil
         }
         return PushError(code: .unregistered, message: "Requested entity was not found.")
@@ -111,20 +156,19 @@ public final class OutboxMessaging: PushMessaging {
 
     /// Records one validated message and returns its name, or the injected failure.
     private func deliver(_ message: PushMessage) async -> Result<String, PushError> {
-        let (id, injected) = state.withLock { state -> (UInt64, PushError.Code?) in
+        let (id, injected, unregistered) = state.withLock { state -> (UInt64, PushError.Code?, Set<String>) in
             state.nextId += 1
-            guard state.failuresLeft > 0 else { return (state.nextId, nil) }
-            state.failuresLeft -= 1
-            return (state.nextId, state.failureCode)
+            return (state.nextId, Self.takeFailure(&state), state.faults.unregisteredTokens)
         }
         let name = "projects/\(project)/messages/\(id)"
         var error = injected.map { PushError(code: $0, message: "Injected failure: \($0.rawValue).") }
         if error == nil { error = unregisteredError(for: message.target) }
+        let reached = error == nil ? topics.tokens(reachedBy: message.target).filter { !unregistered.contains($0) } : []
         let entry = OutboxEntry(
             name: name, target: message.target, request: message.sendRequestDocument(),
             payload: error == nil
                 ? DevicePayload.document(for: message, messageId: String(id), senderId: senderId) : nil,
-            time: clock(), error: error)
+            time: clock(), error: error, reachedTokens: reached)
         do {
             try await sink(entry)
         } catch {
@@ -133,5 +177,33 @@ public final class OutboxMessaging: PushMessaging {
         state.withLock { $0.entries.append(entry) }
         if let error { return .failure(error) }
         return .success(name)
+    }
+
+    /// The failure injected into this delivery, if any, using it up: rate limits first (FCM refuses before it
+    /// looks at the message), then the bursts.
+    private static func takeFailure(_ state: inout State) -> PushError.Code? {
+        if state.faults.rateLimit > 0 {
+            let now = ContinuousClock.now
+            state.recentSends.removeAll { now - $0 >= .seconds(1) }
+            if state.recentSends.count >= state.faults.rateLimit { return .quotaExceeded }
+            state.recentSends.append(now)
+        }
+        if state.faults.quotaExceeded > 0 {
+            state.faults.quotaExceeded -= 1
+            return .quotaExceeded
+        }
+        if state.faults.unavailable > 0 {
+            state.faults.unavailable -= 1
+            return .unavailable
+        }
+        if state.faults.internalErrors > 0 {
+            state.faults.internalErrors -= 1
+            return .internal
+        }
+        if state.otherFailures > 0 {
+            state.otherFailures -= 1
+            return state.otherFailureCode
+        }
+        return nil
     }
 }

@@ -1,6 +1,7 @@
 import BSON
 import DocumentStore
 import Messaging
+import Synchronization
 
 /// One app, assembled: its configuration, its functions, its store, the services functions use, the invocation
 /// log and the outbox. `start()` starts the trigger dispatcher (`triggers`), which reaches functions through
@@ -13,7 +14,9 @@ import Messaging
 /// await app.stop()
 /// ```
 public final class SwitchyardApp: Sendable {
-    public let configuration: AppConfiguration
+    /// The configuration in effect (`reload(_:)` replaces it).
+    public var configuration: AppConfiguration { current.withLock { $0 } }
+    let current: Mutex<AppConfiguration>
     public let registry: FunctionRegistry
     public let store: DocumentStore
     /// Every function execution; see `InvocationLog`.
@@ -24,6 +27,10 @@ public final class SwitchyardApp: Sendable {
     public let messaging: any PushMessaging
     /// The outbox transport when `messaging` is the outbox (for fault injection in tests); nil otherwise.
     public let outboxMessaging: OutboxMessaging?
+    /// The development outbox, whatever `messaging` is: what the FCM emulator endpoint of `switchyard serve`
+    /// sends through, with its topic subscriptions (kept in `local.topicSubscriptions`) and fault injection
+    /// (from `messaging.emulator` in `triggers.yaml`). The same object as `outboxMessaging` when that is set.
+    public let pushOutbox: OutboxMessaging
     /// The trigger dispatcher: status, suspend/resume, dead letters, authentication events.
     public let triggers: TriggerRuntime
     let runtime: FunctionRuntime
@@ -33,16 +40,18 @@ public final class SwitchyardApp: Sendable {
 
     private init(
         configuration: AppConfiguration, registry: FunctionRegistry, store: DocumentStore, invocations: InvocationLog,
-        outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?, runtime: FunctionRuntime,
-        triggers: TriggerRuntime
+        outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?,
+        pushOutbox: OutboxMessaging,
+        runtime: FunctionRuntime, triggers: TriggerRuntime
     ) {
-        self.configuration = configuration
+        current = Mutex(configuration)
         self.registry = registry
         self.store = store
         self.invocations = invocations
         self.outboxLog = outboxLog
         self.messaging = messaging
         self.outboxMessaging = outboxMessaging
+        self.pushOutbox = pushOutbox
         self.runtime = runtime
         self.triggers = triggers
     }
@@ -86,17 +95,21 @@ public final class SwitchyardApp: Sendable {
             let outboxLog = OutboxLog(store: store, retention: options.outboxRetention)
             try await invocations.prepare()
             try await outboxLog.prepare()
+            let subscriptions = TopicSubscriptionCollection(store: store)
+            let topics = TopicSubscriptions(
+                try await subscriptions.load(), sink: { change in try await subscriptions.save(change) })
+            let emulator = configuration.definition.messaging.emulator
+            let pushOutbox = OutboxMessaging(
+                project: emulator.project ?? configuration.definition.appId ?? "switchyard-local", topics: topics,
+                faults: emulator.faults, sink: { entry in try await outboxLog.record(entry) })
             let messaging: any PushMessaging
             let outboxMessaging: OutboxMessaging?
             if let given = options.messaging {
                 messaging = given
                 outboxMessaging = nil
             } else {
-                let transport = OutboxMessaging(
-                    project: configuration.definition.appId ?? "switchyard-local",
-                    sink: { entry in try await outboxLog.record(entry) })
-                messaging = transport
-                outboxMessaging = transport
+                messaging = pushOutbox
+                outboxMessaging = pushOutbox
             }
             let services = FunctionContext.Services(
                 store: store, mongodbServiceNames: options.mongodbServiceNames, messaging: messaging,
@@ -108,8 +121,8 @@ public final class SwitchyardApp: Sendable {
                 handler: { invocation in try await runtime.runTrigger(invocation) })
             return SwitchyardApp(
                 configuration: configuration, registry: registry, store: store, invocations: invocations,
-                outboxLog: outboxLog, messaging: messaging, outboxMessaging: outboxMessaging, runtime: runtime,
-                triggers: triggers)
+                outboxLog: outboxLog, messaging: messaging, outboxMessaging: outboxMessaging, pushOutbox: pushOutbox,
+                runtime: runtime, triggers: triggers)
         } catch {
             await store.close()
             throw error

@@ -14,7 +14,7 @@ extension AppDefinition {
         return definition
     }
 
-    static let topLevelKeys = ["appId", "triggers", "functions", "auth", "functionTimeout"]
+    static let topLevelKeys = ["appId", "triggers", "functions", "auth", "functionTimeout", "messaging"]
 
     /// Reads what it can, reporting every problem into `reader`.
     static func read(
@@ -53,6 +53,7 @@ extension AppDefinition {
         if let node = pairs["functionTimeout"], let timeout = readTimeout(node, "'functionTimeout'", reader: &reader) {
             definition.functionTimeout = timeout
         }
+        if let node = pairs["messaging"], !node.isNull { definition.messaging = readMessaging(node, reader: &reader) }
         return definition
     }
 

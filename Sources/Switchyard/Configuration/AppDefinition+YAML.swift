@@ -55,6 +55,7 @@ extension AppDefinition {
                 if !data.enabled { out.field(4, "enabled", "false") }
             }
         }
+        writeMessaging(to: &out)
         return out.text
     }
 

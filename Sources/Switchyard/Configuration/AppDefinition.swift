@@ -1,5 +1,5 @@
-/// Everything `triggers.yaml` declares: the app id, its triggers, function settings, auth settings and the
-/// function time limit.
+/// Everything `triggers.yaml` declares: the app id, its triggers, function settings, auth settings, the
+/// function time limit and the messaging emulator's settings.
 public struct AppDefinition: Sendable, Equatable {
     public var appId: String?
     public var triggers: [TriggerDefinition]
@@ -9,19 +9,23 @@ public struct AppDefinition: Sendable, Equatable {
     /// How long a function may run before it fails as timed out, unless its settings say otherwise
     /// (`functionTimeout:` in `triggers.yaml`).
     public var functionTimeout: Duration
+    /// The development FCM emulator (`messaging:`).
+    public var messaging: MessagingSettings
 
     /// App Services' own limit on a function's run time.
     public static let defaultFunctionTimeout = Duration.seconds(300)
 
     public init(
         appId: String? = nil, triggers: [TriggerDefinition] = [], functions: [String: FunctionSettings] = [:],
-        auth: AuthSettings = AuthSettings(), functionTimeout: Duration = AppDefinition.defaultFunctionTimeout
+        auth: AuthSettings = AuthSettings(), functionTimeout: Duration = AppDefinition.defaultFunctionTimeout,
+        messaging: MessagingSettings = MessagingSettings()
     ) {
         self.appId = appId
         self.triggers = triggers
         self.functions = functions
         self.auth = auth
         self.functionTimeout = functionTimeout
+        self.messaging = messaging
     }
 
     /// The time limit for one run of `function`.

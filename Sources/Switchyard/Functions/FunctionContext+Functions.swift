@@ -5,6 +5,8 @@ extension FunctionContext {
     /// limit), as the same user. Private functions may be called this way.
     public struct Functions: Sendable {
         let runtime: FunctionRuntime
+        /// The configuration the invocation started with.
+        let loaded: FunctionRuntime.Loaded
         let user: FunctionUser
         let runningAsSystem: Bool
         let depth: Int
@@ -27,10 +29,10 @@ extension FunctionContext {
             guard case .callable(let body) = function else {
                 throw FunctionCallError.notCallable(name, kind: function.kind)
             }
+            let settings = loaded.definition.functions[name] ?? FunctionSettings()
             let context = FunctionContext(
-                runtime: runtime, user: user,
-                runningAsSystem: runningAsSystem || runtime.settings(for: name).runAsSystem, depth: depth + 1,
-                lines: lines)
+                runtime: runtime, loaded: loaded, user: user, runningAsSystem: runningAsSystem || settings.runAsSystem,
+                depth: depth + 1, lines: lines)
             return try await body(arguments, context)
         }
     }

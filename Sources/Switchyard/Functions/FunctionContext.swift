@@ -27,15 +27,17 @@ public struct FunctionContext: Sendable {
     public static let maximumCallDepth = 32
 
     init(
-        runtime: FunctionRuntime, user: FunctionUser, runningAsSystem: Bool, depth: Int, lines: InvocationLogLines
+        runtime: FunctionRuntime, loaded: FunctionRuntime.Loaded, user: FunctionUser, runningAsSystem: Bool,
+        depth: Int, lines: InvocationLogLines
     ) {
-        values = runtime.values
-        environment = runtime.environment
+        values = loaded.values
+        environment = loaded.environment
         self.user = user
         self.runningAsSystem = runningAsSystem
         services = runtime.services
         functions = Functions(
-            runtime: runtime, user: user, runningAsSystem: runningAsSystem, depth: depth, lines: lines)
+            runtime: runtime, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: depth,
+            lines: lines)
         self.lines = lines
     }
 

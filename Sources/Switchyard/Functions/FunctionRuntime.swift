@@ -1,32 +1,51 @@
 import BSON
 import Foundation
+import Synchronization
 
 /// What every function context of one app shares, and the one place executions run: with the function's
 /// time limit, a bounded log, and an invocation record written afterwards.
 final class FunctionRuntime: Sendable {
     let registry: FunctionRegistry
-    let definition: AppDefinition
-    let values: FunctionContext.Values
-    let environment: FunctionContext.Environment
     let services: FunctionContext.Services
-    let scrubber: SecretScrubber
     let invocationLog: InvocationLog
+    private let current: Mutex<Loaded>
+
+    /// What a configuration gives every execution; replaced whole when the app reloads its configuration, so
+    /// each execution sees one configuration from start to end.
+    struct Loaded: Sendable {
+        let definition: AppDefinition
+        let values: FunctionContext.Values
+        let environment: FunctionContext.Environment
+        let scrubber: SecretScrubber
+
+        init(_ configuration: AppConfiguration) {
+            definition = configuration.definition
+            values = FunctionContext.Values(values: configuration.values)
+            environment = FunctionContext.Environment(tag: configuration.environment.rawValue, values: values)
+            scrubber = SecretScrubber(values: configuration.values)
+        }
+    }
 
     init(
         registry: FunctionRegistry, configuration: AppConfiguration, services: FunctionContext.Services,
         invocationLog: InvocationLog
     ) {
         self.registry = registry
-        definition = configuration.definition
-        values = FunctionContext.Values(values: configuration.values)
-        environment = FunctionContext.Environment(tag: configuration.environment.rawValue, values: values)
         self.services = services
-        scrubber = SecretScrubber(values: configuration.values)
         self.invocationLog = invocationLog
+        current = Mutex(Loaded(configuration))
+    }
+
+    var loaded: Loaded { current.withLock { $0 } }
+
+    /// Later executions use `configuration`; running ones finish with what they started with.
+    func reload(_ configuration: AppConfiguration) {
+        let loaded = Loaded(configuration)
+        current.withLock { $0 = loaded }
     }
 
     func settings(for function: String) -> FunctionSettings {
-        definition.functions[function] ?? FunctionSettings()
+        loaded.definition.functions[function] ?? FunctionSettings()
     }
 
     /// How one execution ended; messages are scrubbed of secrets.
@@ -49,10 +68,12 @@ final class FunctionRuntime: Sendable {
         _ origin: Origin, user: FunctionUser, runningAsSystem: Bool,
         _ body: @escaping @Sendable (FunctionContext) async throws -> Value
     ) async -> Outcome<Value> {
+        let loaded = self.loaded
+        let scrubber = loaded.scrubber
         let lines = InvocationLogLines(scrubber: scrubber)
         let context = FunctionContext(
-            runtime: self, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: lines)
-        let limit = definition.timeout(for: origin.function)
+            runtime: self, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: lines)
+        let limit = loaded.definition.timeout(for: origin.function)
         let start = Date()
         let clock = ContinuousClock()
         let started = clock.now

@@ -8,7 +8,8 @@ public struct APIError: Error, Sendable, Equatable {
     public var code: String
     /// What went wrong and where, for people. Never a secret.
     public var message: String
-    /// Where to read more (a log or dashboard address); `null` in the body when nil.
+    /// Where to read more; when nil the body links the dashboard's log (App Services links its app logs).
+    /// Always a string: the Realm SDKs read `link` as one and drop the whole error otherwise.
     public var link: String?
 
     public init(status: Int, code: String, message: String, link: String? = nil) {
@@ -18,9 +19,12 @@ public struct APIError: Error, Sendable, Equatable {
         self.link = link
     }
 
-    public var response: ServerResponse {
+    public var response: ServerResponse { response(defaultLink: "") }
+
+    /// The error's body, linking `defaultLink` when the error names no link of its own.
+    public func response(defaultLink: String) -> ServerResponse {
         let body: BSONDocument = [
-            "error": .string(message), "error_code": .string(code), "link": link.map { .string($0) } ?? .null,
+            "error": .string(message), "error_code": .string(code), "link": .string(link ?? defaultLink),
         ]
         return .json(body, status: status)
     }

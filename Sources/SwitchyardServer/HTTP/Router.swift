@@ -57,16 +57,20 @@ public struct Router: Sendable {
                 best = (route, parameters, score)
             }
         }
+        let logs = request.headers["host"].map { "http://\($0)/#logs" } ?? ""
         guard let best else {
-            if allowed.isEmpty { return APIError.notFound("no such endpoint: \(request.path)").response }
-            return APIError.methodNotAllowed(request.method, request.path, allowed: allowed.sorted()).response
+            if allowed.isEmpty {
+                return APIError.notFound("no such endpoint: \(request.path)").response(defaultLink: logs)
+            }
+            return APIError.methodNotAllowed(request.method, request.path, allowed: allowed.sorted())
+                .response(defaultLink: logs)
         }
         do {
             return try await best.route.handler(request, best.parameters)
         } catch let error as APIError {
-            return error.response
+            return error.response(defaultLink: logs)
         } catch {
-            return APIError.internalError("\(error)").response
+            return APIError.internalError("\(error)").response(defaultLink: logs)
         }
     }
 

@@ -6,6 +6,8 @@ public struct ServerResponse: Sendable {
         case bytes([UInt8])
         /// Written as events arrive until the stream or the server ends (`text/event-stream`).
         case events(EventStream)
+        /// No answer at all: the connection is reset (for injecting network failures).
+        case connectionReset
     }
 
     public var status: Int
@@ -47,6 +49,11 @@ public struct ServerResponse: Sendable {
             status: 200,
             headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
             body: .events(stream))
+    }
+
+    /// Drops the connection unanswered with a TCP reset, as a failing network or server would.
+    public static var connectionReset: ServerResponse {
+        ServerResponse(status: 0, body: .connectionReset)
     }
 
     /// The first value of a header, by case-insensitive name.

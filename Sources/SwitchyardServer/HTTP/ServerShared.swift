@@ -76,14 +76,10 @@ final class ServerShared: Sendable {
         requestContext.pointee = nil
     }
 
-    /// Runs the handler on the concurrency pool; this connection thread waits for it.
+    /// Runs the handler on this connection thread (see `ConnectionExecutor`).
     private func respond(to request: ServerRequest) -> ServerResponse {
-        let outcome = ResponseSlot()
         let router = self.router
-        Task {
-            outcome.fill(await router.respond(to: request))
-        }
-        return outcome.wait()
+        return ConnectionExecutor().run { await router.respond(to: request) }
     }
 
     private func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -103,6 +99,10 @@ final class ServerShared: Sendable {
             let box = StreamBox(stream: stream, shared: self)
             created = MHD_create_response_from_callback(
                 UInt64.max, 4096, Self.readEvents, Unmanaged.passRetained(box).toOpaque(), Self.releaseEvents)
+        case .connectionReset:
+            // Refusing the request makes libmicrohttpd close the connection; linger 0 turns the close into a reset.
+            _ = cmhd_reset_on_close(connection)
+            return MHD_Result.NO
         }
         guard let created else { return MHD_Result.NO }
         defer { MHD_destroy_response(created) }
@@ -185,22 +185,5 @@ private final class StreamBox {
     init(stream: EventStream, shared: ServerShared) {
         self.stream = stream
         self.shared = shared
-    }
-}
-
-/// Hands the handler's response from the concurrency pool to the waiting connection thread.
-private final class ResponseSlot: @unchecked Sendable {
-    // `response` is written once before `ready` is signalled and read only after waiting on it.
-    private var response: ServerResponse?
-    private let ready = DispatchSemaphore(value: 0)
-
-    func fill(_ response: ServerResponse) {
-        self.response = response
-        ready.signal()
-    }
-
-    func wait() -> ServerResponse {
-        ready.wait()
-        return response ?? APIError.internalError("the handler gave no response").response
     }
 }

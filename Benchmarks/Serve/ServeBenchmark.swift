@@ -1,0 +1,83 @@
+import BSON
+import Foundation
+import Messaging
+
+/// `switchyard serve` with the example app: `functions/call` of a no-op function with a valid token under
+/// wrk (64 connections), beside nginx answering `return 200` and functions-framework serving the same no-op,
+/// all in this run; then cold start to the first served request and idle RSS.
+enum ServeBenchmark {
+    static let benchmark = Benchmark(
+        name: "serve", summary: "switchyard serve under wrk vs nginx and functions-framework; cold start, idle RSS",
+        run: run)
+
+    static func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "switchyard-serve-bench-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let executables = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+        let call = #"{"name":"ping","arguments":[]}"#
+        let wrk = Wrk()
+        print("serve: wrk -t\(wrk.threads) -c\(wrk.connections) -d\(wrk.duration)s, POST functions/call of a no-op")
+
+        // Cold start: from spawning the process to the first answered request.
+        let port = freePort()
+        let started = ContinuousClock.now
+        let serve = try ChildProcess(
+            name: "switchyard serve", executable: "\(executables)/switchyard",
+            arguments: ["serve", "--config", ".", "--data-dir", "\(directory)/data", "--port", "\(port)"])
+        let client = try HTTPClient()
+        let base = "http://127.0.0.1:\(port)/api/client/v2.0/app/switchyard-app"
+        var coldStart: Duration?
+        while ContinuousClock.now - started < .seconds(30) {
+            if let response = try? await client.get(url: "\(base)/location"), response.status == 200 {
+                coldStart = ContinuousClock.now - started
+                break
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        guard let coldStart else { throw BenchmarkFailure("switchyard serve did not answer within 30 s") }
+        try await Task.sleep(for: .seconds(1))
+        let idle = serve.memory()
+        let login = try await client.post(url: "\(base)/auth/providers/anon-user/login", body: Array("{}".utf8))
+        guard let token = login.json?.documentValue?["access_token"]?.stringValue else {
+            throw BenchmarkFailure("anonymous login failed: \(login.status) \(login.text)")
+        }
+        let ours = try wrk.run(
+            url: "\(base)/functions/call", method: "POST", body: call,
+            headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], directory: directory)
+        let loaded = serve.memory()
+        serve.kill()
+
+        let nginx = try NginxPeer(directory: directory, body: "[]")
+        let nginxResult = try wrk.run(
+            url: "http://127.0.0.1:\(nginx.port)/", method: "POST", body: call, directory: directory)
+        nginx.stop()
+
+        let framework = try FunctionsFrameworkPeer(directory: directory, venv: ".build/bench-venv")
+        let frameworkResult = try wrk.run(
+            url: "http://127.0.0.1:\(framework.port)/", method: "POST", body: call, directory: directory)
+        framework.stop()
+
+        func line(_ name: String, _ result: Wrk.Result) -> String {
+            "  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(format(result.requestsPerSecond, 0)) req/s  p50 \(format(result.p50Milliseconds, 2)) ms  p99 \(format(result.p99Milliseconds, 2)) ms\(result.errors > 0 ? "  (\(result.errors) errors)" : "")"
+        }
+        print(line("switchyard serve", ours))
+        print(line("nginx return 200", nginxResult))
+        print(line("functions-framework", frameworkResult))
+        print(
+            "  vs nginx \(format(ours.requestsPerSecond / nginxResult.requestsPerSecond, 2))× (goal ≥ 0.5×), vs functions-framework \(format(ours.requestsPerSecond / frameworkResult.requestsPerSecond, 1))× (goal ≥ 10×)"
+        )
+        print("  cold start to first served request \(format(Timing.seconds(coldStart) * 1000, 1)) ms (goal ≤ 150 ms)")
+        if let idle, let loaded {
+            print(
+                "  RSS idle \(format(idle.resident, 1)) MB (goal ≤ 30 MB), after load \(format(loaded.resident, 1)) MB, peak \(format(loaded.peak, 1)) MB"
+            )
+        }
+    }
+
+    private static func format(_ value: Double, _ digits: Int) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+}

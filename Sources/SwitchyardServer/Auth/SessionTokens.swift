@@ -1,0 +1,140 @@
+import BSON
+import Foundation
+import Switchyard
+
+/// Issues and checks the client API's tokens: HS256 JWTs signed with the data directory's key.
+///
+/// An access token (30 minutes by default) carries `sub` (the user id), `typ: "access"`, `aud` (the app id),
+/// `sid` (the session), `iat`, `exp` and, when the app has custom user data, `user_data`. A refresh token (60
+/// days) carries the same minus `user_data`, with `typ: "refresh"`. `authenticate(accessToken:)` also checks that
+/// the session is live and the user still exists, so logging out or deleting a user ends their tokens at once.
+public final class SessionTokens: Sendable {
+    public enum Kind: String, Sendable {
+        case access, refresh
+    }
+
+    /// What a verified token says.
+    public struct Claims: Sendable, Equatable {
+        public var userId: String
+        public var sessionId: String
+        public var kind: Kind
+        public var issuedAt: Date
+        public var expiresAt: Date
+        /// The custom user data the token was issued with (access tokens only).
+        public var customData: BSONDocument
+    }
+
+    /// A request's caller after its access token checked out.
+    public struct Caller: Sendable {
+        public var user: UserRecord
+        public var claims: Claims
+        var session: UserSession
+
+        /// The caller as a function sees it (custom data is read again by `SwitchyardApp.call`).
+        public var functionUser: FunctionUser { user.functionUser(customData: claims.customData) }
+    }
+
+    static let issuer = "switchyard"
+
+    let key: SigningKey
+    let appId: String
+    let accessLifetime: TimeInterval
+    let users: UserDirectory
+
+    init(key: SigningKey, appId: String, accessLifetime: TimeInterval, users: UserDirectory) {
+        self.key = key
+        self.appId = appId
+        self.accessLifetime = accessLifetime
+        self.users = users
+    }
+
+    // MARK: Issuing
+
+    func accessToken(for userId: String, session: UserSession, customData: BSONDocument) -> String {
+        let issued = users.now()
+        var claims = baseClaims(.access, userId: userId, sessionId: session.id, issued: issued)
+        claims.append("exp", .int64(Self.seconds(issued.addingTimeInterval(accessLifetime))))
+        claims.append("baas_device_id", .string(session.deviceId))
+        if !customData.isEmpty { claims.append("user_data", .document(customData)) }
+        return JSONWebToken.sign(claims, key: key)
+    }
+
+    func refreshToken(for session: UserSession) -> String {
+        var claims = baseClaims(.refresh, userId: session.userId, sessionId: session.id, issued: users.now())
+        claims.append("exp", .int64(Self.seconds(session.expiresAt)))
+        return JSONWebToken.sign(claims, key: key)
+    }
+
+    private func baseClaims(_ kind: Kind, userId: String, sessionId: String, issued: Date) -> BSONDocument {
+        [
+            "iss": .string(Self.issuer), "aud": .string(appId), "sub": .string(userId), "typ": .string(kind.rawValue),
+            "sid": .string(sessionId), "iat": .int64(Self.seconds(issued)),
+        ]
+    }
+
+    // MARK: Checking
+
+    /// The claims of a token this server signed for this app, of the given kind, not expired. Stateless: it does
+    /// not look at the session (see `authenticate(accessToken:)`).
+    /// - Throws: `APIError` 401 `InvalidSession`.
+    public func verify(_ token: String, as kind: Kind) throws(APIError) -> Claims {
+        let claims: BSONDocument
+        do {
+            claims = try JSONWebToken.verifiedClaims(token, key: key)
+        } catch {
+            throw .invalidSession(error.reason)
+        }
+        guard claims["aud"]?.stringValue == appId else {
+            throw .invalidSession("the token was issued for another app")
+        }
+        guard claims["typ"]?.stringValue == kind.rawValue else {
+            throw .invalidSession("expected an \(kind.rawValue) token, got \(claims["typ"]?.stringValue ?? "no") token")
+        }
+        guard let userId = claims["sub"]?.stringValue, let sessionId = claims["sid"]?.stringValue,
+            let issued = claims["iat"]?.int64Value, let expires = claims["exp"]?.int64Value
+        else { throw .invalidSession("the token lacks sub, sid, iat or exp") }
+        let expiry = Date(timeIntervalSince1970: TimeInterval(expires))
+        guard users.now() < expiry else { throw .invalidSession("the \(kind.rawValue) token expired") }
+        return Claims(
+            userId: userId, sessionId: sessionId, kind: kind,
+            issuedAt: Date(timeIntervalSince1970: TimeInterval(issued)),
+            expiresAt: expiry, customData: claims["user_data"]?.documentValue ?? [:])
+    }
+
+    /// The caller of a request bearing `accessToken`: a valid access token whose session is live and whose user
+    /// exists.
+    /// - Throws: `APIError` 401 `InvalidSession` (missing, malformed, forged, expired, revoked, wrong kind or app).
+    public func authenticate(accessToken: String?) async throws -> Caller {
+        try await caller(bearing: accessToken, as: .access)
+    }
+
+    /// The same for a refresh token (`POST` / `DELETE /auth/session`).
+    func authenticate(refreshToken: String?) async throws -> Caller {
+        try await caller(bearing: refreshToken, as: .refresh)
+    }
+
+    private func caller(bearing token: String?, as kind: Kind) async throws -> Caller {
+        guard let token else {
+            throw APIError.invalidSession("the request has no 'Authorization: Bearer <\(kind.rawValue) token>' header")
+        }
+        let claims = try verify(token, as: kind)
+        guard let session = try await users.liveSession(id: claims.sessionId, userId: claims.userId) else {
+            throw APIError.invalidSession("the session has ended (logged out, expired or user deleted)")
+        }
+        guard let user = try await users.user(id: claims.userId) else {
+            throw APIError.invalidSession("the token's user no longer exists")
+        }
+        return Caller(user: user, claims: claims, session: session)
+    }
+
+    private static func seconds(_ date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970.rounded(.down))
+    }
+}
+
+extension APIError {
+    /// 401 `InvalidSession`: the Realm SDKs refresh their access token (or log the user out) on it.
+    static func invalidSession(_ reason: String) -> APIError {
+        APIError(status: 401, code: "InvalidSession", message: "invalid session: \(reason)")
+    }
+}

@@ -1,0 +1,51 @@
+import BSON
+import Switchyard
+
+extension ClientAPI {
+    /// `POST /app/{app}/functions/call` (access token) with canonical Extended JSON `{name, arguments, service?}`:
+    /// the function's result (or the service action's) as canonical Extended JSON.
+    func callFunction(_ request: ServerRequest) async throws -> ServerResponse {
+        let caller = try await tokens.authenticate(accessToken: request.bearerToken)
+        let body = try request.extendedJSONBody()
+        guard let name = body["name"]?.stringValue, !name.isEmpty else {
+            throw APIError(
+                status: 400, code: "InvalidParameter", message: "the request body must name the function ('name')")
+        }
+        let arguments: [BSON]
+        switch body["arguments"] {
+        case nil, .null?: arguments = []
+        case .array(let values)?: arguments = values
+        default:
+            throw APIError(status: 400, code: "InvalidParameter", message: "'arguments' must be an array")
+        }
+        let result: BSON
+        if let service = body["service"], service != .null {
+            guard service.stringValue == MongoDBService.defaultName else {
+                throw APIError(
+                    status: 404, code: "ServiceNotFound",
+                    message:
+                        "service not found: '\(service.stringValue?.prefix(64) ?? "")' (clients can call '\(MongoDBService.defaultName)')"
+                )
+            }
+            result = try await MongoServiceCall(store: app.store).run(action: name, arguments: arguments)
+        } else {
+            do {
+                result = try await app.call(
+                    function: name, arguments: arguments, user: caller.functionUser, request: Self.ruleRequest(request))
+            } catch {
+                throw APIError(status: error.httpStatus, code: error.code.rawValue, message: error.message)
+            }
+        }
+        return .json(Array(result.extendedJSON(mode: .canonical).utf8))
+    }
+
+    /// What a `canEvaluate` rule sees as `%%request`.
+    static func ruleRequest(_ request: ServerRequest) -> BSONDocument {
+        var document: BSONDocument = [
+            "remoteIPAddress": .string(request.remoteAddress), "httpMethod": .string(request.method),
+        ]
+        if let agent = request.headers["user-agent"] { document.append("httpUserAgent", .string(agent)) }
+        if let referrer = request.headers["referer"] { document.append("httpReferrer", .string(referrer)) }
+        return document
+    }
+}

@@ -1,0 +1,144 @@
+import BSON
+import Foundation
+import Switchyard
+
+/// The client API the Realm SDKs speak (realm-core's `app.cpp`), under `/api/client/v2.0`: the app's location,
+/// anonymous and email/password login and registration, the profile, sessions (refresh, log out), deleting the
+/// user, and `functions/call` for the app's functions and the `mongodb-atlas` service.
+///
+/// Data access through `mongodb-atlas` is not governed by rules or permissions: any logged-in user may read and
+/// write any collection except the reserved `admin`, `local` and `config` databases.
+public final class ClientAPI: Sendable {
+    public struct Configuration: Sendable {
+        /// PBKDF2 iterations for new passwords (tests lower it; existing passwords keep theirs).
+        public var passwordIterations: Int
+        public var accessTokenLifetime: Duration
+        public var refreshTokenLifetime: Duration
+        /// The clock tokens and sessions are timed by.
+        public var now: @Sendable () -> Date
+
+        public init(
+            passwordIterations: Int = PasswordHasher.defaultIterations,
+            accessTokenLifetime: Duration = .seconds(30 * 60),
+            refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.passwordIterations = passwordIterations
+            self.accessTokenLifetime = accessTokenLifetime
+            self.refreshTokenLifetime = refreshTokenLifetime
+            self.now = now
+        }
+    }
+
+    public static let basePath = "/api/client/v2.0"
+
+    public let app: SwitchyardApp
+    /// The app id clients must use; others get 404 `AppNotFound`.
+    public let appId: String
+    public let users: UserDirectory
+    public let tokens: SessionTokens
+    /// App Services' `domain_id` in profiles: stable per app id.
+    let domainId: String
+
+    private init(app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens) {
+        self.app = app
+        self.appId = appId
+        self.users = users
+        self.tokens = tokens
+        domainId = Cryptography.sha256(Array(appId.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Loads (or makes, on first start) the data directory's token signing key and prepares the user collections.
+    public static func prepare(app: SwitchyardApp, appId: String, configuration: Configuration = Configuration())
+        async throws -> ClientAPI
+    {
+        let users = UserDirectory(
+            app: app, passwordHasher: PasswordHasher(iterations: configuration.passwordIterations),
+            sessionLifetime: configuration.refreshTokenLifetime.timeInterval, now: configuration.now)
+        try await users.prepare()
+        let key = try await SigningKey.load(from: app.store)
+        let tokens = SessionTokens(
+            key: key, appId: appId, accessLifetime: configuration.accessTokenLifetime.timeInterval, users: users)
+        return ClientAPI(app: app, appId: appId, users: users, tokens: tokens)
+    }
+
+    /// Adds the client API's routes, each with its `OPTIONS` preflight.
+    public func addRoutes(to router: inout Router) {
+        var routes = ClientRoutes(api: self)
+        routes.add("GET", "/app/{app}/location") { api, request, _ in api.location(request) }
+        routes.add("POST", "/app/{app}/auth/providers/{provider}/login") { api, request, parameters in
+            try await api.login(request, provider: parameters["provider"] ?? "")
+        }
+        routes.add("POST", "/app/{app}/auth/providers/local-userpass/register") { api, request, _ in
+            try await api.register(request)
+        }
+        routes.add("GET", "/auth/profile") { api, request, _ in try await api.profile(request) }
+        routes.add("POST", "/auth/session") { api, request, _ in try await api.refreshSession(request) }
+        routes.add("DELETE", "/auth/session") { api, request, _ in try await api.endSession(request) }
+        routes.add("DELETE", "/auth/delete") { api, request, _ in try await api.deleteUser(request) }
+        routes.add("POST", "/app/{app}/functions/call") { api, request, _ in try await api.callFunction(request) }
+        routes.install(on: &router)
+    }
+
+    /// Where clients should send their requests: this server, at the address they reached it by.
+    func location(_ request: ServerRequest) -> ServerResponse {
+        let host = request.headers["host"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        return .json([
+            "deployment_model": "LOCAL", "location": "local", "hostname": .string("http://\(host)"),
+            "ws_hostname": .string("ws://\(host)"),
+        ])
+    }
+}
+
+/// The client API's routes while they are being added: each handler is wrapped to check the app id, render
+/// errors with a `link` (realm-core reads `link` as a string) and add CORS headers.
+private struct ClientRoutes {
+    typealias Handler = @Sendable (ClientAPI, ServerRequest, RouteParameters) async throws -> ServerResponse
+
+    let api: ClientAPI
+    private var routes: [(method: String, path: String, handler: Handler)] = []
+
+    init(api: ClientAPI) { self.api = api }
+
+    mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
+        routes.append((method, ClientAPI.basePath + path, handler))
+    }
+
+    func install(on router: inout Router) {
+        var preflighted: Set<String> = []
+        for route in routes {
+            let (api, handler) = (api, route.handler)
+            router.add(route.method, route.path) { request, parameters in
+                var response: ServerResponse
+                do {
+                    if let app = parameters["app"], app != api.appId { throw APIError.appNotFound(app) }
+                    response = try await handler(api, request, parameters)
+                } catch var error as APIError {
+                    if error.link == nil { error.link = "http://\(request.headers["host"] ?? "127.0.0.1")/" }
+                    response = error.response
+                } catch {
+                    var failure = APIError.internalError("\(error)")
+                    failure.link = "http://\(request.headers["host"] ?? "127.0.0.1")/"
+                    response = failure.response
+                }
+                CrossOriginPolicy.apply(to: &response, for: request)
+                return response
+            }
+            if preflighted.insert(route.path).inserted {
+                router.add("OPTIONS", route.path) { request, _ in CrossOriginPolicy.preflight(request) }
+            }
+        }
+    }
+}
+
+extension APIError {
+    static func appNotFound(_ app: String) -> APIError {
+        APIError(status: 404, code: "AppNotFound", message: "cannot find app using Client App ID '\(app)'")
+    }
+}
+
+extension Duration {
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,154 @@
+import BSON
+import DocumentStore
+
+/// One `mongodb-atlas` service action as the Realm SDKs' `MongoCollection` sends it: the action's name and one
+/// argument `{database, collection, query | filter, update, document(s), pipeline, projection, sort, limit,
+/// upsert, returnNewDocument}`, answered in the shapes the SDKs parse (`insertedId`, `insertedIds`,
+/// `matchedCount`, `modifiedCount`, `upsertedId`, `deletedCount`; counts are int32, `count` is int64).
+///
+/// No rules or permissions apply; the reserved `admin`, `local` and `config` databases (where Switchyard keeps
+/// users, credentials and keys) are refused.
+struct MongoServiceCall {
+    static let actions: Set<String> = [
+        "find", "findOne", "insertOne", "insertMany", "aggregate", "count", "updateOne", "updateMany", "deleteOne",
+        "deleteMany", "findOneAndUpdate", "findOneAndReplace", "findOneAndDelete",
+    ]
+
+    let store: DocumentStore
+
+    func run(action: String, arguments: [BSON]) async throws -> BSON {
+        guard Self.actions.contains(action) else {
+            throw APIError(
+                status: 404, code: "FunctionNotFound",
+                message: "function not found: '\(action.prefix(64))' is not an action of the mongodb-atlas service")
+        }
+        guard arguments.count == 1, let argument = arguments[0].documentValue else {
+            throw Self.invalid("\(action) takes one argument, a document naming the database and collection")
+        }
+        let collection = try Self.collection(argument, in: store, action: action)
+        do {
+            return try await perform(action, argument, on: collection)
+        } catch let error as StoreError {
+            throw APIError(status: 400, code: "MongoDBError", message: "\(action): \(error.message)")
+        } catch let error as BulkWriteError {
+            throw APIError(status: 400, code: "MongoDBError", message: "\(action): \(error)")
+        }
+    }
+
+    private func perform(_ action: String, _ argument: BSONDocument, on collection: DocumentCollection) async throws
+        -> BSON
+    {
+        let filter = try Self.document(argument, "query", or: "filter", action: action) ?? [:]
+        let projection = try Self.document(argument, "projection", or: "project", action: action)
+        let sort = try Self.document(argument, "sort", action: action)
+        switch action {
+        case "find":
+            let limit = try Self.count(argument, "limit", action: action)
+            let options = FindOptions(projection: projection, sort: sort, limit: limit)
+            return .array(try await collection.find(filter, options: options).toArray().map(BSON.document))
+        case "findOne":
+            let options = FindOptions(projection: projection, sort: sort)
+            return try await collection.findOne(filter, options: options).map(BSON.document) ?? .null
+        case "count":
+            let limit = try Self.count(argument, "limit", action: action)
+            return .int64(Int64(try await collection.countDocuments(filter, limit: limit)))
+        case "aggregate":
+            guard let stages = argument["pipeline"]?.arrayValue else {
+                throw Self.invalid("aggregate needs 'pipeline', an array")
+            }
+            let pipeline = try stages.map { stage throws(APIError) -> BSONDocument in
+                guard let stage = stage.documentValue else {
+                    throw Self.invalid("every pipeline stage must be a document")
+                }
+                return stage
+            }
+            return .array(try await collection.aggregate(pipeline).map(BSON.document))
+        case "insertOne":
+            guard let document = argument["document"]?.documentValue else {
+                throw Self.invalid("insertOne needs 'document', a document")
+            }
+            return ["insertedId": try await collection.insertOne(document).insertedId]
+        case "insertMany":
+            guard let values = argument["documents"]?.arrayValue else {
+                throw Self.invalid("insertMany needs 'documents', an array of documents")
+            }
+            let documents = try values.map { value throws(APIError) -> BSONDocument in
+                guard let document = value.documentValue else {
+                    throw Self.invalid("insertMany: every entry of 'documents' must be a document")
+                }
+                return document
+            }
+            let result = try await collection.insertMany(documents)
+            return ["insertedIds": .array(result.insertedIds.sorted { $0.key < $1.key }.map(\.value))]
+        case "updateOne", "updateMany":
+            guard let update = argument["update"]?.documentValue else {
+                throw Self.invalid("\(action) needs 'update', a document")
+            }
+            let upsert = argument["upsert"]?.boolValue ?? false
+            let result =
+                action == "updateOne"
+                ? try await collection.updateOne(filter, update, upsert: upsert)
+                : try await collection.updateMany(filter, update, upsert: upsert)
+            var answer: BSONDocument = [
+                "matchedCount": .int32(Int32(clamping: result.matchedCount)),
+                "modifiedCount": .int32(Int32(clamping: result.modifiedCount)),
+            ]
+            if let id = result.upsertedId { answer.append("upsertedId", id) }
+            return .document(answer)
+        case "deleteOne", "deleteMany":
+            let result =
+                action == "deleteOne" ? try await collection.deleteOne(filter) : try await collection.deleteMany(filter)
+            return ["deletedCount": .int32(Int32(clamping: result.deletedCount))]
+        case "findOneAndUpdate", "findOneAndReplace":
+            guard let update = (argument["update"] ?? argument["replacement"])?.documentValue else {
+                throw Self.invalid("\(action) needs 'update', a document")
+            }
+            let options = FindOneAndModifyOptions(
+                sort: sort, projection: projection,
+                returnDocument: argument["returnNewDocument"]?.boolValue == true ? .after : .before,
+                upsert: argument["upsert"]?.boolValue ?? false)
+            let document =
+                action == "findOneAndUpdate"
+                ? try await collection.findOneAndUpdate(filter, update, options: options)
+                : try await collection.findOneAndReplace(filter, update, options: options)
+            return document.map(BSON.document) ?? .null
+        default:  // findOneAndDelete
+            return try await collection.findOneAndDelete(filter, sort: sort, projection: projection).map(BSON.document)
+                ?? .null
+        }
+    }
+
+    private static func collection(_ argument: BSONDocument, in store: DocumentStore, action: String) throws(APIError)
+        -> DocumentCollection
+    {
+        guard let database = argument["database"]?.stringValue, !database.isEmpty,
+            let collection = argument["collection"]?.stringValue, !collection.isEmpty
+        else { throw invalid("\(action) needs 'database' and 'collection', non-empty strings") }
+        guard !Namespace.unloggedDatabases.contains(database) else {
+            throw APIError(
+                status: 403, code: "PermissionDenied",
+                message: "database '\(database)' is reserved: clients cannot read or write it through mongodb-atlas")
+        }
+        return store.database(database).collection(collection)
+    }
+
+    private static func document(_ argument: BSONDocument, _ name: String, or alias: String? = nil, action: String)
+        throws(APIError) -> BSONDocument?
+    {
+        guard let value = argument[name] ?? alias.flatMap({ argument[$0] }), value != .null else { return nil }
+        guard let document = value.documentValue else { throw invalid("\(action): '\(name)' must be a document") }
+        return document
+    }
+
+    private static func count(_ argument: BSONDocument, _ name: String, action: String) throws(APIError) -> Int {
+        guard let value = argument[name], value != .null else { return 0 }
+        guard let number = value.int64Value, number >= 0, number <= Int64(Int32.max) else {
+            throw invalid("\(action): '\(name)' must be a non-negative whole number")
+        }
+        return Int(number)
+    }
+
+    private static func invalid(_ message: String) -> APIError {
+        APIError(status: 400, code: "InvalidParameter", message: message)
+    }
+}

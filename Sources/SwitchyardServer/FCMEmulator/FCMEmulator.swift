@@ -1,0 +1,91 @@
+import BSON
+import Foundation
+import Messaging
+
+/// Firebase Cloud Messaging on loopback: the HTTP v1 send endpoint, the Instance ID topic management calls
+/// and an OAuth2 token endpoint, answering with FCM's own bodies and errors, so firebase-admin and
+/// Switchyard's `FCMClient` run their real code paths against it. What it accepts goes through `outbox`
+/// (validation, topic reach, fault injection, the app's outbox log).
+///
+/// Routes (`routes`):
+/// - `POST /oauth2/token` — JWT-bearer grant → `{access_token, expires_in: 3600, token_type: "Bearer"}`
+/// - `POST /v1/projects/{project}/messages:send` — `{message, validate_only?}` → `{name}`
+/// - `POST /v1/projects/{project}/registrations/{token}/topicSubscriptions?topic_name=<topic>` → `{name}`
+///   (409 `ALREADY_EXISTS` when subscribed), `DELETE …/topicSubscriptions/{topic}[?allow_missing=true]` → `{}`:
+///   FCM v1's topic management, one token per request (firebase-admin 7.7+)
+/// - `POST /iid/v1:batchAdd`, `POST /iid/v1:batchRemove` — `{to: "/topics/x", registration_tokens: [...]}` →
+///   `{results: [{} | {error: "NOT_FOUND" | "INVALID_ARGUMENT"}]}`
+/// - `POST /iid/v1/{token}/rel/topics/{topic}` — one device subscribes itself → `{}`
+///
+/// Every route wants `Authorization: Bearer <token from /oauth2/token>` (the device route also takes a
+/// legacy `Authorization: key=…`). Faults (`faults`) apply to `messages:send`.
+///
+/// ```swift
+/// let emulator = FCMEmulator(outbox: app.pushOutbox)
+/// router.add(emulator.routes)
+/// emulator.faults.unavailable = 3 // the next three sends answer 503
+/// ```
+public final class FCMEmulator: Sendable {
+    public let outbox: OutboxMessaging
+    let accessTokens: FCMAccessTokens
+
+    /// The Firebase project it answers for (`outbox.project`); other projects in URLs get 404.
+    public var project: String { outbox.project }
+
+    /// The failures injected from now on (the outbox's; shared with in-process sends).
+    public var faults: FaultSettings {
+        get { outbox.faults }
+        set { outbox.faults = newValue }
+    }
+
+    /// Topic subscriptions, as the IID endpoints change them.
+    public var topics: TopicSubscriptions { outbox.topics }
+
+    /// - Parameter tokenLifetime: how long issued access tokens are accepted (Google's: an hour).
+    public init(outbox: OutboxMessaging, tokenLifetime: Duration = .seconds(3600)) {
+        self.outbox = outbox
+        accessTokens = FCMAccessTokens(lifetime: tokenLifetime)
+    }
+
+    /// An access token for `serviceAccount`, as the token endpoint would issue it: for tests and tools that
+    /// skip the OAuth2 exchange.
+    public func issueAccessToken(serviceAccount: String = "switchyard@localhost") -> String {
+        accessTokens.issue(to: serviceAccount)
+    }
+
+    public var routes: Router {
+        var router = Router()
+        router.add("POST", "/oauth2/token") { [self] request, _ in token(request) }
+        router.add("POST", "/v1/projects/{project}/messages:send") { [self] request, parameters in
+            await send(request, project: parameters["project"] ?? "")
+        }
+        let subscriptions = "/v1/projects/{project}/registrations/{token}/topicSubscriptions"
+        router.add("POST", subscriptions) { [self] request, parameters in
+            await createTopicSubscription(
+                request, project: parameters["project"] ?? "", token: parameters["token"] ?? "")
+        }
+        router.add("DELETE", subscriptions + "/{topic}") { [self] request, parameters in
+            await deleteTopicSubscription(
+                request, project: parameters["project"] ?? "", token: parameters["token"] ?? "",
+                topic: parameters["topic"] ?? "")
+        }
+        router.add("POST", "/iid/v1:batchAdd") { [self] request, _ in await batch(request, subscribe: true) }
+        router.add("POST", "/iid/v1:batchRemove") { [self] request, _ in await batch(request, subscribe: false) }
+        router.add("POST", "/iid/v1/{token}/rel/topics/{topic}") { [self] request, parameters in
+            await subscribeDevice(request, token: parameters["token"] ?? "", topic: parameters["topic"] ?? "")
+        }
+        return router
+    }
+
+    /// The grant of the request's bearer token, or why there is none (Google's 401 reasons).
+    func grant(_ request: ServerRequest) -> Result<FCMAccessTokens.Grant, GoogleAPIError> {
+        guard let token = request.bearerToken else {
+            return .failure(.unauthenticated(reason: "CREDENTIALS_MISSING"))
+        }
+        switch accessTokens.check(token) {
+        case .valid(let grant): return .success(grant)
+        case .expired: return .failure(.unauthenticated(reason: "ACCESS_TOKEN_EXPIRED"))
+        case .unknown: return .failure(.unauthenticated(reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED"))
+        }
+    }
+}

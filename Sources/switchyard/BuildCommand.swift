@@ -1,0 +1,101 @@
+import Foundation
+
+/// How `serve --watch` rebuilds the functions: by default `swift build` of the running executable's product in
+/// the package that holds the configuration, in the same build configuration; `--build-command` overrides it.
+struct BuildCommand {
+    let arguments: [String]
+
+    var display: String { arguments.joined(separator: " ") }
+
+    struct Result {
+        var succeeded: Bool
+        var output: String
+        /// The compiler's `error:` lines and what follows them, for the terminal and the dashboard.
+        var errors: String
+    }
+
+    /// The default for an executable at `executable` serving the configuration in `directory`; nil when no
+    /// Package.swift is at or above it.
+    static func swiftBuild(executable: String, configurationDirectory directory: String) -> BuildCommand? {
+        var package = URL(fileURLWithPath: directory).standardizedFileURL
+        while !FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) {
+            guard package.path != "/" else { return nil }
+            package = package.deletingLastPathComponent()
+        }
+        let product = (executable as NSString).lastPathComponent
+        var arguments = ["swift", "build", "--package-path", package.path, "--product", product]
+        if executable.contains("/release/") { arguments += ["-c", "release"] }
+        return BuildCommand(arguments: arguments)
+    }
+
+    /// A command line run by `/bin/sh -c`.
+    static func shell(_ command: String) -> BuildCommand {
+        BuildCommand(arguments: ["/bin/sh", "-c", command])
+    }
+
+    func run() async -> Result {
+        await withCheckedContinuation { continuation in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            process.terminationHandler = { _ in }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(returning: Result(succeeded: false, output: "\(error)", errors: "\(error)"))
+                return
+            }
+            let running = RunningBuild(process: process, pipe: pipe)
+            Thread.detachNewThread {
+                let (process, pipe) = (running.process, running.pipe)
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                let output = String(decoding: data, as: UTF8.self)
+                continuation.resume(
+                    returning: Result(
+                        succeeded: process.terminationStatus == 0, output: output, errors: Self.errors(in: output)))
+            }
+        }
+    }
+
+    /// The build's process and output, handed to the thread that waits for them (its only user from then on).
+    private struct RunningBuild: @unchecked Sendable {
+        let process: Process
+        let pipe: Pipe
+    }
+
+    static func errors(in output: String) -> String {
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        var kept: [Substring] = []
+        var inError = false
+        for line in lines {
+            if line.contains("error:") {
+                inError = true
+            } else if line.contains("warning:") || line.hasPrefix("[") || line.hasPrefix("Building") {
+                inError = false
+            }
+            if inError { kept.append(line) }
+        }
+        return kept.joined(separator: "\n")
+    }
+}
+
+/// `<data-dir>/build.json`: the last build of `serve --watch` (`state`: building, failed or succeeded; `time`;
+/// `output` of a failed build), which the admin API and dashboard show.
+struct BuildStatus {
+    let dataDirectory: String
+
+    static let file = "build.json"
+
+    func write(state: String, output: String) {
+        let document: [String: String] = [
+            "state": state, "time": ISO8601DateFormatter().string(from: Date()), "output": output,
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) else { return }
+        try? FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try? data.write(to: URL(fileURLWithPath: "\(dataDirectory)/\(Self.file)"), options: .atomic)
+    }
+}

@@ -1,0 +1,68 @@
+import BSON
+import Foundation
+import Switchyard
+import SwitchyardServer
+
+/// What `serve` prints on standard output: its addresses, its lifecycle and every function run, as text for
+/// people or one JSON object per line for log collectors.
+struct ServeLog {
+    let format: ServeCommand.LogFormat
+
+    func serving(_ server: AppServer, dataDirectory: String) {
+        let base = server.http.baseURL
+        let tokenFile = "\(dataDirectory)/\(AdminToken.fileName)"
+        let urls: KeyValuePairs<String, String> = [
+            "dashboard": "\(base)/", "clientAPI": "\(base)/api/client/v2.0/app/\(server.appId)",
+            "fcmEmulator": "\(base)/v1/projects/\(server.appId)/messages:send", "adminAPI": "\(base)/admin/v1",
+        ]
+        switch format {
+        case .text:
+            Output.print(
+                """
+                serving app '\(server.appId)' (data in \(dataDirectory); Ctrl-C stops)
+                  dashboard      \(urls[0].value)
+                  client API     \(urls[1].value)
+                  FCM emulator   \(urls[2].value)
+                  admin API      \(urls[3].value)
+                  admin token    \(server.adminToken.value) (also in \(tokenFile))
+                """)
+        case .json:
+            var document = line(level: "info", message: "serving app '\(server.appId)'")
+            document.append("appId", .string(server.appId))
+            document.append("dataDirectory", .string(dataDirectory))
+            for (name, url) in urls { document.append(name, .string(url)) }
+            // The token itself stays out of machine-read logs, which travel further than a terminal.
+            document.append("adminTokenFile", .string(tokenFile))
+            Output.print(document.extendedJSON(mode: .relaxed))
+        }
+    }
+
+    func invocation(_ record: InvocationRecord) {
+        switch format {
+        case .text: Output.print(record.lines.joined(separator: "\n"))
+        case .json: Output.print(record.jsonLine)
+        }
+    }
+
+    func event(_ message: String) {
+        switch format {
+        case .text: Output.print(message)
+        case .json: Output.print(line(level: "info", message: message).extendedJSON(mode: .relaxed))
+        }
+    }
+
+    /// Something the operator must act on; on standard error in text form.
+    func problem(_ message: String) {
+        switch format {
+        case .text: Output.error(message)
+        case .json: Output.print(line(level: "error", message: message).extendedJSON(mode: .relaxed))
+        }
+    }
+
+    private func line(level: String, message: String) -> BSONDocument {
+        [
+            "time": .string(UTCTimestamp.text(Date(), milliseconds: true)), "level": .string(level),
+            "message": .string(message),
+        ]
+    }
+}
