@@ -52,13 +52,16 @@ import Testing
             _ = try await userData.insertOne([
                 "userId": "u2", "FCMToken": ["phone-2", "phone-1"], "name": "not a token",
             ])
+            try await server.app.pushOutbox.topics.subscribe(["phone-1", "watch-9"], to: "books")
             _ = try await server.app.messaging.send(
                 PushMessage(target: .token("loose-token"), notification: .init(title: "hi")))
             let devices = try #require(try await server.get("/devices").document?["devices"]?.arrayValue)
             #expect(
                 devices == [
-                    ["token": "phone-1", "userId": "u1"], ["token": "tablet-1", "userId": "u1"],
-                    ["token": "phone-2", "userId": "u2"], ["token": "loose-token"],
+                    ["token": "phone-1", "userId": "u1", "topics": ["books"]],
+                    ["token": "tablet-1", "userId": "u1", "topics": []],
+                    ["token": "phone-2", "userId": "u2", "topics": []], ["token": "watch-9", "topics": ["books"]],
+                    ["token": "loose-token", "topics": []],
                 ])
         }
     }

@@ -9,7 +9,10 @@ import Testing
 @Suite struct AdminAPITests {
     @Test func withoutATokenEveryAdminRouteIs401() async throws {
         try await AdminTestServer.run { server in
-            for path in ["/app", "/triggers", "/invocations", "/databases", "/users", "/outbox", "/devices"] {
+            for path in [
+                "/app", "/triggers", "/triggers/events", "/invocations", "/invocations/events", "/databases", "/users",
+                "/outbox", "/outbox/events", "/devices", "/faults", "/topics",
+            ] {
                 let response = try await server.get(path, token: .some(nil))
                 #expect(response.status == 401, "\(path)")
                 #expect(response.errorCode == "InvalidSession", "\(path)")
@@ -48,7 +51,9 @@ import Testing
 
     @Test func requestsFromOtherMachinesAre403EvenWithTheToken() async throws {
         try await AdminTestServer.run { server in
-            let router = AdminAPI(app: server.app, token: server.server.adminToken).router
+            let router = AdminAPI(
+                app: server.app, token: server.server.adminToken, users: server.server.clientAPI.users
+            ).router
             for address in ["192.0.2.7", "10.0.0.1", "::ffff:192.0.2.7", "2001:db8::1", ""] {
                 let request = ServerRequest(
                     method: "GET", path: "/admin/v1/triggers",

@@ -41,7 +41,10 @@ final class AdminTestServer: Sendable {
         do {
             try await app.start()
             server = try await AppServer.start(
-                app: app, configuration: .init(port: 0, dataDirectory: dataDirectory))
+                app: app,
+                configuration: .init(
+                    port: 0, clientAPI: ClientAPI.Configuration(passwordIterations: 1_000),
+                    dataDirectory: dataDirectory))
         } catch {
             await app.stop()
             throw error
@@ -83,6 +86,36 @@ final class AdminTestServer: Sendable {
             }
         guard let chosen else { return [:] }
         return ["Authorization": "Bearer \(chosen)"]
+    }
+
+    /// `…/api/client/v2.0/app/<app id><path>`: the client API the Realm SDKs speak.
+    func clientURL(_ path: String) -> String {
+        "\(baseURL)\(ClientAPI.basePath)/app/\(server.appId)\(path)"
+    }
+
+    /// Registers an email/password user and logs them in through the client API: their id and access token.
+    @discardableResult
+    func register(_ email: String, password: String = "correct horse") async throws -> (id: String, accessToken: String)
+    {
+        let body = Array(#"{"email": "\#(email)", "password": "\#(password)"}"#.utf8)
+        let registered = try await client.post(url: clientURL("/auth/providers/local-userpass/register"), body: body)
+        guard registered.status == 201 else { throw TestFailure("register answered \(registered.status)") }
+        let login = Array(#"{"username": "\#(email)", "password": "\#(password)"}"#.utf8)
+        return try Self.session(
+            try await client.post(url: clientURL("/auth/providers/local-userpass/login"), body: login))
+    }
+
+    /// Logs a new anonymous user in: their id and access token.
+    func loginAnonymously() async throws -> (id: String, accessToken: String) {
+        try Self.session(
+            try await client.post(url: clientURL("/auth/providers/anon-user/login"), body: Array("{}".utf8)))
+    }
+
+    private static func session(_ response: HTTPResponse) throws -> (id: String, accessToken: String) {
+        guard response.status == 200, let body = response.document, let id = body["user_id"]?.stringValue,
+            let token = body["access_token"]?.stringValue
+        else { throw TestFailure("login answered \(response.status): \(response.text)") }
+        return (id, token)
     }
 
     /// Waits until the triggers have caught up and no function is running.

@@ -1,32 +1,41 @@
 import BSON
-import DocumentStore
 import Switchyard
 
-/// The app's users as the client API keeps them in `local.switchyard_users`, each with its custom user data.
+/// The app's users (the client API's `UserDirectory`), each with its custom user data.
 ///
-/// - `GET /users?limit=` → `{users: [{_id, type, identities: [{id, provider_type}], data, createdAt?,
-///   lastLoginAt?, customData?}]}`, oldest first (`limit` default 100, at most 1,000)
+/// - `GET    /users?limit=&skip=` → `{users: [user], count}`, newest first (`limit` default 100, at most 1,000)
+/// - `GET    /users/{id}` → user
+/// - `DELETE /users/{id}` → `{deleted: id}`: the user, their credentials and sessions go (their tokens stop
+///   working at once) and the app's `delete` authentication triggers fire
+///
+/// A user is `{_id, type, identities: [{id, provider_type}], data, createdAt, lastLoginAt?, customData?}`.
 extension AdminAPI {
-    static let usersDatabase = "local"
-    static let usersCollection = "switchyard_users"
-
     func addUserRoutes(to routes: inout AdminRoutes) {
-        let store = app.store
-        let customUserData = app.configuration.definition.auth.customUserData.flatMap { $0.enabled ? $0 : nil }
+        let users = self.users
         routes.add("GET", "/users") { request, _ in
-            let limit = try request.integerArgument("limit", default: 100, in: 1...1000)
-            let users = try await store.database(Self.usersDatabase).collection(Self.usersCollection)
-                .find([:], options: FindOptions(sort: ["createdAt": 1, "_id": 1], limit: limit)).toArray()
-            var answer: [BSON] = []
-            for var user in users {
-                if let customUserData, let id = user["_id"] {
-                    let data = try await store.database(customUserData.database)
-                        .collection(customUserData.collection).findOne([customUserData.userIdField: id])
-                    if let data { user.append("customData", .document(data)) }
-                }
-                answer.append(.document(user))
-            }
-            return .json(["users": .array(answer)])
+            let records = try await users.list(
+                limit: try request.integerArgument("limit", default: 100, in: 1...1000),
+                skip: try request.integerArgument("skip", default: 0, in: 0...Int(Int32.max)))
+            var listed: [BSON] = []
+            for record in records { listed.append(.document(try await Self.userDocument(record, users))) }
+            return .json(["users": .array(listed), "count": .int64(Int64(try await users.count()))])
         }
+        routes.add("GET", "/users/{id}") { _, parameters in
+            let id = parameters["id"] ?? ""
+            guard let record = try await users.user(id: id) else { throw APIError.userNotFound(id) }
+            return .json(try await Self.userDocument(record, users))
+        }
+        routes.add("DELETE", "/users/{id}") { _, parameters in
+            let id = parameters["id"] ?? ""
+            try await users.delete(id: id)
+            return .json(["deleted": .string(id)])
+        }
+    }
+
+    private static func userDocument(_ record: UserRecord, _ users: UserDirectory) async throws -> BSONDocument {
+        var document = record.document
+        let customData = try await users.customData(forUser: record.id)
+        if !customData.isEmpty { document.append("customData", .document(customData)) }
+        return document
     }
 }

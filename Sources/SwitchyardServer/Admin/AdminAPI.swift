@@ -2,7 +2,7 @@ import BSON
 import Switchyard
 
 /// The admin API under `/admin/v1`: what the dashboard (and scripts, with the token from `admin.token`) use to
-/// watch and steer a running app — triggers, invocations, data, users and the outbox.
+/// watch and steer a running app — triggers, invocations, data, users, the outbox and fault injection.
 ///
 /// Every route answers only clients on this machine (403 `Forbidden` otherwise) that send
 /// `Authorization: Bearer <token>` with the token made at start (401 `InvalidSession` otherwise). Bodies and
@@ -10,17 +10,20 @@ import Switchyard
 ///
 /// ```swift
 /// var router = Router()
-/// router.add(AdminAPI(app: app, token: try AdminToken.generate()).router)
+/// router.add(AdminAPI(app: app, token: try AdminToken.generate(), users: clientAPI.users).router)
 /// ```
 public struct AdminAPI: Sendable {
     public static let basePath = "/admin/v1"
 
     let app: SwitchyardApp
     let token: AdminToken
+    /// The client API's users (the admin API lists and deletes them).
+    let users: UserDirectory
 
-    public init(app: SwitchyardApp, token: AdminToken) {
+    public init(app: SwitchyardApp, token: AdminToken, users: UserDirectory) {
         self.app = app
         self.token = token
+        self.users = users
     }
 
     /// Every admin route, each behind the loopback and token checks.
@@ -32,6 +35,7 @@ public struct AdminAPI: Sendable {
         addCollectionRoutes(to: &routes)
         addUserRoutes(to: &routes)
         addOutboxRoutes(to: &routes)
+        addFaultRoutes(to: &routes)
         return routes.router
     }
 

@@ -35,9 +35,11 @@ function showToast(text, isError = false) {
   showToast.timer = setTimeout(() => { toast.hidden = true; }, isError ? 8000 : 3000);
 }
 
+// Today's times without the date.
 function formatTime(value) {
   const date = ejsonDate(value);
-  return date ? date.toLocaleString() : '';
+  if (!date) return '';
+  return date.toDateString() === new Date().toDateString() ? date.toLocaleTimeString() : date.toLocaleString();
 }
 
 function ejsonDate(value) {
@@ -535,18 +537,80 @@ async function insertDocument() {
 
 async function loadUsers() {
   try {
-    const { users } = await getJSON('/users');
+    const { users, count } = await getJSON('/users?limit=500');
     $('users-empty').hidden = users.length > 0;
-    $('users').replaceChildren(...users.map((user) => el('tr', {},
-      el('td', { class: 'mono' }, typeof user._id === 'object' ? JSON.stringify(user._id) : user._id),
+    $('users-count').textContent = count === 1 ? '1 user' : `${count} users`;
+    $('users').replaceChildren(...users.map((user) => el('tr', { 'data-user': user._id },
+      el('td', { class: 'mono' }, user._id),
       el('td', {}, user.type || ''),
       el('td', {}, (user.identities || []).map((identity) => identity.provider_type).join(', ')),
       el('td', {}, (user.data && user.data.email) || ''),
       el('td', {}, formatTime(user.createdAt)),
       el('td', {}, formatTime(user.lastLoginAt)),
-      el('td', {}, user.customData ? el('pre', {}, JSON.stringify(user.customData, null, 2)) : ''))));
+      el('td', {}, user.customData ? el('pre', {}, JSON.stringify(user.customData, null, 2)) : ''),
+      el('td', {}, el('button', { class: 'small danger', onclick: () => deleteUser(user._id) }, 'Delete')))));
   } catch (error) {
     showToast(`users: ${error.message}`, true);
+  }
+}
+
+async function deleteUser(id) {
+  if (!confirm(`Delete user ${id}? Their sessions end and the delete triggers run.`)) return;
+  try {
+    await request('DELETE', `/users/${encodeURIComponent(id)}`);
+    showToast(`deleted user ${id}`);
+  } catch (error) {
+    showToast(error.message, true);
+  }
+  loadUsers();
+}
+
+// ---- fault injection ----
+
+const faultCounts = ['unavailable', 'internalErrors', 'quotaExceeded', 'rateLimit', 'retryAfterSeconds',
+  'latencyMilliseconds', 'connectionResets'];
+
+function showFaults(faults) {
+  for (const name of faultCounts) {
+    const input = $(`fault-${name}`);
+    if (document.activeElement !== input) input.value = faults[name];
+  }
+  const tokens = $('fault-unregisteredTokens');
+  if (document.activeElement !== tokens) tokens.value = faults.unregisteredTokens.join('\n');
+  const active = faultCounts.some((name) => name !== 'retryAfterSeconds' && faults[name] > 0)
+    || faults.unregisteredTokens.length > 0;
+  $('faults-state').textContent = active ? 'faults on' : 'no faults';
+  $('faults-state').className = active ? 'badge failure' : 'badge';
+}
+
+async function loadFaults() {
+  try {
+    showFaults(await getJSON('/faults'));
+  } catch (error) {
+    showToast(`faults: ${error.message}`, true);
+  }
+}
+
+async function applyFaults(event) {
+  event.preventDefault();
+  const changes = {};
+  for (const name of faultCounts) changes[name] = Number($(`fault-${name}`).value || 0);
+  changes.unregisteredTokens = $('fault-unregisteredTokens').value.split(/[\s,]+/).filter(Boolean);
+  try {
+    document.activeElement.blur();
+    showFaults(JSON.parse(await request('PATCH', '/faults', JSON.stringify(changes))));
+    showToast('faults applied');
+  } catch (error) {
+    showToast(error.message, true);
+  }
+}
+
+async function clearFaults() {
+  try {
+    showFaults(JSON.parse(await request('DELETE', '/faults')));
+    showToast('faults cleared');
+  } catch (error) {
+    showToast(error.message, true);
   }
 }
 
@@ -591,14 +655,12 @@ function targetText(target) {
   return `condition ${target.condition}`;
 }
 
-// Whether a delivered message shows on a device: sent to its token, or to a topic or condition, which reach
-// the tokens the outbox lists (`tokens`) when it knows them, and every device when it does not.
+// Whether a delivered message shows on a device: the outbox lists the registered tokens each message reached
+// (the token itself, or a topic's or condition's subscribers at the time).
 function reaches(entry, device) {
   if (entry.error || !entry.payload) return false;
-  if (entry.target.token) return entry.target.token === device.token;
-  if (Array.isArray(entry.tokens)) return entry.tokens.includes(device.token);
-  if (entry.target.topic && Array.isArray(device.topics)) return device.topics.includes(entry.target.topic);
-  return true;
+  if (Array.isArray(entry.reachedTokens)) return entry.reachedTokens.includes(device.token);
+  return entry.target.token === device.token;
 }
 
 function notificationView(entry) {
@@ -622,6 +684,8 @@ function renderOutbox() {
       el('div', { class: 'phone-notch' }),
       el('div', { class: 'phone-status' }, device.userId ? `user ${device.userId}` : 'unknown user'),
       el('div', { class: 'phone-token', title: device.token }, device.token),
+      el('div', { class: 'phone-topics' }, (device.topics || []).length > 0
+        ? `topics: ${device.topics.join(', ')}` : 'no topics'),
       el('ul', { class: 'notifications' }, shown.map(notificationView)),
       shown.length === 0 ? el('p', { class: 'phone-empty' }, 'No notifications') : null);
   }));
@@ -668,10 +732,12 @@ async function start() {
   });
 
   follow('outbox', () => '/outbox/events', {
-    message: (data) => { addOutboxEntries([JSON.parse(data)]); loadDevices(); },
-  }, () => { loadOutbox(); loadDevices(); });
-  // Tokens are registered by writes that send nothing: look for new devices now and then.
-  setInterval(() => { if (!$('tab-outbox').hidden) loadDevices(); }, 3000);
+    message: (data) => { addOutboxEntries([JSON.parse(data)]); loadDevices(); loadFaults(); },
+  }, () => { loadOutbox(); loadDevices(); loadFaults(); });
+  $('faults').addEventListener('submit', applyFaults);
+  $('faults-clear').addEventListener('click', clearFaults);
+  // Tokens are registered and topics subscribed without a message: look for new devices now and then.
+  setInterval(() => { if (!$('tab-outbox').hidden) loadDevices(); }, 2000);
 
   $('find').addEventListener('submit', (event) => { event.preventDefault(); page = 0; loadDocuments(); });
   $('data-database').addEventListener('change', loadDatabases);
