@@ -39,11 +39,13 @@ fuzz: deps
 	Fuzz/run.sh ejson 600
 	Fuzz/run.sh bson 600
 
+# The push benchmark's peer (firebase-admin) runs in a venv made here once; without network it is left out.
 bench: EXTRA_PACKAGES = $(TEST_PACKAGES) $(BENCH_PACKAGES)
 bench: deps
 	$(SWIFT) build -c release --product switchyard-bench
 	$(SWIFT) build -c release --product switchyard
-	.build/release/switchyard-bench
+	Benchmarks/push/make-venv.sh .build/bench-venv
+	SWITCHYARD_BENCH_PYTHON=$(CURDIR)/.build/bench-venv/bin/python .build/release/switchyard-bench
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks functions Package.swift

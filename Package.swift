@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
+        // For apps made by `switchyard init`: their Functions target registers its files the way ours does.
+        .plugin(name: "FunctionRegistryPlugin", targets: ["FunctionRegistryPlugin"]),
     ],
     targets: [
         // System libraries: one per Debian package, each with a prefixed shim for what Swift cannot import.
@@ -54,7 +56,7 @@ let package = Package(
         .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(
             name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite"],
-            path: "Benchmarks"),
+            path: "Benchmarks", exclude: ["push"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer"]),
@@ -63,7 +65,7 @@ let package = Package(
             name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"
         ),
         // TestSupport serves the HTTP client's tests on loopback (libmicrohttpd); Messaging itself never links it.
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport"]),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "BSON", "TestSupport", "COpenSSL"]),
         .testTarget(
             name: "SwitchyardTests",
             dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging", "TestSupport", "trigger-crash-runner"],

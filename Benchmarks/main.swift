@@ -1,10 +1,18 @@
 // `switchyard-bench [NAME...]`: runs the named benchmarks, or all of them. Build with -c release.
 let benchmarks: [Benchmark] = [
     ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark, TriggerBenchmark.benchmark, ServeBenchmark.benchmark,
+    PushBenchmark.benchmark, ImportBenchmark.benchmark,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())
-if requested.contains("--help") || requested.contains("--list") {
+if requested.first == "push-client" {
+    // The push benchmark's child process (its peak RSS is the client's alone).
+    do {
+        try await PushBenchmark.client(Array(requested.dropFirst()))
+    } catch {
+        print("push-client failed: \(error)")
+    }
+} else if requested.contains("--help") || requested.contains("--list") {
     for benchmark in benchmarks { print("\(benchmark.name)\t\(benchmark.summary)") }
 } else {
     let unknown = requested.filter { name in !benchmarks.contains { $0.name == name } }

@@ -44,6 +44,12 @@ public struct TestOutbox: Sendable {
         nonmutating set { messaging.unregisteredTokens = newValue }
     }
 
+    /// Tokens that FCM refuses from now on as not being registration tokens (`INVALID_ARGUMENT`).
+    public var malformedTokens: Set<String> {
+        get { messaging.malformedTokens }
+        nonmutating set { messaging.malformedTokens = newValue }
+    }
+
     /// Makes the next `count` deliveries fail with `code` (each token of a multicast is one delivery).
     public func failNextSends(_ count: Int, with code: PushError.Code = .unavailable) {
         messaging.failNextSends(count, with: code)

@@ -9,7 +9,7 @@ enum CommandLineTool {
             ValidateCommand.self, ServeCommand.self, RunCommand.self, CallCommand.self, FireCommand.self,
             ImportCommand.self,
             LogsCommand.self, TriggersCommand.self, ResumeCommand.self, OutboxCommand.self,
-            GenerateEventCommand.self,
+            GenerateEventCommand.self, DataCommand.self, InitCommand.self,
             EJSONCommand.self,
         ]
     }

@@ -120,6 +120,29 @@ import Testing
         }
     }
 
+    /// A string that was never a token (FCM: `INVALID_ARGUMENT` on `message.token`) is removed like an unregistered
+    /// one, while a failure of another device leaves the entry `processed: false` for the scheduled retry.
+    @Test func anInvalidTokenIsRemovedAndOtherFailuresWaitForTheRetry() async throws {
+        try await BooksAppFixture.run { app in
+            let book = ObjectId()
+            try await seed(
+                app, book: book,
+                users: [BooksAppFixture.userData("u1", tokens: ["kept", "junk", "gone"], favorites: [book])])
+            app.outbox.malformedTokens = ["junk"]
+            app.outbox.unregisteredTokens = ["gone"]
+            app.outbox.failNextSends(1)
+            try await retitle(app, book: book, to: "Dune Messiah")
+
+            let user = try await app.collection("product.customUserData").findOne(["userId": "u1"])
+            #expect(user?["FCMToken"] == ["kept"])
+            let entry = try #require(try await queue(app).first)
+            #expect(entry["processed"] == false)
+            #expect(entry["invalidTokens"] == ["junk", "gone"])
+            #expect(entry["deliveredTokens"] == nil || entry["deliveredTokens"] == [])
+            #expect(entry["lastError"]?.stringValue?.hasPrefix("kept: UNAVAILABLE") == true)
+        }
+    }
+
     @Test func aTransientFailureIsSentByTheScheduledRetryAndOnlyOnce() async throws {
         try await BooksAppFixture.run { app in
             let book = ObjectId()

@@ -8,8 +8,9 @@ import Switchyard
 /// `{_id, userId, tokens, bookId, title, changes, date, processed: false, attempts: 0}`.
 ///
 /// Delivery is tracked per device so that nothing is sent twice after it succeeded: tokens FCM accepted go to
-/// `deliveredTokens`, tokens it reported `UNREGISTERED` to `invalidTokens` (and are pulled from the user's
-/// `FCMToken`); a later attempt sends only to the rest. Any other error (per token, or the whole send throwing)
+/// `deliveredTokens`, tokens the response says to delete (`BatchResponse.tokensToDelete`: unregistered, or not a
+/// token at all) to `invalidTokens` (and are pulled from the user's `FCMToken`); a later attempt sends only to the
+/// rest. Any other error (per token, or the whole send throwing)
 /// leaves `processed: false`, increments `attempts` and records `lastError`; the entry is then retried by the
 /// scheduled `retryUnprocessedNotifications`, not by throwing into the trigger's retries (see
 /// `sendQueuedNotification`). `processed` becomes true once no token is left to send to (`sentAt` is set when
@@ -40,7 +41,7 @@ struct NotificationQueue {
     }
 
     enum Outcome: Equatable {
-        /// Every token got the message or was unregistered.
+        /// Every token got the message or was unregistered or invalid.
         case processed
         /// Some tokens are left for a later attempt.
         case failed
@@ -58,7 +59,7 @@ struct NotificationQueue {
         let bookId = entry["bookId"] ?? .null
 
         var delivered: [String] = []
-        var unregistered: [String] = []
+        var stale: [String] = []
         var lastError: String?
         let message = PortableNotification(
             title: Self.title, body: entry["title"]?.stringValue ?? "A book in your favourites was updated",
@@ -67,11 +68,13 @@ struct NotificationQueue {
             let tokens = Array(pending[start..<min(start + Self.multicastLimit, pending.count)])
             do {
                 let response = try await messaging.sendEachForMulticast(message.multicast(to: tokens))
-                for result in response.results {
-                    switch result.error {
-                    case nil: delivered.append(result.token)
-                    case let error? where error.code == .unregistered: unregistered.append(result.token)
-                    case let error?: lastError = "\(result.token): \(error)"
+                let toDelete = response.tokensToDelete
+                stale.append(contentsOf: toDelete)
+                for result in response.results where !toDelete.contains(result.token) {
+                    if let error = result.error {
+                        lastError = "\(result.token): \(error)"
+                    } else {
+                        delivered.append(result.token)
                     }
                 }
             } catch {
@@ -79,10 +82,10 @@ struct NotificationQueue {
             }
         }
 
-        if let userId, !unregistered.isEmpty {
+        if let userId, !stale.isEmpty {
             try await collections.userData.updateOne(
-                ["userId": .string(userId)], ["$pull": ["FCMToken": ["$in": .array(unregistered.map(BSON.string))]]])
-            log("removed \(unregistered.count) unregistered token(s) of user \(userId)")
+                ["userId": .string(userId)], ["$pull": ["FCMToken": ["$in": .array(stale.map(BSON.string))]]])
+            log("removed \(stale.count) unregistered or invalid token(s) of user \(userId)")
         }
         let finished = lastError == nil
         var set: BSONDocument = ["lastAttemptAt": .datetime(BSONDate(now))]
@@ -97,18 +100,18 @@ struct NotificationQueue {
         var update: BSONDocument = [
             "$set": .document(set), "$inc": ["attempts": 1], "$unset": ["sendingUntil": ""],
         ]
-        if !delivered.isEmpty || !unregistered.isEmpty {
+        if !delivered.isEmpty || !stale.isEmpty {
             update.append(
                 "$addToSet",
                 [
                     "deliveredTokens": ["$each": .array(delivered.map(BSON.string))],
-                    "invalidTokens": ["$each": .array(unregistered.map(BSON.string))],
+                    "invalidTokens": ["$each": .array(stale.map(BSON.string))],
                 ])
         }
         try await collections.notificationQueue.updateOne(["_id": id], update)
         if let lastError {
             log(
-                "entry \(id.identifierText): \(delivered.count) sent, \(pending.count - delivered.count - unregistered.count) left for a retry: \(lastError)"
+                "entry \(id.identifierText): \(delivered.count) sent, \(pending.count - delivered.count - stale.count) left for a retry: \(lastError)"
             )
             return .failed
         }

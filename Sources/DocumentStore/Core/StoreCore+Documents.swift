@@ -153,17 +153,18 @@ struct PreparedDocument: Sendable {
     let id: BSON
     let key: [UInt8]
     let body: [UInt8]
-    /// The `insert` event, embedding `body`; nil for namespaces that are not change-logged.
+    /// The `insert` event, embedding `body`; nil for namespaces that are not change-logged, and for
+    /// writes that are not (`changeLogged: false`, see `DocumentCollection.replaceContents`).
     let event: [UInt8]?
 
     /// `document` must have its `_id` (`StoreCore.withId`).
-    init(_ document: BSONDocument, in namespace: Namespace) throws(StoreError) {
+    init(_ document: BSONDocument, in namespace: Namespace, changeLogged: Bool = true) throws(StoreError) {
         guard let id = document["_id"] else { throw .badValue("document has no _id") }
         self.document = document
         self.id = id
         key = try StoreCore.idKey(id)
         body = try StoreCore.encodeChecked(document)
-        guard namespace.isChangeLogged else {
+        guard namespace.isChangeLogged, changeLogged else {
             event = nil
             return
         }

@@ -1,18 +1,20 @@
 import CCurl
 import Synchronization
 
-/// One request in flight: its easy handle, the buffers curl's callbacks fill, and the continuation to resume.
+/// One request: waiting in the loop's queue, then in flight on an easy handle the loop lends it, with the
+/// buffers curl's callbacks fill and the continuation to resume.
 ///
-/// `@unchecked Sendable`: the caller configures it, then hands it to the transfer loop through a `Mutex`; from
-/// then on only the loop thread touches it (curl calls the callbacks on that thread), so no state is shared.
+/// `@unchecked Sendable`: the caller creates it and hands it to the transfer loop through a `Mutex`; from then
+/// on only the loop thread touches it (curl calls the callbacks on that thread), so no state is shared.
 final class CurlTransfer: @unchecked Sendable {
     let id: Int
-    let easy: UnsafeMutableRawPointer
     let request: HTTPRequest
     /// Set by the waiting task's cancellation handler, read by the loop thread.
     let isCancelled = Atomic(false)
+    /// The easy handle while the transfer is in flight (lent by the loop, given back by `detach`).
+    private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var errorBuffer: UnsafeMutablePointer<CChar>?
     private var continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>?
 
     private var status = 0
@@ -20,24 +22,33 @@ final class CurlTransfer: @unchecked Sendable {
     private var responseBody: [UInt8] = []
     private var bodyTooLarge = false
 
-    init(id: Int, request: HTTPRequest) throws(HTTPClientError) {
-        guard let easy = curl_easy_init() else { throw .other(code: -1, message: "curl_easy_init failed") }
+    init(id: Int, request: HTTPRequest, continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>)
+    {
         self.id = id
-        self.easy = easy
         self.request = request
-        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        try configure()
+        self.continuation = continuation
     }
 
     deinit {
-        curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
-        errorBuffer.deallocate()
+        errorBuffer?.deallocate()
     }
 
-    func start(_ continuation: CheckedContinuation<Result<HTTPResponse, HTTPClientError>, Never>) {
-        self.continuation = continuation
+    /// Configures `easy` (freshly made or reset) for this request; on failure the handle is still the loop's.
+    func attach(
+        _ easy: UnsafeMutableRawPointer, trustedCertificatesFile: String?
+    ) throws(HTTPClientError) {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer = buffer
+        try configure(easy, errorBuffer: buffer, trustedCertificatesFile: trustedCertificatesFile)
+        self.easy = easy
+    }
+
+    /// Takes the easy handle back from a finished transfer.
+    func detach() -> UnsafeMutableRawPointer? {
+        defer { easy = nil }
+        return easy
     }
 
     /// Resumes the waiting task once; later calls do nothing.
@@ -52,12 +63,37 @@ final class CurlTransfer: @unchecked Sendable {
             finish(.failure(error(for: code)))
             return
         }
-        finish(.success(HTTPResponse(status: status, headers: responseHeaders, body: responseBody)))
+        var version = 0
+        if let easy { ccurl_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version) }
+        finish(
+            .success(
+                HTTPResponse(
+                    status: status, headers: responseHeaders, body: responseBody,
+                    protocolVersion: Self.versionName(version))))
+    }
+
+    /// New connections curl opened for this transfer (0 when it reused one).
+    var connectionsOpened: Int {
+        guard let easy else { return 0 }
+        var count = 0
+        ccurl_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &count)
+        return count
+    }
+
+    private static func versionName(_ version: Int) -> String {
+        switch version {
+        case CURL_HTTP_VERSION_1_0: "1.0"
+        case CURL_HTTP_VERSION_2_0: "2"
+        case CURL_HTTP_VERSION_3: "3"
+        default: "1.1"
+        }
     }
 
     var redactedURL: String { Self.redact(request.url) }
 
-    private func configure() throws(HTTPClientError) {
+    private func configure(
+        _ easy: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>, trustedCertificatesFile: String?
+    ) throws(HTTPClientError) {
         let url = request.url
         let lowered = url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
@@ -76,7 +112,19 @@ final class CurlTransfer: @unchecked Sendable {
         // Refuse to be sent to other protocols by a redirect.
         options.append((CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS)))
         options.append((CURLOPT_REDIR_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS)))
+        switch request.httpVersion {
+        case .http1_1:
+            options.append((CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1))
+        case .http2:
+            options.append((CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS))
+            // Wait for a connection being set up to say whether it multiplexes rather than opening another.
+            if lowered.hasPrefix("https://") { options.append((CURLOPT_PIPEWAIT, 1)) }
+        case .http2PriorKnowledge:
+            options.append((CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+            options.append((CURLOPT_PIPEWAIT, 1))
+        }
         for (option, value) in options { ccurl_setopt_long(easy, option, value) }
+        if let trustedCertificatesFile { ccurl_setopt_string(easy, CURLOPT_CAINFO, trustedCertificatesFile) }
         if ccurl_setopt_string(easy, CURLOPT_URL, url) != CURLE_OK {
             throw .invalidRequest("\(Self.redact(url)) is not a valid URL")
         }
@@ -169,7 +217,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func error(for code: CURLcode) -> HTTPClientError {
-        let detail = String(cString: errorBuffer)
+        let detail = errorBuffer.map { String(cString: $0) } ?? ""
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let message = "\(request.method.rawValue) \(redactedURL): \(Self.redactURLs(in: reason))"
         switch code {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An HTTP client for functions (`context.services.http`) and the push clients: libcurl underneath, every
 /// request driven by one dedicated thread (never Swift's cooperative pool), connections kept alive and reused.
 ///
@@ -7,28 +9,75 @@
 /// if response.isSuccess, let reply = response.json { … }
 /// ```
 public final class HTTPClient: Sendable {
+    /// How many requests run at once and over how many connections; what TLS trusts.
+    public struct Configuration: Sendable, Equatable {
+        /// Requests in flight at once; more wait in a queue (cheaply: no curl handle until they start).
+        public var maximumConcurrentTransfers: Int
+        /// HTTP/2 streams per connection before curl opens another connection to the same origin.
+        public var maximumStreamsPerConnection: Int
+        /// Connections to one host at most (0: no limit).
+        public var maximumConnectionsPerHost: Int
+        /// A PEM file of certificates to trust instead of the system's (a test server's self-signed one).
+        public var trustedCertificatesFile: String?
+
+        public init(
+            maximumConcurrentTransfers: Int = 128, maximumStreamsPerConnection: Int = 100,
+            maximumConnectionsPerHost: Int = 0, trustedCertificatesFile: String? = nil
+        ) {
+            self.maximumConcurrentTransfers = maximumConcurrentTransfers
+            self.maximumStreamsPerConnection = maximumStreamsPerConnection
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.trustedCertificatesFile = trustedCertificatesFile
+        }
+    }
+
+    public let configuration: Configuration
     private let loop: CurlTransferLoop
 
-    public init() throws(HTTPClientError) {
-        loop = try CurlTransferLoop()
+    public init(configuration: Configuration = Configuration()) throws(HTTPClientError) {
+        self.configuration = configuration
+        loop = try CurlTransferLoop(configuration: configuration)
     }
 
     deinit { loop.stop() }
 
+    /// Connections opened so far; requests that reused a kept-alive connection or joined an HTTP/2 one add none.
+    public var connectionsOpened: Int { loop.connectionsOpened.load(ordering: .relaxed) }
+
     /// Sends the request and waits for the whole response. Cancelling the task aborts the exchange.
     public func send(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse {
-        let transfer = try CurlTransfer(id: loop.nextId(), request: request)
         let loop = self.loop
+        let id = loop.nextId()
+        // The transfer exists only once the continuation does; a cancellation before that is remembered.
+        let state = Mutex(SendState.pending)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                transfer.start(continuation)
+                let transfer = CurlTransfer(id: id, request: request, continuation: continuation)
+                let wasCancelled = state.withLock { state -> Bool in
+                    defer { state = .started(transfer) }
+                    if case .cancelled = state { return true }
+                    return false
+                }
+                if wasCancelled { transfer.isCancelled.store(true, ordering: .releasing) }
                 loop.add(transfer)
             }
         } onCancel: {
-            loop.cancel(transfer)
+            let transfer = state.withLock { state -> CurlTransfer? in
+                if case .started(let transfer) = state { return transfer }
+                state = .cancelled
+                return nil
+            }
+            if let transfer { loop.cancel(transfer) }
         }
         return try result.get()
     }
+}
+
+/// Where one `send` is: its transfer is made inside the continuation, after a cancellation handler may have run.
+private enum SendState {
+    case pending
+    case cancelled
+    case started(CurlTransfer)
 }
 
 extension HTTPClient {

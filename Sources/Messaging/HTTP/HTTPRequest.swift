@@ -25,10 +25,13 @@ public struct HTTPRequest: Sendable, Equatable {
     public var followRedirects: Bool
     /// A larger response body fails the request instead of filling memory.
     public var maximumResponseBytes: Int
+    /// Concurrent HTTP/2 requests to one origin share a connection as multiplexed streams.
+    public var httpVersion: HTTPVersion
 
     public init(
         method: Method = .get, url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
-        timeout: Duration = .seconds(30), followRedirects: Bool = false, maximumResponseBytes: Int = 64 << 20
+        timeout: Duration = .seconds(30), followRedirects: Bool = false, maximumResponseBytes: Int = 64 << 20,
+        httpVersion: HTTPVersion = .http2
     ) {
         self.method = method
         self.url = url
@@ -37,5 +40,6 @@ public struct HTTPRequest: Sendable, Equatable {
         self.timeout = timeout
         self.followRedirects = followRedirects
         self.maximumResponseBytes = maximumResponseBytes
+        self.httpVersion = httpVersion
     }
 }

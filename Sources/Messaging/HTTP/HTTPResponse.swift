@@ -6,11 +6,14 @@ public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The HTTP version the exchange used: `"1.0"`, `"1.1"`, `"2"` or `"3"`.
+    public var protocolVersion: String
 
-    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], protocolVersion: String = "1.1") {
         self.status = status
         self.headers = headers
         self.body = body
+        self.protocolVersion = protocolVersion
     }
 
     /// 200…299.

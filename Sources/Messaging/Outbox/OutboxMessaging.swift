@@ -34,6 +34,7 @@ public final class OutboxMessaging: PushMessaging {
         var otherFailureCode = PushError.Code.unavailable
         /// When the sends of the last second were accepted, for `faults.rateLimit`.
         var recentSends: [ContinuousClock.Instant] = []
+        var malformedTokens: Set<String> = []
     }
 
     /// - Parameters:
@@ -80,6 +81,13 @@ public final class OutboxMessaging: PushMessaging {
     public var unregisteredTokens: Set<String> {
         get { state.withLock { $0.faults.unregisteredTokens } }
         set { state.withLock { $0.faults.unregisteredTokens = newValue } }
+    }
+
+    /// Registration tokens that FCM refuses as not being tokens at all: `INVALID_ARGUMENT` about `message.token`,
+    /// as FCM answers for a string that never was a token.
+    public var malformedTokens: Set<String> {
+        get { state.withLock { $0.malformedTokens } }
+        set { state.withLock { $0.malformedTokens = newValue } }
     }
 
     /// Makes the next `count` deliveries fail with `code` (each token of a multicast is one delivery): sets
@@ -147,11 +155,19 @@ public final class OutboxMessaging: PushMessaging {
         if latency > .zero { try? await Task.sleep(for: latency) }
     }
 
+    /// The answer for a token made unregistered or malformed.
     private func unregisteredError(for target: PushMessage.Target) -> PushError? {
-        guard case .token(let token) = target, state.withLock({ $0.faults.unregisteredTokens.contains(token) }) else {
-            return nil
+        guard case .token(let token) = target else { return nil }
+        let (unregistered, malformed) = state.withLock {
+            ($0.faults.unregisteredTokens.contains(token), $0.malformedTokens.contains(token))
         }
-        return PushError(code: .unregistered, message: "Requested entity was not found.")
+        if unregistered { return PushError(code: .unregistered, message: "Requested entity was not found.") }
+        if malformed {
+            return PushError(
+                code: .invalidArgument, message: "The registration token is not a valid FCM registration token",
+                field: "message.token")
+        }
+        return nil
     }
 
     /// Records one validated message and returns its name, or the injected failure.

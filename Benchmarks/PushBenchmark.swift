@@ -1,0 +1,241 @@
+import Foundation
+import Messaging
+
+/// Multicast to 10,000 tokens (20 × `sendEachForMulticast` of 500, one after another) against a local fake FCM:
+/// nginx over TLS and HTTP/2, answering every send with FCM's success body and `/oauth2/token` with a token.
+/// Beside it, firebase-admin (Python) sends the same multicasts to the same nginx, when `make bench` could
+/// install it (`SWITCHYARD_BENCH_PYTHON` names the venv's python). Our side runs in a child process, so its peak
+/// RSS (VmHWM) is the client's alone.
+enum PushBenchmark {
+    static let tokens = 10_000
+    static let batch = 500
+
+    static let benchmark = Benchmark(
+        name: "push",
+        summary:
+            "multicast to 10,000 tokens: FCMClient vs firebase-admin's send_each_for_multicast, against nginx (HTTP/2)"
+    ) { try await run() }
+
+    static func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+        try runTool(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj",
+                "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", path("tls-key.pem"), "-out",
+                path("cert.pem"),
+            ])
+        try runTool(
+            "/usr/bin/openssl",
+            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path("account-key.pem")])
+
+        let port = freeLoopbackPort()
+        let base = "https://127.0.0.1:\(port)"
+        try nginxConfiguration(directory: directory.path, port: port)
+            .write(toFile: path("nginx.conf"), atomically: true, encoding: .utf8)
+        let privateKey = try String(contentsOfFile: path("account-key.pem"), encoding: .utf8)
+        let account: [String: String] = [
+            "type": "service_account", "project_id": "p", "private_key_id": "bench", "private_key": privateKey,
+            "client_email": "bench@p.iam.gserviceaccount.com", "token_uri": "\(base)/oauth2/token",
+        ]
+        try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: path("account.json")))
+
+        let nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        nginx.arguments = ["-p", directory.path, "-c", path("nginx.conf"), "-e", path("error.log")]
+        nginx.standardOutput = FileHandle.nullDevice
+        nginx.standardError = FileHandle.nullDevice
+        try nginx.run()
+        // One process (`master_process off`), so SIGKILL ends it all; a Foundation child may ignore SIGTERM.
+        defer { kill(nginx.processIdentifier, SIGKILL) }
+        try await waitUntilServing(base, certificate: path("cert.pem"))
+
+        print("push: \(tokens) messages as \(tokens / batch) multicasts of \(batch), nginx over TLS")
+        let ours = try runTool(
+            Bundle.main.executablePath ?? CommandLine.arguments[0],
+            ["push-client", base, path("account.json"), path("cert.pem"), String(tokens), String(batch)])
+        let swift = figures(ours)
+        report("FCMClient (Swift, HTTP/2)", swift)
+
+        guard let python = ProcessInfo.processInfo.environment["SWITCHYARD_BENCH_PYTHON"],
+            FileManager.default.isExecutableFile(atPath: python)
+        else {
+            print("  firebase-admin: skipped (SWITCHYARD_BENCH_PYTHON is not set; `make bench` sets it)")
+            return
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("push/firebase_admin_peer.py").path
+        let theirs = try runTool(
+            python, [script, base, path("account.json"), String(tokens), String(batch)],
+            environment: ["REQUESTS_CA_BUNDLE": path("cert.pem"), "SSL_CERT_FILE": path("cert.pem")])
+        let peer = figures(theirs)
+        report("firebase-admin (Python)", peer)
+        if let ourRate = swift.rate, let theirRate = peer.rate, theirRate > 0 {
+            print(String(format: "  ratio: %.1f× firebase-admin's messages/s (goal ≥ 5×)", ourRate / theirRate))
+        }
+    }
+
+    /// The child: sends and prints `messages= seconds= failures= peak_rss_kb=`.
+    static func client(_ arguments: [String]) async throws {
+        guard arguments.count == 5, let total = Int(arguments[3]), let batch = Int(arguments[4]) else {
+            print("usage: switchyard-bench push-client BASE_URL ACCOUNT_JSON CA_FILE TOKENS BATCH")
+            return
+        }
+        let base = arguments[0]
+        let client = try FCMClient(
+            serviceAccount: ServiceAccount(contentsOfFile: arguments[1]),
+            configuration: FCMClient.Configuration(
+                endpoints: FCMEndpoints(
+                    messagesBaseURL: base, instanceIdBaseURL: base, tokenURI: "\(base)/oauth2/token"),
+                http: HTTPClient.Configuration(maximumConcurrentTransfers: 100, trustedCertificatesFile: arguments[2])))
+        let tokens = (0..<total).map { "token-" + String(repeating: "0", count: 5 - String($0).count) + String($0) }
+        func multicast(_ tokens: ArraySlice<String>) -> MulticastMessage {
+            MulticastMessage(
+                tokens: Array(tokens),
+                notification: PushNotification(title: "A favourite book changed", body: "Dune Messiah"),
+                data: ["bookId": "42", "type": "favorite_book_updated"])
+        }
+        // Warm up: the access token and a connection, as the peer does.
+        _ = try await client.sendEachForMulticast(multicast(tokens[..<1]))
+        var failures = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        for first in stride(from: 0, to: total, by: batch) {
+            failures += try await client.sendEachForMulticast(multicast(tokens[first..<min(first + batch, total)]))
+                .failureCount
+        }
+        let elapsed = Timing.seconds(start.duration(to: clock.now))
+        print(
+            String(
+                format: "messages=%d seconds=%.6f failures=%d peak_rss_kb=%d connections=%d", total, elapsed, failures,
+                peakResidentKilobytes(), client.http.connectionsOpened))
+    }
+
+    private struct Figures {
+        var messages: Int?
+        var seconds: Double?
+        var failures: Int?
+        var peakKilobytes: Int?
+        var connections: Int?
+        var rate: Double? {
+            guard let messages, let seconds, seconds > 0 else { return nil }
+            return Double(messages) / seconds
+        }
+    }
+
+    private static func figures(_ output: String) -> Figures {
+        var values: [String: String] = [:]
+        for field in output.split(whereSeparator: \.isWhitespace) {
+            let parts = field.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = String(parts[1]) }
+        }
+        return Figures(
+            messages: values["messages"].flatMap { Int($0) }, seconds: values["seconds"].flatMap { Double($0) },
+            failures: values["failures"].flatMap { Int($0) }, peakKilobytes: values["peak_rss_kb"].flatMap { Int($0) },
+            connections: values["connections"].flatMap { Int($0) })
+    }
+
+    private static func report(_ name: String, _ figures: Figures) {
+        guard let rate = figures.rate else {
+            print("  \(name): no figures")
+            return
+        }
+        var line = String(format: "  %@: %.0f messages/s", name, rate)
+        if let failures = figures.failures, failures > 0 { line += ", \(failures) failed" }
+        if let peak = figures.peakKilobytes { line += String(format: ", peak RSS %.1f MB", Double(peak) / 1024) }
+        if let connections = figures.connections { line += ", \(connections) connection(s)" }
+        print(line)
+    }
+
+    private static func nginxConfiguration(directory: String, port: UInt16) -> String {
+        """
+        master_process off;
+        daemon off;
+        pid \(directory)/nginx.pid;
+        error_log \(directory)/error.log;
+        events { worker_connections 4096; }
+        http {
+            access_log off;
+            client_body_temp_path \(directory)/body;
+            proxy_temp_path \(directory)/proxy;
+            fastcgi_temp_path \(directory)/fastcgi;
+            uwsgi_temp_path \(directory)/uwsgi;
+            scgi_temp_path \(directory)/scgi;
+            keepalive_requests 1000000;
+            server {
+                listen 127.0.0.1:\(port) ssl http2;
+                ssl_certificate \(directory)/cert.pem;
+                ssl_certificate_key \(directory)/tls-key.pem;
+                default_type application/json;
+                location = /oauth2/token {
+                    return 200 '{"access_token":"bench-token","expires_in":3600,"token_type":"Bearer"}';
+                }
+                location / {
+                    return 200 '{"name":"projects/p/messages/1"}';
+                }
+            }
+        }
+        """
+    }
+
+    private static func waitUntilServing(_ base: String, certificate: String) async throws {
+        let probe = try HTTPClient(configuration: HTTPClient.Configuration(trustedCertificatesFile: certificate))
+        for _ in 0..<300 {
+            if (try? await probe.send(HTTPRequest(url: base + "/", timeout: .milliseconds(200)))) != nil { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw BenchmarkFailure("nginx did not start; see its error.log")
+    }
+
+    /// Runs a tool to its end and returns what it printed; a failing tool is an error naming it.
+    @discardableResult
+    private static func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> String
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchmarkFailure("\(path) \(arguments.first ?? "") exited with \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// VmHWM from /proc/self/status: the most resident memory this process has had.
+    private static func peakResidentKilobytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+
+    private static func freeLoopbackPort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                _ = bind(fd, pointer, length)
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}

@@ -1,0 +1,180 @@
+import BSON
+import Dispatch
+import Synchronization
+
+/// Replacing a collection's whole contents at once: what restoring saved data (`switchyard data import`)
+/// needs, where the usual writes would be one commit per call and a change event per document.
+extension DocumentCollection {
+    /// Replaces the collection's documents and secondary indexes in one transaction: afterwards it holds
+    /// exactly `documents` (in this order; each without an `_id` gets an ObjectId) and `indexes`
+    /// (`{key, name?, unique?}`, as `listIndexes` shows them; `_id_` is implied and skipped). On any
+    /// error nothing changes. The collection's options (pre- and post-images) are kept.
+    ///
+    /// With `changeLogged` the replacement is logged like ordinary writes: a `delete` event for every
+    /// document there was, an `insert` event for every new one, so change streams and triggers see them.
+    /// Without it nothing is logged: change streams never see the replacement (no `drop`, no
+    /// invalidation), as if the data had always been there — a restore, not a change.
+    ///
+    /// - Returns: the number of documents stored.
+    /// - Throws: `BulkWriteError` with the position of the first document that cannot be stored (an
+    ///   `_id` that cannot be one, a duplicate `_id` or unique-index key, a document over 16 MiB), with
+    ///   nothing written; a `StoreError` for an invalid name or index specification.
+    @discardableResult
+    public func replaceContents(_ documents: [BSONDocument], indexes: [BSONDocument], changeLogged: Bool)
+        async throws -> Int
+    {
+        let namespace = self.namespace
+        try Namespace.validate(database: namespace.database)
+        try Namespace.validate(collection: namespace.collection, in: namespace.database)
+        let indexes = try indexes.compactMap { spec throws(StoreError) in try IndexRequest(spec) }
+        let prepared = try PreparedDocument.prepareAll(documents, in: namespace, changeLogged: changeLogged)
+        let failure = FailedPosition()
+        do {
+            try await worker.write { [prepared] core throws(StoreError) in
+                try core.replaceContents(
+                    namespace, prepared, indexes: indexes, changeLogged: changeLogged, failure: failure)
+            }
+        } catch {
+            guard let position = failure.position else { throw error }
+            throw BulkWriteError(
+                writeErrors: [WriteError(index: position, code: error.code, errmsg: error.message)],
+                result: BulkWriteResult())
+        }
+        return prepared.count
+    }
+}
+
+extension PreparedDocument {
+    /// Encodes every document on every core (for large replacements, encoding is much of the work).
+    /// - Throws: `BulkWriteError` for the first document, by position, that cannot be stored.
+    static func prepareAll(_ documents: [BSONDocument], in namespace: Namespace, changeLogged: Bool)
+        throws(BulkWriteError) -> [PreparedDocument]
+    {
+        let chunkSize = 4_096
+        let chunks = (documents.count + chunkSize - 1) / chunkSize
+        let results = Mutex<[Int: Result<[PreparedDocument], BulkWriteError>]>([:])
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let range = (chunk * chunkSize)..<min(documents.count, (chunk + 1) * chunkSize)
+            var prepared: [PreparedDocument] = []
+            prepared.reserveCapacity(range.count)
+            var failure: BulkWriteError?
+            for position in range {
+                do throws(StoreError) {
+                    prepared.append(
+                        try PreparedDocument(
+                            StoreCore.withId(documents[position]), in: namespace, changeLogged: changeLogged))
+                } catch {
+                    failure = BulkWriteError(
+                        writeErrors: [WriteError(index: position, code: error.code, errmsg: error.message)],
+                        result: BulkWriteResult())
+                    break
+                }
+            }
+            let result: Result<[PreparedDocument], BulkWriteError> = failure.map { .failure($0) } ?? .success(prepared)
+            results.withLock { $0[chunk] = result }
+        }
+        let collected = results.withLock { $0 }
+        var all: [PreparedDocument] = []
+        all.reserveCapacity(documents.count)
+        for chunk in 0..<chunks {
+            guard let result = collected[chunk] else { continue }
+            all += try result.get()
+        }
+        return all
+    }
+}
+
+/// A secondary index to create, read from a `listIndexes`-shaped specification.
+struct IndexRequest: Sendable {
+    var keys: BSONDocument
+    var name: String?
+    var unique: Bool
+
+    /// Nil for the `_id` index, which every collection has.
+    init?(_ spec: BSONDocument) throws(StoreError) {
+        guard let keys = spec["key"]?.documentValue else {
+            throw .failedToParse("index specification \(BSON.document(spec).messageText) has no 'key' document")
+        }
+        if let name = spec["name"], name.stringValue == nil {
+            throw .typeMismatch("index name must be a string, got \(name.messageText)")
+        }
+        if let unique = spec["unique"], unique.boolValue == nil {
+            throw .typeMismatch("index option 'unique' must be a boolean, got \(unique.messageText)")
+        }
+        if keys == ["_id": 1] || spec["name"]?.stringValue == "_id_" { return nil }
+        self.keys = keys
+        name = spec["name"]?.stringValue
+        unique = spec["unique"]?.boolValue ?? false
+    }
+}
+
+/// Which document of a replacement failed inside the transaction, for the error the caller throws.
+final class FailedPosition: Sendable {
+    private let stored = Atomic<Int>(-1)
+
+    var position: Int? {
+        let value = stored.load(ordering: .acquiring)
+        return value < 0 ? nil : value
+    }
+
+    func record(_ position: Int) { stored.store(position, ordering: .releasing) }
+}
+
+extension StoreCore {
+    /// Empties the collection (logging a `delete` per document when `changeLogged`), recreates it with
+    /// its options and no secondary index, creates `indexes`, then inserts `documents`.
+    func replaceContents(
+        _ namespace: Namespace, _ documents: [PreparedDocument], indexes: [IndexRequest], changeLogged: Bool,
+        failure: FailedPosition
+    ) throws(StoreError) {
+        var options: BSONDocument = [:]
+        if let existing = collection(namespace) {
+            options = existing.record.options
+            if changeLogged && namespace.isChangeLogged {
+                var statistics = StoreView.ScanStatistics()
+                let present = try view.matchingDocuments(existing, filter: [:], limit: nil, statistics: &statistics)
+                for (document, _) in present { try removeDocument(existing, document) }
+            }
+            try engine.deleteCollection(id: existing.record.id)
+            catalog[namespace] = nil
+        }
+        var state = try collectionCreatingIfNeeded(namespace)
+        if !options.isEmpty {
+            state.record.options = options
+            try engine.updateCollection(state.record)
+            catalog[namespace] = state
+        }
+        for index in indexes {
+            _ = try createIndex(namespace, keys: index.keys, unique: index.unique, name: index.name)
+        }
+        state = catalog[namespace] ?? state
+        for (position, document) in documents.enumerated() {
+            do {
+                try insertDocument(state, document)
+            } catch {
+                failure.record(position)
+                throw error
+            }
+        }
+    }
+}
+
+extension Namespace {
+    /// Fails for names the store refuses (empty, `$`, NUL; for databases also `/\. "*<>:|?`; collections
+    /// starting with `system.`), so a caller can check every name before it writes anything.
+    public func validate() throws(StoreError) {
+        try Self.validate(database: database)
+        try Self.validate(collection: collection, in: database)
+    }
+}
+
+extension DocumentCollection {
+    /// Fails for an index specification `replaceContents` would refuse (no `key`, an invalid key pattern or
+    /// option), so a caller can check them all before it writes anything.
+    public static func validateIndexSpecification(_ spec: BSONDocument) throws(StoreError) {
+        guard let request = try IndexRequest(spec) else { return }
+        _ = try IndexDefinition(
+            id: 0, name: request.name ?? IndexDefinition.defaultName(for: request.keys), keyPattern: request.keys,
+            unique: request.unique)
+    }
+}

@@ -1,0 +1,236 @@
+/// The text of each file `AppScaffold` writes.
+extension AppScaffold {
+    var dependencyDeclaration: String {
+        switch dependency {
+        case .path(let path): ".package(path: \(Self.quoted(path)))"
+        case .url(let url, .from(let version)): ".package(url: \(Self.quoted(url)), from: \(Self.quoted(version)))"
+        case .url(let url, .branch(let branch)): ".package(url: \(Self.quoted(url)), branch: \(Self.quoted(branch)))"
+        }
+    }
+
+    /// A Swift string literal.
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    var packageManifest: String {
+        let package = Self.quoted(dependency.packageIdentity)
+        return #"""
+            // swift-tools-version:6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "\#(name)",
+                platforms: [.macOS(.v15)],
+                dependencies: [
+                    \#(dependencyDeclaration),
+                ],
+                targets: [
+                    // The app's functions: one file per function in functions/, named like the function and registered
+                    // by the plugin in the generated `functionRegistry`.
+                    .target(
+                        name: "\#(name)Functions",
+                        dependencies: [
+                            .product(name: "Switchyard", package: \#(package)),
+                            .product(name: "BSON", package: \#(package)),
+                            .product(name: "DocumentStore", package: \#(package)),
+                            .product(name: "Messaging", package: \#(package)),
+                        ],
+                        path: "functions",
+                        plugins: [.plugin(name: "FunctionRegistryPlugin", package: \#(package))]),
+                    // `swift run \#(name)` runs the app: its triggers, until Ctrl-C.
+                    .executableTarget(
+                        name: "\#(name)",
+                        dependencies: ["\#(name)Functions", .product(name: "Switchyard", package: \#(package))]),
+                    .testTarget(
+                        name: "\#(name)Tests",
+                        dependencies: [
+                            "\#(name)Functions",
+                            .product(name: "SwitchyardTesting", package: \#(package)),
+                            .product(name: "Switchyard", package: \#(package)),
+                            .product(name: "BSON", package: \#(package)),
+                        ]),
+                ]
+            )
+
+            """#
+    }
+
+    static let triggers = """
+        appId: app
+
+        triggers:
+          # A document inserted into app.items: count it in app.stats.
+          - name: onNewItem
+            type: database
+            function: countNewItem
+            database: app
+            collection: items
+            operations: [INSERT]
+            fullDocument: true
+
+        """
+
+    static let values = """
+        {
+          "greeting": "Hello"
+        }
+
+        """
+
+    static let greetFunction = #"""
+        import BSON
+        import Switchyard
+
+        /// A callable function: answers "<greeting>, <name>!", with the greeting from values.json.
+        func greet(_ arguments: [BSON], _ context: FunctionContext) async throws -> BSON {
+            let greeting = context.values.get("greeting")?.stringValue ?? "Hello"
+            let name = arguments.first?.stringValue ?? "world"
+            return .string("\(greeting), \(name)!")
+        }
+
+        """#
+
+    static let countFunction = #"""
+        import BSON
+        import DocumentStore
+        import Switchyard
+
+        /// The `onNewItem` trigger's function: counts the items inserted, in app.stats.
+        func countNewItem(_ event: ChangeEvent, _ context: FunctionContext) async throws {
+            let stats = try context.services.mongodb().db("app").collection("stats")
+            try await stats.updateOne(["_id": "items"], ["$inc": ["count": 1]], upsert: true)
+            context.log("counted item \(event.documentKey?["_id"]?.extendedJSON(mode: .relaxed) ?? "?")")
+        }
+
+        """#
+
+    var mainFile: String {
+        #"""
+        import Dispatch
+        import Foundation
+        import \#(name)Functions
+        import Switchyard
+
+        // Runs the app configured in the current directory (or the one given): each trigger catches up from its
+        // saved resume token and follows new changes until Ctrl-C. The data lives in .switchyard, where
+        // `switchyard data import` can seed it while the app is stopped.
+        let directory = CommandLine.arguments.dropFirst().first ?? "."
+        let app: SwitchyardApp
+        let lock: DataDirectoryLock
+        do {
+            let environment = try AppEnvironment.select(flag: nil, variables: ProcessInfo.processInfo.environment)
+            lock = try DataDirectoryLock.acquire("\(directory)/\(SwitchyardApp.dataDirectory)")
+            app = try await SwitchyardApp.open(directory: directory, environment: environment, registry: functionRegistry)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            exit(2)
+        }
+        print(app.configuration.overview(now: Date()))
+        do {
+            try await app.start()
+        } catch {
+            FileHandle.standardError.write(Data("cannot start the triggers: \(error)\n".utf8))
+            await app.stop()
+            exit(1)
+        }
+        print("running; data in \(directory)/\(SwitchyardApp.dataDirectory) (Ctrl-C stops)")
+
+        await interrupted()
+        print("stopping")
+        await app.stop()
+        withExtendedLifetime(lock) {}
+
+        /// Returns once Ctrl-C is pressed (nonisolated: the signal handler runs on a dispatch queue, not the main actor).
+        nonisolated func interrupted() async {
+            signal(SIGINT, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                source.setEventHandler {
+                    source.cancel()
+                    continuation.resume()
+                }
+                source.resume()
+            }
+        }
+
+        """#
+    }
+
+    var testFile: String {
+        #"""
+        import BSON
+        import Foundation
+        import Switchyard
+        import SwitchyardTesting
+        import Testing
+        import \#(name)Functions
+
+        /// The package's root, which holds triggers.yaml and values.json.
+        let appDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+
+        /// The app in memory, as SwitchyardTesting runs it: every test starts fresh.
+        @Suite struct \#(name)Tests {
+            @Test func greetUsesTheConfiguredGreeting() async throws {
+                try await TestApp.withApp(configDirectory: appDirectory, registry: functionRegistry) { app in
+                    let answer = try await app.call("greet", "Ada", as: FunctionUser(id: "u1"))
+                    #expect(answer == "Hello, Ada!")
+                }
+            }
+
+            @Test func aNewItemIsCounted() async throws {
+                try await TestApp.withApp(configDirectory: appDirectory, registry: functionRegistry) { app in
+                    // A synthetic event: the trigger's function runs once on it, as the dispatcher would run it.
+                    try await app.fire("onNewItem", event: .insert(["_id": 1, "name": "pen"]))
+                    let stats = try app.collection("app.stats")
+                    #expect(try await stats.findOne(["_id": "items"])?["count"] == 1)
+
+                    // A real write goes through the change log and the trigger runtime.
+                    try await app.collection("app.items").insertOne(["_id": 2, "name": "ink"])
+                    try await app.awaitIdle()
+                    #expect(try await stats.findOne(["_id": "items"])?["count"] == 2)
+                    #expect(try await app.invocations(trigger: "onNewItem").count == 2)
+                }
+            }
+        }
+
+        """#
+    }
+
+    var readme: String {
+        """
+        # \(name)
+
+        An App Services–style backend on [Switchyard](\(switchyardLink)): database triggers route changes to Swift
+        functions, which get a `context` with values, the database, push messaging and the calling user.
+
+        ```sh
+        swift run \(name)   # run the app: its triggers follow changes until Ctrl-C; data in .switchyard
+        swift test          # the app's tests: a synthetic event and a real write, through SwitchyardTesting
+        ```
+
+        Both need the Swift 6 toolchain and the Debian libraries Switchyard links: `libyaml-dev`,
+        `libcurl4-openssl-dev`, `libssl-dev`, `libsqlite3-dev`, `libmicrohttpd-dev` and `pkg-config`.
+
+        - `triggers.yaml`: the triggers (`onNewItem` counts documents inserted into `app.items`) and functions.
+        - `values.json`: values the functions read with `context.values.get(_:)`.
+        - `functions/`: one Swift file per function, named like the function. `greet` is callable
+          (`[BSON], FunctionContext → BSON`); `countNewItem` is a database trigger's function
+          (`ChangeEvent, FunctionContext`). Files starting with `_` hold shared helpers.
+        - `Tests/\(name)Tests`: `TestApp.withApp` runs the app in memory; `fire` runs a trigger's function on a
+          synthetic event, `awaitIdle` waits for triggers after real writes.
+
+        Seed or save the app's data with Switchyard's command line, while the app is stopped:
+        `switchyard data import seed --data-dir .switchyard` and `switchyard data export seed --data-dir .switchyard`.
+
+        """
+    }
+
+    private var switchyardLink: String {
+        switch dependency {
+        case .path(let path): path
+        case .url(let url, _): url
+        }
+    }
+}

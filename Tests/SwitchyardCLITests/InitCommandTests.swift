@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+/// `switchyard init`'s checks and the files it writes; `InitScaffoldBuildTests` builds what it writes.
+@Suite struct InitCommandTests {
+    @Test func writesTheAppNamedAfterItsDirectory() throws {
+        let parent = try TemporaryDirectory()
+        let run = try switchyard(["init", "book-shop", "--switchyard-path", repositoryRoot.path], in: parent.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("wrote book-shop/Package.swift\n"))
+        #expect(
+            run.stdout.hasSuffix(
+                "  swift run BookShop   # run the app until Ctrl-C\n  swift test           # run its tests\n"))
+        let manifest = try #require(parent.read("book-shop/Package.swift"))
+        let identity = repositoryRoot.lastPathComponent.lowercased()
+        #expect(manifest.contains(".package(path: \"\(repositoryRoot.standardizedFileURL.path)\")"))
+        #expect(manifest.contains("plugins: [.plugin(name: \"FunctionRegistryPlugin\", package: \"\(identity)\")]"))
+        #expect(manifest.contains("name: \"BookShopFunctions\"") && manifest.contains("name: \"BookShopTests\""))
+        for file in [
+            "functions/greet.swift", "functions/countNewItem.swift", "triggers.yaml", "values.json", "README.md",
+            "Sources/BookShop/main.swift", "Tests/BookShopTests/BookShopTests.swift", ".gitignore",
+        ] {
+            #expect(parent.read("book-shop/\(file)") != nil, "\(file)")
+        }
+        #expect(parent.read("book-shop/README.md")?.contains("swift run BookShop") == true)
+    }
+
+    @Test func aURLDependencyNamesItsVersionOrBranch() throws {
+        let parent = try TemporaryDirectory()
+        let url = "https://example.com/team/Switchyard.git"
+        #expect(try switchyard(["init", "a", "--switchyard-url", url, "--from", "1.2.0"], in: parent.path).status == 0)
+        let versioned = try #require(parent.read("a/Package.swift"))
+        #expect(versioned.contains(".package(url: \"\(url)\", from: \"1.2.0\")"))
+        #expect(versioned.contains(".product(name: \"Switchyard\", package: \"switchyard\")"))
+        #expect(
+            try switchyard(["init", "b", "--switchyard-url", url, "--branch", "main"], in: parent.path).status == 0)
+        #expect(parent.read("b/Package.swift")?.contains(".package(url: \"\(url)\", branch: \"main\")") == true)
+    }
+
+    @Test func refusesADirectoryThatIsNotEmptyAndWrongOptions() throws {
+        let parent = try TemporaryDirectory()
+        try parent.write("taken/notes.txt", "mine")
+        let taken = try switchyard(["init", "taken"], in: parent.path)
+        #expect(taken.status == 2)
+        #expect(
+            taken.stderr
+                == "switchyard init: taken is not empty (it holds notes.txt); init makes a new app in a new or empty directory\n"
+        )
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(parent.path)/taken") == ["notes.txt"])
+        let cases: [([String], String)] = [
+            (["init"], "missing DIR"),
+            (["init", "x", "--from", "1.0.0"], "--from and --branch go with --switchyard-url"),
+            (
+                ["init", "x", "--switchyard-path", ".", "--switchyard-url", "u"],
+                "give --switchyard-path or --switchyard-url"
+            ),
+            (
+                ["init", "x", "--switchyard-url", "u", "--from", "1", "--branch", "b"],
+                "give --from or --branch, not both"
+            ),
+            (["init", "x", "--switchyard-path", "/nonexistent"], "/nonexistent holds no Package.swift"),
+        ]
+        for (arguments, message) in cases {
+            let run = try switchyard(arguments, in: parent.path)
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.stderr.hasPrefix("switchyard init: \(message)"), "\(run.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(parent.path)/x"))
+    }
+}
+
+/// The slow one: scaffolds an app into a temporary directory, builds it against this checkout (a whole build of
+/// Switchyard in a scratch directory kept under this checkout's .build, so later runs are incremental) and runs
+/// its tests, which fire a synthetic event through SwitchyardTesting.
+@Suite struct InitScaffoldBuildTests {
+    @Test func theScaffoldedAppBuildsAndItsTestsPass() throws {
+        let parent = try TemporaryDirectory()
+        let scaffold = try switchyard(["init", "book-shop", "--switchyard-path", repositoryRoot.path], in: parent.path)
+        #expect(scaffold.status == 0, "\(scaffold.stderr)")
+        let app = "\(parent.path)/book-shop"
+        let scratch = repositoryRoot.appendingPathComponent(".build/init-scaffold").path
+        let build = try swift(["build", "--build-tests", "--scratch-path", scratch], in: app)
+        try #require(build.status == 0, "\(build.stdout)\n\(build.stderr)")
+        let test = try swift(["test", "--skip-build", "--scratch-path", scratch], in: app)
+        #expect(test.status == 0, "\(test.stdout)\n\(test.stderr)")
+        #expect(test.stdout.contains("Test run with 2 tests in 1 suite passed"), "\(test.stdout)")
+    }
+
+    /// Runs the toolchain's `swift` in `directory`.
+    func swift(_ arguments: [String], in directory: String) throws -> SwitchyardRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift"] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let stderr = ReadToEnd(errors.fileHandleForReading)
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return SwitchyardRun(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr.wait(), as: UTF8.self))
+    }
+}

@@ -1,0 +1,56 @@
+import BSON
+import Foundation
+import Messaging
+import Testing
+
+@testable import SwitchyardServer
+
+/// Switchyard's own FCM client against the emulator of `switchyard serve`, through OAuth2, sends and topics.
+@Suite(.timeLimit(.minutes(1))) struct FCMEmulatorFCMClientTests {
+    @Test func theClientSendsMulticastsAndSubscriptionsThroughTheEmulator() async throws {
+        let outbox = OutboxMessaging(project: "books-app", senderId: "1234")
+        outbox.unregisteredTokens = ["gone"]
+        outbox.malformedTokens = ["junk"]
+        let emulator = FCMEmulator(outbox: outbox)
+        var router = Router()
+        router.add(emulator.routes)
+        let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), router: router)
+
+        let account = try ServiceAccount(
+            projectId: "books-app", clientEmail: "sender@books-app.iam.gserviceaccount.com",
+            privateKey: try Self.rsaPrivateKeyPEM(), tokenURI: "\(server.baseURL)/oauth2/token")
+        let client = try FCMClient(
+            serviceAccount: account, configuration: FCMClient.Configuration(endpoints: .emulator(server.baseURL)))
+
+        let name = try await client.send(
+            PushMessage(target: .topic("books"), notification: PushNotification(title: "New book", body: "Dune")))
+        #expect(name.hasPrefix("projects/books-app/messages/"))
+
+        let response = try await client.sendEachForMulticast(
+            MulticastMessage(tokens: ["phone", "gone", "junk"], data: ["bookId": "42"]))
+        #expect(response.results.map(\.error?.code) == [nil, .unregistered, .invalidArgument])
+        #expect(response.tokensToDelete == ["gone", "junk"])
+
+        let subscribed = try await client.subscribeToTopic(["phone", "tablet"], topic: "books")
+        #expect(subscribed.successCount == 2)
+        let unsubscribed = try await client.unsubscribeFromTopic(["tablet"], topic: "/topics/books")
+        #expect(unsubscribed.successCount == 1)
+
+        let delivered = outbox.entries.filter { $0.error == nil }.map(\.target)
+        #expect(delivered == [.topic("books"), .token("phone")])
+    }
+
+    /// A fresh RSA key from the openssl tool (the service account's `private_key`).
+    static func rsaPrivateKeyPEM() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
