@@ -112,4 +112,39 @@ import Testing
         let (_, response) = try await URLSession.shared.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
+
+    @Test func serveImportsSeedDataBeforeServingAndExportsItOnExit() async throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        try app.write("seed/shop.items.json", #"{"_id": 1, "name": "kettle"}"# + "\n")
+        let running = try RunningSwitchyard(
+            ["serve", "--port", "0", "--log-format", "json", "--import", "seed", "--export-on-exit", "out"],
+            in: app.path)
+        defer { running.kill() }
+        _ = try await awaitLine(running, containing: "imported 1 documents in 1 collections from seed")
+        let serving = try await awaitLine(running, containing: "serving app 'demo'")
+        let clientAPI = try #require(serving["clientAPI"] as? String)
+
+        // A client adds a second item through the client API; both leave in the export.
+        var login = URLRequest(url: URL(string: "\(clientAPI)/auth/providers/anon-user/login")!)
+        login.httpMethod = "POST"
+        login.httpBody = Data("{}".utf8)
+        let (session, _) = try await URLSession.shared.data(for: login)
+        let token = try #require(
+            (try JSONSerialization.jsonObject(with: session) as? [String: Any])?["access_token"] as? String)
+        var insert = URLRequest(url: URL(string: "\(clientAPI)/functions/call")!)
+        insert.httpMethod = "POST"
+        insert.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        insert.httpBody = Data(
+            #"{"name":"insertOne","service":"mongodb-atlas","arguments":[{"database":"shop","collection":"items","document":{"_id":2,"name":"mug"}}]}"#
+                .utf8)
+        let (_, inserted) = try await URLSession.shared.data(for: insert)
+        #expect((inserted as? HTTPURLResponse)?.statusCode == 200)
+
+        #expect(running.interrupt() == 0)
+        let exported = try #require(app.read("out/shop.items.json"))
+        #expect(exported.contains("kettle"))
+        #expect(exported.contains("mug"))
+        #expect(running.text.contains("exported 1 collections to out"))
+    }
 }

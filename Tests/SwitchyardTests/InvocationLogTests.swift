@@ -21,6 +21,8 @@ import Testing
         _ = try await app.call(function: "ok", user: user)
         await #expect(throws: FunctionCallError.self) { try await app.call(function: "fails", user: user) }
 
+        // Runs do not wait for their records; a flush does.
+        await app.invocations.flush()
         let stored = try await app.store.database("local").collection("invocations").find().toArray()
         #expect(stored.count == 2)
         let records = try await app.invocations.records()
@@ -69,6 +71,7 @@ import Testing
             registry, options: SwitchyardApp.Options(invocationRetention: 5))
         for index in 0..<250 { _ = try await app.call(function: "ok", arguments: [.int64(Int64(index))], user: user) }
         // Pruned every 100 records: at most retention + 100 remain, and the newest are all there.
+        await app.invocations.flush()
         let stored = try await app.store.database("local").collection("invocations").countDocuments()
         #expect(stored <= 105)
         #expect(stored < 250)

@@ -26,10 +26,17 @@ public final class InvocationLog: Sendable {
         try await log.prepare()
     }
 
-    /// Stores a record and hands it to followers.
-    public func record(_ record: InvocationRecord) async throws {
+    /// Hands a record to followers and queues it for the store, batched with others (a run never waits for its
+    /// record to be written; reads through this log see every record written before them, and a process killed
+    /// with SIGKILL may lose the last few).
+    public func record(_ record: InvocationRecord) {
         feed.publish(record)
-        try await log.insert(record.document)
+        log.append(record.document)
+    }
+
+    /// Waits until every record handed over so far is in the store.
+    public func flush() async {
+        await log.flush()
     }
 
     /// The newest `limit` records matching the filters, oldest first.
@@ -51,6 +58,7 @@ public final class InvocationLog: Sendable {
         if let since { start.append("$gte", .datetime(BSONDate(since))) }
         if let until { start.append("$lt", .datetime(BSONDate(until))) }
         if !start.isEmpty { filter.append("start", .document(start)) }
+        await log.flush()
         return try await log.latest(filter, limit: limit).map { document throws in
             try InvocationRecord(document: document)
         }
