@@ -17,15 +17,18 @@ public final class AppServer: Sendable {
         public var appId: String?
         /// Password hashing cost and token lifetimes of the client API.
         public var clientAPI: ClientAPI.Configuration
+        /// Where `admin.token` is written (mode 0600); nil writes it nowhere (an in-memory app).
+        public var dataDirectory: String?
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil,
-            clientAPI: ClientAPI.Configuration = ClientAPI.Configuration()
+            clientAPI: ClientAPI.Configuration = ClientAPI.Configuration(), dataDirectory: String? = nil
         ) {
             self.host = host
             self.port = port
             self.appId = appId
             self.clientAPI = clientAPI
+            self.dataDirectory = dataDirectory
         }
     }
 
@@ -38,15 +41,19 @@ public final class AppServer: Sendable {
     public let clientAPI: ClientAPI
     /// FCM HTTP v1, topic management and OAuth2 on this server, recording into the app's outbox.
     public let fcmEmulator: FCMEmulator
+    /// What the admin API asks for; made anew at every start.
+    public let adminToken: AdminToken
 
     private init(
-        app: SwitchyardApp, appId: String, http: HTTPServer, clientAPI: ClientAPI, fcmEmulator: FCMEmulator
+        app: SwitchyardApp, appId: String, http: HTTPServer, clientAPI: ClientAPI, fcmEmulator: FCMEmulator,
+        adminToken: AdminToken
     ) {
         self.app = app
         self.appId = appId
         self.http = http
         self.clientAPI = clientAPI
         self.fcmEmulator = fcmEmulator
+        self.adminToken = adminToken
     }
 
     /// Starts serving `app` (whose triggers the caller starts and stops).
@@ -59,10 +66,15 @@ public final class AppServer: Sendable {
         clientAPI.addRoutes(to: &router)
         let fcmEmulator = FCMEmulator(outbox: app.pushOutbox)
         router.add(fcmEmulator.routes)
+        let adminToken = try AdminToken.generate()
+        if let directory = configuration.dataDirectory { try adminToken.write(toDirectory: directory) }
+        router.add(AdminAPI(app: app, token: adminToken, users: clientAPI.users).router)
+        router.add(Dashboard(token: adminToken).router)
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
             router: router)
-        return AppServer(app: app, appId: appId, http: http, clientAPI: clientAPI, fcmEmulator: fcmEmulator)
+        return AppServer(
+            app: app, appId: appId, http: http, clientAPI: clientAPI, fcmEmulator: fcmEmulator, adminToken: adminToken)
     }
 
     /// Stops serving (open event streams end); the app itself keeps running until the caller stops it.

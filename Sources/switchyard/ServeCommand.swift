@@ -15,6 +15,10 @@ struct ServeCommand: Command {
         running functions finish and the triggers' state is saved. SIGHUP reloads triggers.yaml and
         values.json without a restart (a configuration with problems is reported and not applied).
 
+        The admin API and the dashboard answer only this machine. The admin API asks for
+        'Authorization: Bearer TOKEN' with the token printed at start (new at every start) and written to
+        DATA_DIR/admin.token, readable by you only; the dashboard page carries it.
+
         Configuration problems print as FILE:LINE:COLUMN: message, exit status 2; a failure to start (the
         port is taken, the data directory is in use) exits with status 1.
 
@@ -23,6 +27,10 @@ struct ServeCommand: Command {
           --port N              The port (default: 9090; 0 picks a free one)
           --app-id ID           The app id clients use (default: the configuration's appId, else
                                 switchyard-app)
+          --import DIR          Before serving, import DIR as 'switchyard data import' does (without
+                                firing triggers)
+          --export-on-exit DIR  On Ctrl-C, after the triggers stop, export the data to DIR as
+                                'switchyard data export' does
           --watch               Reload on save: a change to triggers.yaml, values.json or environments/ is
                                 applied without a restart; a change under functions/ rebuilds (see
                                 --build-command) and restarts the server on the same port and data, the
@@ -46,6 +54,8 @@ struct ServeCommand: Command {
     var port: UInt16
     var appId: String?
     var logFormat: LogFormat
+    var importDirectory: String?
+    var exportDirectory: String?
     /// `--watch`: the arguments the supervised server gets (these without `--watch` and `--build-command`).
     var watch: (childArguments: [String], buildCommand: String?)?
 
@@ -56,7 +66,9 @@ struct ServeCommand: Command {
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
             arguments,
-            options: AppOptions.dataNames + ["--host", "--port", "--app-id", "--log-format", "--build-command"],
+            options: AppOptions.dataNames + [
+                "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
+            ],
             flags: ["--watch"],
             usage: Self.usage)
         guard parsed.positionals.isEmpty else {
@@ -75,6 +87,8 @@ struct ServeCommand: Command {
             throw UsageError("--log-format is text or json, not '\(formatText)'", usage: Self.usage)
         }
         self.logFormat = logFormat
+        importDirectory = parsed.value("--import")
+        exportDirectory = parsed.value("--export-on-exit")
         if parsed.has("--watch") {
             // The port is picked now when 0, so every restart listens where the first server did.
             var child = [
@@ -83,6 +97,8 @@ struct ServeCommand: Command {
                 "--log-format", logFormat.rawValue,
             ]
             if let appId { child += ["--app-id", appId] }
+            // Every server exports when it stops (the last one's export is the one left); only the first imports.
+            if let directory = parsed.value("--export-on-exit") { child += ["--export-on-exit", directory] }
             watch = (child, parsed.value("--build-command"))
         } else if parsed.value("--build-command") != nil {
             throw UsageError("--build-command is for --watch", usage: Self.usage)
@@ -93,6 +109,7 @@ struct ServeCommand: Command {
         if let watch { return await supervise(childArguments: watch.childArguments, buildCommand: watch.buildCommand) }
         let stop = StopSignal()
         let hangup = HangupSignal()
+        let log = ServeLog(format: logFormat)
         let opened: OpenApp
         do {
             opened = try await app.openApp()
@@ -100,17 +117,30 @@ struct ServeCommand: Command {
             Output.error(error.message)
             return error.status
         }
+        if let importDirectory {
+            do {
+                let summary = try await DataImport.import(from: importDirectory, into: opened.app.store)
+                log.event(
+                    "imported \(summary.documents) documents in \(summary.collections.count) collections from \(importDirectory)"
+                )
+            } catch {
+                await opened.stop()
+                Output.error(error.description)
+                return 2
+            }
+        }
         let server: AppServer
         do {
             try await opened.app.start()
             server = try await AppServer.start(
-                app: opened.app, configuration: AppServer.Configuration(host: host, port: port, appId: appId))
+                app: opened.app,
+                configuration: AppServer.Configuration(
+                    host: host, port: port, appId: appId, dataDirectory: app.dataDirectory))
         } catch {
             await opened.stop()
             Output.error("switchyard serve: cannot start: \(error)")
             return 1
         }
-        let log = ServeLog(format: logFormat)
         let invocations = opened.app.invocations.follow()
         let printer = Task {
             for await record in invocations { log.invocation(record) }
@@ -133,6 +163,15 @@ struct ServeCommand: Command {
         log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
         reloader.cancel()
         server.stop()
+        if let exportDirectory {
+            await opened.app.triggers.stop()
+            do {
+                let exported = try await DataExport.export(store: opened.app.store, to: exportDirectory)
+                log.event("exported \(exported.count) collections to \(exportDirectory)")
+            } catch {
+                log.problem("could not export the data to \(exportDirectory): \(error)")
+            }
+        }
         await opened.stop()
         await printer.value
         log.event("stopped")
@@ -154,7 +193,8 @@ struct ServeCommand: Command {
             return 2
         }
         let supervisor = WatchSupervisor(
-            executable: executable, childArguments: childArguments, configurationDirectory: app.directory,
+            executable: executable, childArguments: childArguments,
+            firstStartArguments: importDirectory.map { ["--import", $0] } ?? [], configurationDirectory: app.directory,
             dataDirectory: app.dataDirectory, build: build,
             validationArguments: ["--config", app.directory, "--environment", app.environment.rawValue],
             log: ServeLog(format: logFormat))

@@ -10,6 +10,7 @@ struct ServeLog {
 
     func serving(_ server: AppServer, dataDirectory: String) {
         let base = server.http.baseURL
+        let tokenFile = "\(dataDirectory)/\(AdminToken.fileName)"
         let urls: KeyValuePairs<String, String> = [
             "dashboard": "\(base)/", "clientAPI": "\(base)/api/client/v2.0/app/\(server.appId)",
             "fcmEmulator": "\(base)/v1/projects/\(server.appId)/messages:send", "adminAPI": "\(base)/admin/v1",
@@ -23,12 +24,15 @@ struct ServeLog {
                   client API     \(urls[1].value)
                   FCM emulator   \(urls[2].value)
                   admin API      \(urls[3].value)
+                  admin token    \(server.adminToken.value) (also in \(tokenFile))
                 """)
         case .json:
             var document = line(level: "info", message: "serving app '\(server.appId)'")
             document.append("appId", .string(server.appId))
             document.append("dataDirectory", .string(dataDirectory))
             for (name, url) in urls { document.append(name, .string(url)) }
+            // The token itself stays out of machine-read logs, which travel further than a terminal.
+            document.append("adminTokenFile", .string(tokenFile))
             Output.print(document.extendedJSON(mode: .relaxed))
         }
     }
