@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 import Switchyard
 import SwitchyardServer
 
@@ -15,8 +16,16 @@ struct ServeCommand: Command {
         running functions finish and the triggers' state is saved. SIGHUP reloads triggers.yaml and
         values.json without a restart (a configuration with problems is reported and not applied).
 
-        Configuration problems print as FILE:LINE:COLUMN: message, exit status 2; a failure to start (the
-        port is taken, the data directory is in use) exits with status 1.
+        Functions' context.services.messaging is, with --push emulator (the default), Switchyard's real FCM
+        client speaking to this server's own FCM emulator endpoint (OAuth2, HTTP, retries), so what they
+        send shows in 'switchyard outbox' and on the dashboard. --push live delivers for real: to Google's
+        FCM with a service account from --service-account FILE or the value named by
+        messaging.fcm.serviceAccount in triggers.yaml (default fcmServiceAccount, linked to a secret), or
+        to APNs when messaging.transport is apns (messaging.apns: teamId, keyId, key, topic).
+
+        Configuration problems print as FILE:LINE:COLUMN: message, exit status 2 (so do missing or unusable
+        --push live credentials); a failure to start (the port is taken, the data directory is in use) exits
+        with status 1.
 
         OPTIONS:
           --host HOST           The address to listen on (default: 127.0.0.1)
@@ -30,6 +39,11 @@ struct ServeCommand: Command {
                                 on the dashboard.
           --build-command CMD   What --watch runs to rebuild (default: swift build of this executable's
                                 product in the package holding --config)
+          --push MODE           emulator (default): send through this server's FCM emulator; live: deliver
+                                through Google's FCM or APNs (needs credentials, see above)
+          --service-account FILE
+                                With --push live: the FCM service account's JSON file (instead of the
+                                configured value)
           --log-format FORMAT   text (default): each function run as 'switchyard logs' prints it; json: one
                                 JSON object per line (time, level, trigger, function, eventId, attempt,
                                 userId, durationMs, outcome, error, logs) for log collectors
@@ -46,6 +60,8 @@ struct ServeCommand: Command {
     var port: UInt16
     var appId: String?
     var logFormat: LogFormat
+    var push: PushMode
+    var serviceAccountFile: String?
     /// `--watch`: the arguments the supervised server gets (these without `--watch` and `--build-command`).
     var watch: (childArguments: [String], buildCommand: String?)?
 
@@ -53,10 +69,16 @@ struct ServeCommand: Command {
         case text, json
     }
 
+    enum PushMode: String {
+        case emulator, live
+    }
+
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
             arguments,
-            options: AppOptions.dataNames + ["--host", "--port", "--app-id", "--log-format", "--build-command"],
+            options: AppOptions.dataNames + [
+                "--host", "--port", "--app-id", "--log-format", "--build-command", "--push", "--service-account",
+            ],
             flags: ["--watch"],
             usage: Self.usage)
         guard parsed.positionals.isEmpty else {
@@ -75,6 +97,15 @@ struct ServeCommand: Command {
             throw UsageError("--log-format is text or json, not '\(formatText)'", usage: Self.usage)
         }
         self.logFormat = logFormat
+        let pushText = parsed.value("--push") ?? "emulator"
+        guard let push = PushMode(rawValue: pushText) else {
+            throw UsageError("--push is emulator or live, not '\(pushText)'", usage: Self.usage)
+        }
+        self.push = push
+        serviceAccountFile = parsed.value("--service-account")
+        if serviceAccountFile != nil, push != .live {
+            throw UsageError("--service-account is for --push live", usage: Self.usage)
+        }
         if parsed.has("--watch") {
             // The port is picked now when 0, so every restart listens where the first server did.
             var child = [
@@ -83,6 +114,8 @@ struct ServeCommand: Command {
                 "--log-format", logFormat.rawValue,
             ]
             if let appId { child += ["--app-id", appId] }
+            child += ["--push", push.rawValue]
+            if let serviceAccountFile { child += ["--service-account", serviceAccountFile] }
             watch = (child, parsed.value("--build-command"))
         } else if parsed.value("--build-command") != nil {
             throw UsageError("--build-command is for --watch", usage: Self.usage)
@@ -93,18 +126,34 @@ struct ServeCommand: Command {
         if let watch { return await supervise(childArguments: watch.childArguments, buildCommand: watch.buildCommand) }
         let stop = StopSignal()
         let hangup = HangupSignal()
+        var transport: (any PushMessaging)?
+        if push == .live {
+            guard let configuration = app.load() else { return 2 }
+            do {
+                transport = try LiveMessaging.transport(for: configuration, serviceAccountFile: serviceAccountFile)
+            } catch {
+                Output.error("switchyard serve: --push live: \(error.message)")
+                return 2
+            }
+        }
         let opened: OpenApp
         do {
-            opened = try await app.openApp()
+            opened = try await app.openApp(messaging: transport)
         } catch {
             Output.error(error.message)
             return error.status
         }
         let server: AppServer
         do {
-            try await opened.app.start()
+            // Serving first, so that triggers catching up already send through the emulator's client.
             server = try await AppServer.start(
                 app: opened.app, configuration: AppServer.Configuration(host: host, port: port, appId: appId))
+            do {
+                try await opened.app.start()
+            } catch {
+                server.stop()
+                throw error
+            }
         } catch {
             await opened.stop()
             Output.error("switchyard serve: cannot start: \(error)")
@@ -127,7 +176,7 @@ struct ServeCommand: Command {
                 }
             }
         }
-        log.serving(server, dataDirectory: app.dataDirectory)
+        log.serving(server, dataDirectory: app.dataDirectory, push: pushDescription(opened.app))
         let signal = await stop.wait(
             orUntilSupervisorExits: ProcessInfo.processInfo.environment[Self.supervisorVariable])
         log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
@@ -137,6 +186,19 @@ struct ServeCommand: Command {
         await printer.value
         log.event("stopped")
         return 0
+    }
+
+    /// Where functions' pushes go, for the start-up lines (never a credential).
+    private func pushDescription(_ app: SwitchyardApp) -> String {
+        switch push {
+        case .emulator: return "emulator (FCM client → this server)"
+        case .live:
+            if let client = app.messaging.transport as? FCMClient { return "live FCM, project \(client.projectId)" }
+            if let client = app.messaging.transport as? APNsClient {
+                return "live APNs, \(client.configuration.baseURL)"
+            }
+            return "live"
+        }
     }
 
     private func supervise(childArguments: [String], buildCommand: String?) async -> Int32 {
