@@ -39,7 +39,9 @@ let package = Package(
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
         .target(
             name: "SwitchyardServer",
-            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CMicroHTTPD", "COpenSSL"]),
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CMicroHTTPD", "COpenSSL"],
+            // The dashboard's HTML, CSS and JavaScript, served as they are (no build step).
+            resources: [.copy("Dashboard/Assets")]),
         .executableTarget(
             name: "switchyard",
             dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer", "Functions"]),

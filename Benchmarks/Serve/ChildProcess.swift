@@ -33,8 +33,10 @@ final class ChildProcess {
         return (resident, peak)
     }
 
+    /// Kills the process and its children (nginx's workers, gunicorn's), which would outlive it otherwise.
     func kill() {
         guard process.isRunning else { return }
+        _ = try? runCommand("/usr/bin/pkill", ["-KILL", "-P", "\(pid)"])
         Foundation.kill(pid, SIGKILL)
         process.waitUntilExit()
     }

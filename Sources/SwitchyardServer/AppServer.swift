@@ -25,10 +25,12 @@ public final class AppServer: Sendable {
         public var routesMessagingThroughEmulator: Bool
         /// How that client retries (429, 5xx, lost connections).
         public var emulatorClientRetry: Messaging.RetryPolicy
+        /// Where `admin.token` is written (mode 0600); nil writes it nowhere (an in-memory app).
+        public var dataDirectory: String?
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil,
-            clientAPI: ClientAPI.Configuration = ClientAPI.Configuration(),
+            clientAPI: ClientAPI.Configuration = ClientAPI.Configuration(), dataDirectory: String? = nil,
             routesMessagingThroughEmulator: Bool = true,
             emulatorClientRetry: Messaging.RetryPolicy = Messaging.RetryPolicy()
         ) {
@@ -38,6 +40,7 @@ public final class AppServer: Sendable {
             self.clientAPI = clientAPI
             self.routesMessagingThroughEmulator = routesMessagingThroughEmulator
             self.emulatorClientRetry = emulatorClientRetry
+            self.dataDirectory = dataDirectory
         }
     }
 
@@ -53,10 +56,12 @@ public final class AppServer: Sendable {
     /// The client `context.services.messaging` sends through while served (see
     /// `Configuration.routesMessagingThroughEmulator`); nil when the app keeps its own transport.
     public let emulatorClient: FCMClient?
+    /// What the admin API asks for; made anew at every start.
+    public let adminToken: AdminToken
 
     private init(
         app: SwitchyardApp, appId: String, http: HTTPServer, clientAPI: ClientAPI, fcmEmulator: FCMEmulator,
-        emulatorClient: FCMClient?
+        emulatorClient: FCMClient?, adminToken: AdminToken
     ) {
         self.app = app
         self.appId = appId
@@ -64,6 +69,7 @@ public final class AppServer: Sendable {
         self.clientAPI = clientAPI
         self.fcmEmulator = fcmEmulator
         self.emulatorClient = emulatorClient
+        self.adminToken = adminToken
     }
 
     /// Starts serving `app` (whose triggers the caller starts and stops).
@@ -76,6 +82,10 @@ public final class AppServer: Sendable {
         clientAPI.addRoutes(to: &router)
         let fcmEmulator = FCMEmulator(outbox: app.pushOutbox)
         router.add(fcmEmulator.routes)
+        let adminToken = try AdminToken.generate()
+        if let directory = configuration.dataDirectory { try adminToken.write(toDirectory: directory) }
+        router.add(AdminAPI(app: app, token: adminToken, users: clientAPI.users).router)
+        router.add(Dashboard(token: adminToken).router)
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
             router: router)
@@ -95,7 +105,7 @@ public final class AppServer: Sendable {
         }
         return AppServer(
             app: app, appId: appId, http: http, clientAPI: clientAPI, fcmEmulator: fcmEmulator,
-            emulatorClient: emulatorClient)
+            emulatorClient: emulatorClient, adminToken: adminToken)
     }
 
     /// An FCM client for this server's emulator, authenticated by a development service account.

@@ -23,6 +23,10 @@ struct ServeCommand: Command {
         messaging.fcm.serviceAccount in triggers.yaml (default fcmServiceAccount, linked to a secret), or
         to APNs when messaging.transport is apns (messaging.apns: teamId, keyId, key, topic).
 
+        The admin API and the dashboard answer only this machine. The admin API asks for
+        'Authorization: Bearer TOKEN' with the token printed at start (new at every start) and written to
+        DATA_DIR/admin.token, readable by you only; the dashboard page carries it.
+
         Configuration problems print as FILE:LINE:COLUMN: message, exit status 2 (so do missing or unusable
         --push live credentials); a failure to start (the port is taken, the data directory is in use) exits
         with status 1.
@@ -32,6 +36,10 @@ struct ServeCommand: Command {
           --port N              The port (default: 9090; 0 picks a free one)
           --app-id ID           The app id clients use (default: the configuration's appId, else
                                 switchyard-app)
+          --import DIR          Before serving, import DIR as 'switchyard data import' does (without
+                                firing triggers)
+          --export-on-exit DIR  On Ctrl-C, after the triggers stop, export the data to DIR as
+                                'switchyard data export' does
           --watch               Reload on save: a change to triggers.yaml, values.json or environments/ is
                                 applied without a restart; a change under functions/ rebuilds (see
                                 --build-command) and restarts the server on the same port and data, the
@@ -62,6 +70,8 @@ struct ServeCommand: Command {
     var logFormat: LogFormat
     var push: PushMode
     var serviceAccountFile: String?
+    var importDirectory: String?
+    var exportDirectory: String?
     /// `--watch`: the arguments the supervised server gets (these without `--watch` and `--build-command`).
     var watch: (childArguments: [String], buildCommand: String?)?
 
@@ -77,7 +87,8 @@ struct ServeCommand: Command {
         let parsed = try Arguments(
             arguments,
             options: AppOptions.dataNames + [
-                "--host", "--port", "--app-id", "--log-format", "--build-command", "--push", "--service-account",
+                "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
+                "--push", "--service-account",
             ],
             flags: ["--watch"],
             usage: Self.usage)
@@ -106,6 +117,8 @@ struct ServeCommand: Command {
         if serviceAccountFile != nil, push != .live {
             throw UsageError("--service-account is for --push live", usage: Self.usage)
         }
+        importDirectory = parsed.value("--import")
+        exportDirectory = parsed.value("--export-on-exit")
         if parsed.has("--watch") {
             // The port is picked now when 0, so every restart listens where the first server did.
             var child = [
@@ -116,6 +129,8 @@ struct ServeCommand: Command {
             if let appId { child += ["--app-id", appId] }
             child += ["--push", push.rawValue]
             if let serviceAccountFile { child += ["--service-account", serviceAccountFile] }
+            // Every server exports when it stops (the last one's export is the one left); only the first imports.
+            if let directory = parsed.value("--export-on-exit") { child += ["--export-on-exit", directory] }
             watch = (child, parsed.value("--build-command"))
         } else if parsed.value("--build-command") != nil {
             throw UsageError("--build-command is for --watch", usage: Self.usage)
@@ -126,6 +141,7 @@ struct ServeCommand: Command {
         if let watch { return await supervise(childArguments: watch.childArguments, buildCommand: watch.buildCommand) }
         let stop = StopSignal()
         let hangup = HangupSignal()
+        let log = ServeLog(format: logFormat)
         var transport: (any PushMessaging)?
         if push == .live {
             guard let configuration = app.load() else { return 2 }
@@ -143,11 +159,25 @@ struct ServeCommand: Command {
             Output.error(error.message)
             return error.status
         }
+        if let importDirectory {
+            do {
+                let summary = try await DataImport.import(from: importDirectory, into: opened.app.store)
+                log.event(
+                    "imported \(summary.documents) documents in \(summary.collections.count) collections from \(importDirectory)"
+                )
+            } catch {
+                await opened.stop()
+                Output.error(error.description)
+                return 2
+            }
+        }
         let server: AppServer
         do {
             // Serving first, so that triggers catching up already send through the emulator's client.
             server = try await AppServer.start(
-                app: opened.app, configuration: AppServer.Configuration(host: host, port: port, appId: appId))
+                app: opened.app,
+                configuration: AppServer.Configuration(
+                    host: host, port: port, appId: appId, dataDirectory: app.dataDirectory))
             do {
                 try await opened.app.start()
             } catch {
@@ -159,7 +189,6 @@ struct ServeCommand: Command {
             Output.error("switchyard serve: cannot start: \(error)")
             return 1
         }
-        let log = ServeLog(format: logFormat)
         let invocations = opened.app.invocations.follow()
         let printer = Task {
             for await record in invocations { log.invocation(record) }
@@ -182,6 +211,15 @@ struct ServeCommand: Command {
         log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
         reloader.cancel()
         server.stop()
+        if let exportDirectory {
+            await opened.app.triggers.stop()
+            do {
+                let exported = try await DataExport.export(store: opened.app.store, to: exportDirectory)
+                log.event("exported \(exported.count) collections to \(exportDirectory)")
+            } catch {
+                log.problem("could not export the data to \(exportDirectory): \(error)")
+            }
+        }
         await opened.stop()
         await printer.value
         log.event("stopped")
@@ -216,7 +254,8 @@ struct ServeCommand: Command {
             return 2
         }
         let supervisor = WatchSupervisor(
-            executable: executable, childArguments: childArguments, configurationDirectory: app.directory,
+            executable: executable, childArguments: childArguments,
+            firstStartArguments: importDirectory.map { ["--import", $0] } ?? [], configurationDirectory: app.directory,
             dataDirectory: app.dataDirectory, build: build,
             validationArguments: ["--config", app.directory, "--environment", app.environment.rawValue],
             log: ServeLog(format: logFormat))

@@ -10,6 +10,7 @@ struct ServeLog {
 
     func serving(_ server: AppServer, dataDirectory: String, push: String) {
         let base = server.http.baseURL
+        let tokenFile = "\(dataDirectory)/\(AdminToken.fileName)"
         let urls: KeyValuePairs<String, String> = [
             "dashboard": "\(base)/", "clientAPI": "\(base)/api/client/v2.0/app/\(server.appId)",
             "fcmEmulator": "\(base)/v1/projects/\(server.fcmEmulator.project)/messages:send",
@@ -25,6 +26,7 @@ struct ServeLog {
                   FCM emulator   \(urls[2].value)
                   admin API      \(urls[3].value)
                   push           \(push)
+                  admin token    \(server.adminToken.value) (also in \(tokenFile))
                 """)
         case .json:
             var document = line(level: "info", message: "serving app '\(server.appId)'")
@@ -32,6 +34,8 @@ struct ServeLog {
             document.append("dataDirectory", .string(dataDirectory))
             for (name, url) in urls { document.append(name, .string(url)) }
             document.append("push", .string(push))
+            // The token itself stays out of machine-read logs, which travel further than a terminal.
+            document.append("adminTokenFile", .string(tokenFile))
             Output.print(document.extendedJSON(mode: .relaxed))
         }
     }

@@ -10,6 +10,8 @@ import Switchyard
 struct WatchSupervisor {
     let executable: String
     let childArguments: [String]
+    /// Added for the first server only (`--import`: a restart must not import over the data again).
+    let firstStartArguments: [String]
     let configurationDirectory: String
     let dataDirectory: String
     let build: BuildCommand
@@ -22,7 +24,7 @@ struct WatchSupervisor {
         let stop = StopSignal()
         let child = ChildServer(executable: executable, arguments: childArguments, log: log)
         do {
-            try child.start()
+            try child.start(adding: firstStartArguments)
         } catch {
             log.problem("switchyard serve --watch: cannot start the server: \(error)")
             return 1
@@ -123,10 +125,10 @@ final class ChildServer: @unchecked Sendable {
         self.log = log
     }
 
-    func start() throws {
+    func start(adding extra: [String] = []) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        process.arguments = arguments + extra
         process.environment = ProcessInfo.processInfo.environment.merging(
             [ServeCommand.supervisorVariable: "\(getpid())"]) { $1 }
         let log = self.log

@@ -75,6 +75,78 @@ import Testing
         #expect(app.read(".switchyard/build.json")?.contains("\"state\":\"succeeded\"") == true)
         #expect(running.interrupt() == 0)
     }
+
+    @Test func servePrintsTheAdminTokenAndKeepsItForTheOwnerOnly() async throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        let running = try RunningSwitchyard(["serve", "--port", "0"], in: app.path)
+        var interrupted = false
+        defer { if !interrupted { _ = running.interrupt() } }
+        let deadline = Date().addingTimeInterval(60)
+        var printed: [String] = []
+        while printed.count < 2, Date() < deadline {
+            let lines = running.text.split(separator: "\n")
+            printed = ["dashboard", "admin token"].compactMap { label in
+                lines.first { $0.hasPrefix("  \(label) ") }.map { String($0.dropFirst(label.count + 2)) }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(printed.count == 2, "\(running.text)")
+        let dashboard = printed[0].trimmingCharacters(in: .whitespaces)
+        let token = String(printed[1].trimmingCharacters(in: .whitespaces).prefix { $0 != " " })
+        #expect(token.count == 64)
+        #expect(printed[1].contains("(also in .switchyard/admin.token)"))
+        #expect(app.read(".switchyard/admin.token") == token + "\n")
+        let attributes = try FileManager.default.attributesOfItem(atPath: "\(app.path)/.switchyard/admin.token")
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+        var request = URLRequest(url: URL(string: dashboard + "admin/v1/app")!)
+        #expect(try await status(request) == 401)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        #expect(try await status(request) == 200)
+        interrupted = true
+        #expect(running.interrupt() == 0)
+    }
+
+    private func status(_ request: URLRequest) async throws -> Int {
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    @Test func serveImportsSeedDataBeforeServingAndExportsItOnExit() async throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        try app.write("seed/shop.items.json", #"{"_id": 1, "name": "kettle"}"# + "\n")
+        let running = try RunningSwitchyard(
+            ["serve", "--port", "0", "--log-format", "json", "--import", "seed", "--export-on-exit", "out"],
+            in: app.path)
+        defer { running.kill() }
+        _ = try await awaitLine(running, containing: "imported 1 documents in 1 collections from seed")
+        let serving = try await awaitLine(running, containing: "serving app 'demo'")
+        let clientAPI = try #require(serving["clientAPI"] as? String)
+
+        // A client adds a second item through the client API; both leave in the export.
+        var login = URLRequest(url: URL(string: "\(clientAPI)/auth/providers/anon-user/login")!)
+        login.httpMethod = "POST"
+        login.httpBody = Data("{}".utf8)
+        let (session, _) = try await URLSession.shared.data(for: login)
+        let token = try #require(
+            (try JSONSerialization.jsonObject(with: session) as? [String: Any])?["access_token"] as? String)
+        var insert = URLRequest(url: URL(string: "\(clientAPI)/functions/call")!)
+        insert.httpMethod = "POST"
+        insert.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        insert.httpBody = Data(
+            #"{"name":"insertOne","service":"mongodb-atlas","arguments":[{"database":"shop","collection":"items","document":{"_id":2,"name":"mug"}}]}"#
+                .utf8)
+        let (_, inserted) = try await URLSession.shared.data(for: insert)
+        #expect((inserted as? HTTPURLResponse)?.statusCode == 200)
+
+        #expect(running.interrupt() == 0)
+        let exported = try #require(app.read("out/shop.items.json"))
+        #expect(exported.contains("kettle"))
+        #expect(exported.contains("mug"))
+        #expect(running.text.contains("exported 1 collections to out"))
+    }
 }
 
 @Suite struct ServePushTests {

@@ -166,6 +166,21 @@ import Testing
         #expect(try await client.get(url: "\(server.baseURL)/fine").text == "fine")
     }
 
+    @Test func stoppingFreesThePortForTheNextServer() async throws {
+        let first = try serve { router in router.add("GET", "/which") { _, _ in .text("first") } }
+        let port = first.port
+        first.stop()
+        let second = try HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: port),
+            router: {
+                var router = Router()
+                router.add("GET", "/which") { _, _ in .text("second") }
+                return router
+            }())
+        defer { second.stop() }
+        #expect(try await HTTPClient().get(url: "\(second.baseURL)/which").text == "second")
+    }
+
     @Test func aTakenPortIsAClearError() throws {
         let first = try serve { _ in }
         defer { first.stop() }

@@ -21,6 +21,8 @@ import Testing
         _ = try await app.call(function: "ok", user: user)
         await #expect(throws: FunctionCallError.self) { try await app.call(function: "fails", user: user) }
 
+        // Runs do not wait for their records; a flush does.
+        await app.invocations.flush()
         let stored = try await app.store.database("local").collection("invocations").find().toArray()
         #expect(stored.count == 2)
         let records = try await app.invocations.records()
@@ -35,6 +37,10 @@ import Testing
         #expect(try await app.invocations.records(limit: 1).map(\.function) == ["fails"])
         #expect(try await app.invocations.records(since: Date(timeIntervalSinceNow: 60)).isEmpty)
         #expect(try await app.invocations.records(trigger: "someTrigger").isEmpty)
+        #expect(try await app.invocations.records(outcome: .success).map(\.function) == ["ok"])
+        #expect(try await app.invocations.records(outcome: .timeout).isEmpty)
+        #expect(try await app.invocations.records(until: before).isEmpty)
+        #expect(try await app.invocations.records(since: before, until: Date(timeIntervalSinceNow: 60)).count == 2)
         await app.stop()
     }
 
@@ -65,6 +71,7 @@ import Testing
             registry, options: SwitchyardApp.Options(invocationRetention: 5))
         for index in 0..<250 { _ = try await app.call(function: "ok", arguments: [.int64(Int64(index))], user: user) }
         // Pruned every 100 records: at most retention + 100 remain, and the newest are all there.
+        await app.invocations.flush()
         let stored = try await app.store.database("local").collection("invocations").countDocuments()
         #expect(stored <= 105)
         #expect(stored < 250)

@@ -168,6 +168,7 @@ public final class SwitchyardApp: Sendable {
     /// Stops the dispatcher (running functions finish first), ends log and outbox followers and closes the store.
     public func stop() async {
         await triggers.stop()
+        await invocations.flush()
         invocations.finish()
         outboxLog.finish()
         await store.close()

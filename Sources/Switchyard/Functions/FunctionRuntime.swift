@@ -98,14 +98,7 @@ final class FunctionRuntime: Sendable {
             record.error = FunctionCallError.timedOut(origin.function, after: limit).message
         }
         record.logs = lines.close()
-        do {
-            try await invocationLog.record(record)
-        } catch {
-            // The run itself is over and its outcome stands; a record the store refused (it is closing) is
-            // reported where the operator sees it rather than failing the run.
-            FileHandle.standardError.write(
-                Data("switchyard: could not record the run of function '\(origin.function)': \(error)\n".utf8))
-        }
+        invocationLog.record(record)
         return outcome
     }
 }

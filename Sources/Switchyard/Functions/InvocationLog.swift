@@ -26,10 +26,17 @@ public final class InvocationLog: Sendable {
         try await log.prepare()
     }
 
-    /// Stores a record and hands it to followers.
-    public func record(_ record: InvocationRecord) async throws {
+    /// Hands a record to followers and queues it for the store, batched with others (a run never waits for its
+    /// record to be written; reads through this log see every record written before them, and a process killed
+    /// with SIGKILL may lose the last few).
+    public func record(_ record: InvocationRecord) {
         feed.publish(record)
-        try await log.insert(record.document)
+        log.append(record.document)
+    }
+
+    /// Waits until every record handed over so far is in the store.
+    public func flush() async {
+        await log.flush()
     }
 
     /// The newest `limit` records matching the filters, oldest first.
@@ -37,13 +44,21 @@ public final class InvocationLog: Sendable {
     ///   - trigger: only runs of this trigger.
     ///   - function: only runs of this function.
     ///   - since: only runs that started at or after this time.
+    ///   - outcome: only runs that ended this way.
+    ///   - until: only runs that started before this time.
     public func records(
-        trigger: String? = nil, function: String? = nil, limit: Int = 100, since: Date? = nil
+        trigger: String? = nil, function: String? = nil, limit: Int = 100, since: Date? = nil,
+        outcome: InvocationRecord.Outcome? = nil, until: Date? = nil
     ) async throws -> [InvocationRecord] {
         var filter: BSONDocument = [:]
         if let trigger { filter.append("trigger", .string(trigger)) }
         if let function { filter.append("function", .string(function)) }
-        if let since { filter.append("start", ["$gte": .datetime(BSONDate(since))]) }
+        if let outcome { filter.append("outcome", .string(outcome.rawValue)) }
+        var start: BSONDocument = [:]
+        if let since { start.append("$gte", .datetime(BSONDate(since))) }
+        if let until { start.append("$lt", .datetime(BSONDate(until))) }
+        if !start.isEmpty { filter.append("start", .document(start)) }
+        await log.flush()
         return try await log.latest(filter, limit: limit).map { document throws in
             try InvocationRecord(document: document)
         }

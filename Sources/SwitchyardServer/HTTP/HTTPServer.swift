@@ -89,12 +89,14 @@ public final class HTTPServer: Sendable {
     /// Stops accepting, ends open event streams and waits for the connection threads to finish.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        MHD_quiesce_daemon(daemon)
+        // Quiescing hands the listening socket back to us: close it, or the port stays taken until exit.
+        let listener = MHD_quiesce_daemon(daemon)
         shared.finishStreams()
         // Let the connection threads write what the streams still hold and end their responses cleanly.
         let deadline = ContinuousClock.now + .seconds(2)
         while shared.hasOpenStreams, ContinuousClock.now < deadline { usleep(2_000) }
         MHD_stop_daemon(daemon)
+        if listener >= 0 { close(listener) }
     }
 }
 

@@ -1,0 +1,56 @@
+import BSON
+import Foundation
+import Switchyard
+
+/// Function invocations with their log lines (trigger attempts and client calls).
+///
+/// - `GET /invocations?function=&trigger=&outcome=&since=&until=&limit=` → `{invocations: [record]}`, the
+///   newest `limit` (default 100, at most 1,000) oldest first; times are ISO 8601 or milliseconds since 1970
+/// - `GET /invocations/events?function=&trigger=&outcome=` → a server-sent `invocation` event per new record
+///
+/// A record is `{_id, trigger?, function, eventId?, attempt, userId, start, durationMs, outcome, error?, logs}`.
+extension AdminAPI {
+    func addInvocationRoutes(to routes: inout AdminRoutes) {
+        let invocations = app.invocations
+        routes.add("GET", "/invocations") { request, _ in
+            let filter = try InvocationFilter(request)
+            let records = try await invocations.records(
+                trigger: filter.trigger, function: filter.function,
+                limit: try request.integerArgument("limit", default: 100, in: 1...1000),
+                since: try request.dateArgument("since"), outcome: filter.outcome,
+                until: try request.dateArgument("until"))
+            return .json(["invocations": .array(records.map { .document($0.document) })])
+        }
+        routes.add("GET", "/invocations/events") { request, _ in
+            let filter = try InvocationFilter(request)
+            return Self.events(from: invocations.follow()) { record in
+                guard filter.admits(record) else { return nil }
+                return LiveEvent(
+                    name: "invocation", id: record.id.hex, data: record.document.extendedJSON(mode: .relaxed))
+            }
+        }
+    }
+}
+
+/// The record filters both the list and the live feed take.
+struct InvocationFilter: Sendable {
+    var function: String?
+    var trigger: String?
+    var outcome: InvocationRecord.Outcome?
+
+    init(_ request: ServerRequest) throws(APIError) {
+        function = request.query["function"].flatMap { $0.isEmpty ? nil : $0 }
+        trigger = request.query["trigger"].flatMap { $0.isEmpty ? nil : $0 }
+        if let text = request.query["outcome"], !text.isEmpty {
+            guard let outcome = InvocationRecord.Outcome(rawValue: text) else {
+                throw APIError.badRequest("'outcome' must be success, failure or timeout, not '\(text)'")
+            }
+            self.outcome = outcome
+        }
+    }
+
+    func admits(_ record: InvocationRecord) -> Bool {
+        (function == nil || record.function == function) && (trigger == nil || record.trigger == trigger)
+            && (outcome == nil || record.outcome == outcome)
+    }
+}

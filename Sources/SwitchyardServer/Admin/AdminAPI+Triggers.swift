@@ -1,0 +1,130 @@
+import BSON
+import Foundation
+import Switchyard
+
+/// Triggers: status with counters and lag, suspend and resume, dead letters and their redelivery.
+///
+/// - `GET  /triggers` → `{triggers: [status]}`
+/// - `GET  /triggers/events` → server-sent `triggers` events (`{triggers: [status]}`) whenever a status changes
+/// - `GET  /triggers/{name}` → status
+/// - `POST /triggers/{name}/suspend` → status
+/// - `POST /triggers/{name}/resume` with optional `{fromToken: true|false}` (default true: redeliver from the
+///   saved resume token; false: skip what happened while suspended) → status
+/// - `GET  /deadLetters?trigger=` → `{deadLetters: [...]}`
+/// - `POST /deadLetters/{id}/redeliver` → `{redelivered: id}`
+extension AdminAPI {
+    /// How often the live trigger view looks for changes.
+    static let triggerPollInterval: Duration = .milliseconds(500)
+
+    func addTriggerRoutes(to routes: inout AdminRoutes) {
+        let triggers = app.triggers
+        routes.add("GET", "/triggers") { _, _ in
+            .json(Self.statusList(try await triggers.statuses()))
+        }
+        routes.add("GET", "/triggers/events") { _, _ in
+            let stream = EventStream()
+            let task = Task {
+                var last: [TriggerStatus]?
+                while !Task.isCancelled {
+                    if let statuses = try? await triggers.statuses(), statuses != last {
+                        last = statuses
+                        stream.send(event: "triggers", data: Self.statusList(statuses).extendedJSON(mode: .relaxed))
+                    }
+                    try? await Task.sleep(for: Self.triggerPollInterval)
+                }
+            }
+            stream.onTermination { task.cancel() }
+            return .events(stream)
+        }
+        routes.add("GET", "/triggers/{name}") { _, parameters in
+            .json(try await triggers.status(of: parameters["name"] ?? "").adminDocument)
+        }
+        routes.add("POST", "/triggers/{name}/suspend") { _, parameters in
+            let name = parameters["name"] ?? ""
+            try await triggers.suspend(trigger: name)
+            return .json(try await triggers.status(of: name).adminDocument)
+        }
+        routes.add("POST", "/triggers/{name}/resume") { request, parameters in
+            let name = parameters["name"] ?? ""
+            var fromToken = true
+            if !request.body.isEmpty {
+                switch try request.bodyDocument()["fromToken"] {
+                case nil: break
+                case .bool(let value)?: fromToken = value
+                case let other?:
+                    throw APIError.badRequest(
+                        "'fromToken' must be true or false, not \(other.extendedJSON(mode: .relaxed))")
+                }
+            }
+            try await triggers.resume(trigger: name, fromToken: fromToken)
+            return .json(try await triggers.status(of: name).adminDocument)
+        }
+        routes.add("GET", "/deadLetters") { request, _ in
+            let trigger = request.query["trigger"].flatMap { $0.isEmpty ? nil : $0 }
+            if let trigger { _ = try await triggers.status(of: trigger) }
+            let letters = try await triggers.deadLetters(trigger: trigger)
+            return .json(["deadLetters": .array(letters.map { .document($0.adminDocument) })])
+        }
+        routes.add("POST", "/deadLetters/{id}/redeliver") { _, parameters in
+            let text = parameters["id"] ?? ""
+            guard let id = ObjectId(hex: text) else {
+                throw APIError.badRequest("a dead letter id is 24 hex digits, not '\(text)'")
+            }
+            try await triggers.redeliver(deadLetterId: id)
+            return .json(["redelivered": .objectId(id)])
+        }
+    }
+
+    static func statusList(_ statuses: [TriggerStatus]) -> BSONDocument {
+        ["triggers": .array(statuses.map { .document($0.adminDocument) })]
+    }
+}
+
+extension TriggerStatus {
+    /// `{name, type, function, state, processed, failedAttempts, deadLettered, inFlight, pendingLogEntries?,
+    /// lastEventId?, lastEventTime?, lastProcessedAt?, suspension?: {reason, code?, failedEventId?, time}, warnings}`.
+    var adminDocument: BSONDocument {
+        var document: BSONDocument = [
+            "name": .string(name), "type": .string(type), "function": .string(function),
+            "state": .string(state.rawValue), "processed": .int64(Int64(processed)),
+            "failedAttempts": .int64(Int64(failedAttempts)), "deadLettered": .int64(Int64(deadLettered)),
+            "inFlight": .int64(Int64(inFlight)),
+        ]
+        if let pendingLogEntries { document.append("pendingLogEntries", .int64(Int64(pendingLogEntries))) }
+        if let lastEventId { document.append("lastEventId", .string(lastEventId)) }
+        if let lastEventTime { document.append("lastEventTime", .adminDate(lastEventTime)) }
+        if let lastProcessedAt { document.append("lastProcessedAt", .adminDate(lastProcessedAt)) }
+        if let suspension {
+            var suspended: BSONDocument = ["reason": .string(suspension.reason), "time": .adminDate(suspension.time)]
+            if let code = suspension.code { suspended.append("code", .int64(Int64(code))) }
+            if let id = suspension.failedEventId { suspended.append("failedEventId", .string(id)) }
+            document.append("suspension", .document(suspended))
+        }
+        document.append("warnings", .array(warnings.map { .string($0) }))
+        return document
+    }
+}
+
+extension DeadLetter {
+    /// `{_id, trigger, eventId, kind, event, error, attempts, failedAt}`.
+    var adminDocument: BSONDocument {
+        let (kind, event): (String, BSONDocument) =
+            switch input {
+            case .database(let change): ("database", change.raw)
+            case .scheduled(let scheduled): ("scheduled", scheduled.raw)
+            case .authentication(let auth): ("authentication", auth.raw)
+            }
+        return [
+            "_id": .objectId(id), "trigger": .string(trigger), "eventId": .string(eventId), "kind": .string(kind),
+            "event": .document(event), "error": .string(error), "attempts": .int64(Int64(attempts)),
+            "failedAt": .adminDate(failedAt),
+        ]
+    }
+}
+
+extension BSON {
+    /// A BSON datetime to the millisecond (relaxed Extended JSON prints it as `{"$date": "<ISO 8601>"}`).
+    static func adminDate(_ date: Date) -> BSON {
+        .datetime(BSONDate(millisecondsSinceEpoch: Int64((date.timeIntervalSince1970 * 1000).rounded(.down))))
+    }
+}

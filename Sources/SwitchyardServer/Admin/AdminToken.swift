@@ -1,0 +1,72 @@
+import COpenSSL
+import Foundation
+
+/// The bearer token the admin API asks for: 32 random bytes from OpenSSL as 64 hex digits, made anew at
+/// every start, printed by `switchyard serve` and written to `<data-dir>/admin.token` (mode 0600) for scripts.
+public struct AdminToken: Sendable, CustomStringConvertible {
+    public static let fileName = "admin.token"
+
+    public let value: String
+
+    /// A token that is not random (tests only need one they know); `generate()` is the one to serve with.
+    public init(value: String) {
+        self.value = value
+    }
+
+    /// 32 bytes from OpenSSL's CSPRNG.
+    /// - Throws: `AdminTokenError` when OpenSSL has no entropy to give.
+    public static func generate() throws(AdminTokenError) -> AdminToken {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else {
+            ERR_clear_error()
+            throw AdminTokenError(message: "cannot generate the admin token: OpenSSL's random generator failed")
+        }
+        return AdminToken(value: bytes.map { String(format: "%02x", $0) }.joined())
+    }
+
+    /// Whether `candidate` is this token, in time that does not depend on where they differ.
+    public func matches(_ candidate: String?) -> Bool {
+        guard let candidate else { return false }
+        let expected = Array(value.utf8)
+        let given = Array(candidate.utf8)
+        // The length is no secret (every token has 64 digits); the content is compared in full.
+        guard expected.count == given.count else { return false }
+        var difference: UInt8 = 0
+        for index in expected.indices { difference |= expected[index] ^ given[index] }
+        return difference == 0
+    }
+
+    /// Writes the token to `<directory>/admin.token`, readable by the owner only (the file is replaced, so a
+    /// file left with wider permissions does not keep them). Creates the directory when missing.
+    /// - Returns: the file's path.
+    @discardableResult
+    public func write(toDirectory directory: String) throws(AdminTokenError) -> String {
+        let path = directory.hasSuffix("/") ? directory + Self.fileName : "\(directory)/\(Self.fileName)"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw AdminTokenError(message: "cannot create \(directory) for the admin token: \(error)")
+        }
+        unlink(path)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw AdminTokenError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        let bytes = Array((value + "\n").utf8)
+        let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count, fchmod(descriptor, 0o600) == 0 else {
+            throw AdminTokenError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        return path
+    }
+
+    /// Never the token itself, so it does not end up in logs by accident.
+    public var description: String { "AdminToken(\(value.count) characters)" }
+}
+
+/// The admin token could not be made or written.
+public struct AdminTokenError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import SwitchyardServer
+
+@Suite struct AdminTokenTests {
+    @Test func generatedTokensAre64HexDigitsAndDifferEachTime() throws {
+        let first = try AdminToken.generate()
+        let second = try AdminToken.generate()
+        #expect(first.value.count == 64)
+        #expect(first.value.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+        #expect(first.value != second.value)
+        #expect(!"\(first)".contains(first.value))
+    }
+
+    @Test func matchesOnlyTheSameToken() throws {
+        let token = try AdminToken.generate()
+        #expect(token.matches(token.value))
+        #expect(!token.matches(nil))
+        #expect(!token.matches(""))
+        #expect(!token.matches(String(token.value.dropLast())))
+        #expect(!token.matches(token.value + "0"))
+        let lastFlipped = String(token.value.dropLast()) + (token.value.last == "0" ? "1" : "0")
+        #expect(!token.matches(lastFlipped))
+    }
+
+    @Test func theFileIsReadableByTheOwnerOnlyEvenWhenItExistedWithWiderPermissions() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
+            .appendingPathComponent("nested").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try AdminToken.generate()
+        let path = try first.write(toDirectory: directory)
+        #expect(path == "\(directory)/admin.token")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+
+        let second = try AdminToken.generate()
+        try second.write(toDirectory: directory)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let contents = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(contents == second.value + "\n")
+    }
+
+    @Test func anUnwritableDirectoryIsAClearError() throws {
+        let blocker = FileManager.default.temporaryDirectory.appendingPathComponent("token-file-\(UUID().uuidString)")
+            .path
+        FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
+        defer { try? FileManager.default.removeItem(atPath: blocker) }
+        #expect(throws: AdminTokenError.self) { try AdminToken.generate().write(toDirectory: "\(blocker)/inside") }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Synchronization
+
+/// Reads a server-sent event stream as it arrives, over a plain socket (the libcurl client waits for whole
+/// bodies). Asks with HTTP/1.0 so the body comes unchunked until the server closes it. All reading happens on
+/// a thread of its own: a blocking read on the concurrency pool could starve the server's handlers.
+final class LiveEventReader: Sendable {
+    struct Event: Sendable, Equatable {
+        var name: String
+        var data: String
+    }
+
+    /// The response's status code (0 when the connection closed before the response head).
+    let status: Int
+    let events: AsyncStream<Event>
+    /// The reading thread closes the socket when it is done; until then `stop` may shut it down. The lock
+    /// keeps `stop` from touching a descriptor number the system already gave to someone else.
+    private let socket: Socket
+
+    final class Socket: Sendable {
+        let descriptor: Mutex<Int32?>
+        init(_ descriptor: Int32) { self.descriptor = Mutex(descriptor) }
+    }
+
+    private init(status: Int, events: AsyncStream<Event>, socket: Socket) {
+        self.status = status
+        self.events = events
+        self.socket = socket
+    }
+
+    /// Connects, asks for `path` and returns once the response head arrived.
+    static func open(port: UInt16, path: String, token: String?) async throws -> LiveEventReader {
+        let descriptor = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ReaderError("socket: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw ReaderError("connect: \(errno)")
+        }
+        var request = "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
+        if let token { request += "Authorization: Bearer \(token)\r\n" }
+        request += "\r\n"
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+
+        let socket = Socket(descriptor)
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        let status = await withCheckedContinuation { (head: CheckedContinuation<Int, Never>) in
+            Thread {
+                read(descriptor, head: head, events: continuation)
+                socket.descriptor.withLock { open in
+                    close(descriptor)
+                    open = nil
+                }
+            }.start()
+        }
+        return LiveEventReader(status: status, events: events, socket: socket)
+    }
+
+    /// The reading thread: the head (its status handed to `head`), then events until the connection closes.
+    private static func read(
+        _ descriptor: Int32, head: CheckedContinuation<Int, Never>, events: AsyncStream<Event>.Continuation
+    ) {
+        var buffer: [UInt8] = []
+        var headEnd: Int?
+        while headEnd == nil, let chunk = receive(descriptor) {
+            buffer += chunk
+            headEnd = find([13, 10, 13, 10], in: buffer)
+        }
+        guard let headEnd else {
+            head.resume(returning: 0)
+            events.finish()
+            return
+        }
+        let statusLine = String(decoding: buffer[..<headEnd], as: UTF8.self).split(separator: "\r\n").first ?? ""
+        head.resume(returning: statusLine.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0)
+        var pending = String(decoding: buffer[(headEnd + 4)...], as: UTF8.self)
+        func flush() {
+            while let range = pending.range(of: "\n\n") {
+                let block = pending[..<range.lowerBound]
+                pending = String(pending[range.upperBound...])
+                var name = "message"
+                var data: [String] = []
+                for line in block.split(separator: "\n") where !line.hasPrefix(":") {
+                    if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
+                    if line.hasPrefix("data: ") { data.append(String(line.dropFirst(6))) }
+                }
+                if !data.isEmpty { events.yield(Event(name: name, data: data.joined(separator: "\n"))) }
+            }
+        }
+        flush()
+        while let chunk = receive(descriptor) {
+            pending += String(decoding: chunk, as: UTF8.self)
+            flush()
+        }
+        events.finish()
+    }
+
+    deinit { stop() }
+
+    /// Closes the connection (the server sees the client leave).
+    func stop() {
+        socket.descriptor.withLock { open in
+            if let open { shutdown(open, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// The next event named `name`, skipping others; nil when the stream ends or `timeout` passes first.
+    func next(_ name: String, timeout: Duration = .seconds(20)) async -> Event? {
+        let events = self.events
+        return await withTaskGroup(of: Event?.self) { group in
+            group.addTask {
+                for await event in events where event.name == name { return event }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private static func receive(_ descriptor: Int32) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(chunk[..<count]) : nil
+    }
+
+    private static func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= pattern.count else { return nil }
+        for index in 0...(bytes.count - pattern.count) where Array(bytes[index..<(index + pattern.count)]) == pattern {
+            return index
+        }
+        return nil
+    }
+
+    struct ReaderError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
