@@ -1,3 +1,4 @@
+import Messaging
 import Switchyard
 
 /// `switchyard serve`: one app behind one HTTP server — the client API the Realm SDKs speak, the FCM
@@ -17,17 +18,28 @@ public final class AppServer: Sendable {
         public var appId: String?
         /// Password hashing cost and token lifetimes of the client API.
         public var clientAPI: ClientAPI.Configuration
+        /// When the app sends through its development outbox (it was opened without a transport of its own),
+        /// point `context.services.messaging` at an `FCMClient` speaking to this server's FCM emulator while it
+        /// serves, so functions' pushes take the real client's path (HTTP, OAuth2, retries). False keeps the
+        /// in-process outbox.
+        public var routesMessagingThroughEmulator: Bool
+        /// How that client retries (429, 5xx, lost connections).
+        public var emulatorClientRetry: Messaging.RetryPolicy
         /// Where `admin.token` is written (mode 0600); nil writes it nowhere (an in-memory app).
         public var dataDirectory: String?
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil,
-            clientAPI: ClientAPI.Configuration = ClientAPI.Configuration(), dataDirectory: String? = nil
+            clientAPI: ClientAPI.Configuration = ClientAPI.Configuration(), dataDirectory: String? = nil,
+            routesMessagingThroughEmulator: Bool = true,
+            emulatorClientRetry: Messaging.RetryPolicy = Messaging.RetryPolicy()
         ) {
             self.host = host
             self.port = port
             self.appId = appId
             self.clientAPI = clientAPI
+            self.routesMessagingThroughEmulator = routesMessagingThroughEmulator
+            self.emulatorClientRetry = emulatorClientRetry
             self.dataDirectory = dataDirectory
         }
     }
@@ -41,18 +53,22 @@ public final class AppServer: Sendable {
     public let clientAPI: ClientAPI
     /// FCM HTTP v1, topic management and OAuth2 on this server, recording into the app's outbox.
     public let fcmEmulator: FCMEmulator
+    /// The client `context.services.messaging` sends through while served (see
+    /// `Configuration.routesMessagingThroughEmulator`); nil when the app keeps its own transport.
+    public let emulatorClient: FCMClient?
     /// What the admin API asks for; made anew at every start.
     public let adminToken: AdminToken
 
     private init(
         app: SwitchyardApp, appId: String, http: HTTPServer, clientAPI: ClientAPI, fcmEmulator: FCMEmulator,
-        adminToken: AdminToken
+        emulatorClient: FCMClient?, adminToken: AdminToken
     ) {
         self.app = app
         self.appId = appId
         self.http = http
         self.clientAPI = clientAPI
         self.fcmEmulator = fcmEmulator
+        self.emulatorClient = emulatorClient
         self.adminToken = adminToken
     }
 
@@ -73,12 +89,57 @@ public final class AppServer: Sendable {
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
             router: router)
+        var emulatorClient: FCMClient?
+        if configuration.routesMessagingThroughEmulator, let outbox = app.outboxMessaging,
+            app.messaging.transport as? OutboxMessaging === outbox
+        {
+            do {
+                let client = try makeEmulatorClient(
+                    project: fcmEmulator.project, baseURL: loopbackURL(http), retry: configuration.emulatorClientRetry)
+                app.routeMessaging(to: client)
+                emulatorClient = client
+            } catch {
+                http.stop()
+                throw error
+            }
+        }
         return AppServer(
-            app: app, appId: appId, http: http, clientAPI: clientAPI, fcmEmulator: fcmEmulator, adminToken: adminToken)
+            app: app, appId: appId, http: http, clientAPI: clientAPI, fcmEmulator: fcmEmulator,
+            emulatorClient: emulatorClient, adminToken: adminToken)
     }
 
-    /// Stops serving (open event streams end); the app itself keeps running until the caller stops it.
+    /// An FCM client for this server's emulator, authenticated by a development service account.
+    private static func makeEmulatorClient(project: String, baseURL: String, retry: Messaging.RetryPolicy)
+        throws(PushError)
+        -> FCMClient
+    {
+        let configuration = FCMClient.Configuration(
+            endpoints: .emulator(baseURL), retry: retry, httpVersion: .http1_1, requestTimeout: .seconds(30))
+        let http: HTTPClient
+        do {
+            http = try HTTPClient(configuration: configuration.http)
+        } catch {
+            throw PushError(code: .transport, message: "cannot start the HTTP client: \(error)")
+        }
+        let tokens = DevelopmentServiceAccount(
+            project: project, tokenURI: configuration.endpoints.tokenURI ?? baseURL + "/oauth2/token", http: http,
+            retry: retry, httpVersion: .http1_1)
+        return try FCMClient(projectId: project, accessTokens: tokens, configuration: configuration, http: http)
+    }
+
+    /// The server's URL as a client on this machine reaches it (a wildcard address through loopback).
+    private static func loopbackURL(_ http: HTTPServer) -> String {
+        switch http.configuration.host {
+        case "0.0.0.0", "": "http://127.0.0.1:\(http.port)"
+        case "::", "[::]": "http://[::1]:\(http.port)"
+        default: http.baseURL
+        }
+    }
+
+    /// Stops serving (open event streams end); the app itself keeps running until the caller stops it, sending
+    /// through its own transport again.
     public func stop() {
+        if emulatorClient != nil { app.routeMessaging(to: nil) }
         http.stop()
     }
 }

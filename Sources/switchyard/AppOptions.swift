@@ -1,6 +1,7 @@
 import DocumentStore
 import Foundation
 import Functions
+import Messaging
 import Switchyard
 
 /// The options every command that reads an app shares: where its configuration is and which environment's
@@ -53,7 +54,8 @@ struct AppOptions {
     }
 
     /// Opens the app to run its functions, holding the data directory's lock until the app is released.
-    func openApp() async throws(CommandFailure) -> OpenApp {
+    /// - Parameter messaging: what functions send through; nil: the development outbox.
+    func openApp(messaging: (any PushMessaging)? = nil) async throws(CommandFailure) -> OpenApp {
         let lock: DataDirectoryLock
         do {
             lock = try DataDirectoryLock.acquire(dataDirectory)
@@ -63,7 +65,7 @@ struct AppOptions {
         do {
             let app = try await SwitchyardApp.open(
                 directory: directory, environment: environment, registry: functionRegistry,
-                options: SwitchyardApp.Options(storage: .directory(dataDirectory)))
+                options: SwitchyardApp.Options(storage: .directory(dataDirectory), messaging: messaging))
             return OpenApp(app: app, lock: lock)
         } catch let errors as ConfigurationErrors {
             throw CommandFailure(errors.description, status: 2)

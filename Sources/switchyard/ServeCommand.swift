@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 import Switchyard
 import SwitchyardServer
 
@@ -15,12 +16,20 @@ struct ServeCommand: Command {
         running functions finish and the triggers' state is saved. SIGHUP reloads triggers.yaml and
         values.json without a restart (a configuration with problems is reported and not applied).
 
+        Functions' context.services.messaging is, with --push emulator (the default), Switchyard's real FCM
+        client speaking to this server's own FCM emulator endpoint (OAuth2, HTTP, retries), so what they
+        send shows in 'switchyard outbox' and on the dashboard. --push live delivers for real: to Google's
+        FCM with a service account from --service-account FILE or the value named by
+        messaging.fcm.serviceAccount in triggers.yaml (default fcmServiceAccount, linked to a secret), or
+        to APNs when messaging.transport is apns (messaging.apns: teamId, keyId, key, topic).
+
         The admin API and the dashboard answer only this machine. The admin API asks for
         'Authorization: Bearer TOKEN' with the token printed at start (new at every start) and written to
         DATA_DIR/admin.token, readable by you only; the dashboard page carries it.
 
-        Configuration problems print as FILE:LINE:COLUMN: message, exit status 2; a failure to start (the
-        port is taken, the data directory is in use) exits with status 1.
+        Configuration problems print as FILE:LINE:COLUMN: message, exit status 2 (so do missing or unusable
+        --push live credentials); a failure to start (the port is taken, the data directory is in use) exits
+        with status 1.
 
         OPTIONS:
           --host HOST           The address to listen on (default: 127.0.0.1)
@@ -38,6 +47,11 @@ struct ServeCommand: Command {
                                 on the dashboard.
           --build-command CMD   What --watch runs to rebuild (default: swift build of this executable's
                                 product in the package holding --config)
+          --push MODE           emulator (default): send through this server's FCM emulator; live: deliver
+                                through Google's FCM or APNs (needs credentials, see above)
+          --service-account FILE
+                                With --push live: the FCM service account's JSON file (instead of the
+                                configured value)
           --log-format FORMAT   text (default): each function run as 'switchyard logs' prints it; json: one
                                 JSON object per line (time, level, trigger, function, eventId, attempt,
                                 userId, durationMs, outcome, error, logs) for log collectors
@@ -54,6 +68,8 @@ struct ServeCommand: Command {
     var port: UInt16
     var appId: String?
     var logFormat: LogFormat
+    var push: PushMode
+    var serviceAccountFile: String?
     var importDirectory: String?
     var exportDirectory: String?
     /// `--watch`: the arguments the supervised server gets (these without `--watch` and `--build-command`).
@@ -63,11 +79,16 @@ struct ServeCommand: Command {
         case text, json
     }
 
+    enum PushMode: String {
+        case emulator, live
+    }
+
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
             arguments,
             options: AppOptions.dataNames + [
                 "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
+                "--push", "--service-account",
             ],
             flags: ["--watch"],
             usage: Self.usage)
@@ -87,6 +108,15 @@ struct ServeCommand: Command {
             throw UsageError("--log-format is text or json, not '\(formatText)'", usage: Self.usage)
         }
         self.logFormat = logFormat
+        let pushText = parsed.value("--push") ?? "emulator"
+        guard let push = PushMode(rawValue: pushText) else {
+            throw UsageError("--push is emulator or live, not '\(pushText)'", usage: Self.usage)
+        }
+        self.push = push
+        serviceAccountFile = parsed.value("--service-account")
+        if serviceAccountFile != nil, push != .live {
+            throw UsageError("--service-account is for --push live", usage: Self.usage)
+        }
         importDirectory = parsed.value("--import")
         exportDirectory = parsed.value("--export-on-exit")
         if parsed.has("--watch") {
@@ -97,6 +127,8 @@ struct ServeCommand: Command {
                 "--log-format", logFormat.rawValue,
             ]
             if let appId { child += ["--app-id", appId] }
+            child += ["--push", push.rawValue]
+            if let serviceAccountFile { child += ["--service-account", serviceAccountFile] }
             // Every server exports when it stops (the last one's export is the one left); only the first imports.
             if let directory = parsed.value("--export-on-exit") { child += ["--export-on-exit", directory] }
             watch = (child, parsed.value("--build-command"))
@@ -110,9 +142,19 @@ struct ServeCommand: Command {
         let stop = StopSignal()
         let hangup = HangupSignal()
         let log = ServeLog(format: logFormat)
+        var transport: (any PushMessaging)?
+        if push == .live {
+            guard let configuration = app.load() else { return 2 }
+            do {
+                transport = try LiveMessaging.transport(for: configuration, serviceAccountFile: serviceAccountFile)
+            } catch {
+                Output.error("switchyard serve: --push live: \(error.message)")
+                return 2
+            }
+        }
         let opened: OpenApp
         do {
-            opened = try await app.openApp()
+            opened = try await app.openApp(messaging: transport)
         } catch {
             Output.error(error.message)
             return error.status
@@ -131,11 +173,17 @@ struct ServeCommand: Command {
         }
         let server: AppServer
         do {
-            try await opened.app.start()
+            // Serving first, so that triggers catching up already send through the emulator's client.
             server = try await AppServer.start(
                 app: opened.app,
                 configuration: AppServer.Configuration(
                     host: host, port: port, appId: appId, dataDirectory: app.dataDirectory))
+            do {
+                try await opened.app.start()
+            } catch {
+                server.stop()
+                throw error
+            }
         } catch {
             await opened.stop()
             Output.error("switchyard serve: cannot start: \(error)")
@@ -157,7 +205,7 @@ struct ServeCommand: Command {
                 }
             }
         }
-        log.serving(server, dataDirectory: app.dataDirectory)
+        log.serving(server, dataDirectory: app.dataDirectory, push: pushDescription(opened.app))
         let signal = await stop.wait(
             orUntilSupervisorExits: ProcessInfo.processInfo.environment[Self.supervisorVariable])
         log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
@@ -176,6 +224,19 @@ struct ServeCommand: Command {
         await printer.value
         log.event("stopped")
         return 0
+    }
+
+    /// Where functions' pushes go, for the start-up lines (never a credential).
+    private func pushDescription(_ app: SwitchyardApp) -> String {
+        switch push {
+        case .emulator: return "emulator (FCM client → this server)"
+        case .live:
+            if let client = app.messaging.transport as? FCMClient { return "live FCM, project \(client.projectId)" }
+            if let client = app.messaging.transport as? APNsClient {
+                return "live APNs, \(client.configuration.baseURL)"
+            }
+            return "live"
+        }
     }
 
     private func supervise(childArguments: [String], buildCommand: String?) async -> Int32 {

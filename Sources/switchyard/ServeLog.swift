@@ -8,12 +8,13 @@ import SwitchyardServer
 struct ServeLog {
     let format: ServeCommand.LogFormat
 
-    func serving(_ server: AppServer, dataDirectory: String) {
+    func serving(_ server: AppServer, dataDirectory: String, push: String) {
         let base = server.http.baseURL
         let tokenFile = "\(dataDirectory)/\(AdminToken.fileName)"
         let urls: KeyValuePairs<String, String> = [
             "dashboard": "\(base)/", "clientAPI": "\(base)/api/client/v2.0/app/\(server.appId)",
-            "fcmEmulator": "\(base)/v1/projects/\(server.appId)/messages:send", "adminAPI": "\(base)/admin/v1",
+            "fcmEmulator": "\(base)/v1/projects/\(server.fcmEmulator.project)/messages:send",
+            "adminAPI": "\(base)/admin/v1",
         ]
         switch format {
         case .text:
@@ -24,6 +25,7 @@ struct ServeLog {
                   client API     \(urls[1].value)
                   FCM emulator   \(urls[2].value)
                   admin API      \(urls[3].value)
+                  push           \(push)
                   admin token    \(server.adminToken.value) (also in \(tokenFile))
                 """)
         case .json:
@@ -31,6 +33,7 @@ struct ServeLog {
             document.append("appId", .string(server.appId))
             document.append("dataDirectory", .string(dataDirectory))
             for (name, url) in urls { document.append(name, .string(url)) }
+            document.append("push", .string(push))
             // The token itself stays out of machine-read logs, which travel further than a terminal.
             document.append("adminTokenFile", .string(tokenFile))
             Output.print(document.extendedJSON(mode: .relaxed))

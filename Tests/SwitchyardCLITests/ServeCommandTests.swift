@@ -148,3 +148,37 @@ import Testing
         #expect(running.text.contains("exported 1 collections to out"))
     }
 }
+
+@Suite struct ServePushTests {
+    @Test func liveDeliveryWithoutCredentialsRefusesToStart() throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        let run = try switchyard(["serve", "--config", app.path, "--port", "0", "--push", "live"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--push live: no FCM credentials: give --service-account FILE"), "\(run.stderr)")
+    }
+
+    @Test func anUnreadableServiceAccountFileIsNamedAndTheKeyNeverPrinted() throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        let file = try app.write(
+            "account.json",
+            #"{"type": "service_account", "project_id": "p", "client_email": "e@p", "private_key": "-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleQ==\n-----END PRIVATE KEY-----\n"}"#
+        )
+        let run = try switchyard([
+            "serve", "--config", app.path, "--port", "0", "--push", "live", "--service-account", file,
+        ])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("\(file): private_key is not a usable PEM private key"), "\(run.stderr)")
+        #expect(!run.stderr.contains("c2VjcmV0LWtleQ") && !run.stdout.contains("c2VjcmV0LWtleQ"))
+    }
+
+    @Test func pushModesAreChecked() throws {
+        let bad = try switchyard(["serve", "--push", "cloud"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--push is emulator or live, not 'cloud'"))
+        let misplaced = try switchyard(["serve", "--service-account", "a.json"])
+        #expect(misplaced.status == 2)
+        #expect(misplaced.stderr.contains("--service-account is for --push live"))
+    }
+}

@@ -25,24 +25,31 @@ struct ServedApp: Sendable {
     /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run.
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
-        _ body: (ServedApp) async throws -> Result
+        retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let configuration = AppConfiguration(definition: definition, environment: .development, values: values)
         let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: .memory)
-        return try await serve(app, body)
+        return try await serve(app, retry: retry, body)
     }
 
     /// Runs `body` against the repository's example app (its triggers.yaml, values.json and functions/).
-    static func withExampleApp<Result>(_ body: (ServedApp) async throws -> Result) async throws -> Result {
+    /// - Parameters:
+    ///   - triggers: the trigger runtime's clock (a test moves schedules along with a clock of its own).
+    ///   - retry: how the FCM client functions send through retries against the emulator.
+    static func withExampleApp<Result>(
+        triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(),
+        retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), _ body: (ServedApp) async throws -> Result
+    ) async throws -> Result {
         let app = try await SwitchyardApp.open(
             directory: repositoryRoot, registry: functionRegistry,
-            options: SwitchyardApp.Options(storage: .memory, variables: [:]))
-        return try await serve(app, body)
+            options: SwitchyardApp.Options(storage: .memory, variables: [:], triggers: triggers))
+        return try await serve(app, retry: retry, body)
     }
 
-    private static func serve<Result>(_ app: SwitchyardApp, _ body: (ServedApp) async throws -> Result) async throws
-        -> Result
-    {
+    private static func serve<Result>(
+        _ app: SwitchyardApp, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
+        _ body: (ServedApp) async throws -> Result
+    ) async throws -> Result {
         let clock = TestClock()
         do {
             try await app.start()
@@ -50,7 +57,8 @@ struct ServedApp: Sendable {
                 app: app,
                 configuration: AppServer.Configuration(
                     port: 0, appId: appId,
-                    clientAPI: ClientAPI.Configuration(passwordIterations: 1_000, now: { clock.now })))
+                    clientAPI: ClientAPI.Configuration(passwordIterations: 1_000, now: { clock.now }),
+                    emulatorClientRetry: retry))
             defer { server.stop() }
             let served = ServedApp(app: app, server: server, client: try HTTPClient(), clock: clock)
             let result = try await body(served)

@@ -57,4 +57,56 @@ import Testing
                 ])
         }
     }
+
+    @Test func readsTheTransportAndItsCredentialsAndWritesThemBack() throws {
+        let definition = try AppDefinition.parse(
+            """
+            messaging:
+              transport: apns
+              fcm:
+                serviceAccount: firebaseKey
+              apns:
+                teamId: TEAM123456
+                keyId: KEY1234567
+                key: apnsKey
+                topic: com.example.books
+                environment: sandbox
+            """)
+        let messaging = definition.messaging
+        #expect(messaging.transport == .apns)
+        #expect(messaging.fcmServiceAccountValue == "firebaseKey")
+        #expect(
+            messaging.apns
+                == APNsSettings(
+                    teamId: "TEAM123456", keyId: "KEY1234567", keyValue: "apnsKey", topic: "com.example.books",
+                    environment: .sandbox))
+        #expect(messaging.apns?.baseURL == "https://api.sandbox.push.apple.com")
+        #expect(try AppDefinition.parse(try definition.yamlText()) == definition)
+        #expect(try AppDefinition.parse("messaging: {transport: fcm}\n").messaging == MessagingSettings())
+    }
+
+    @Test func transportMistakesAreReportedWithTheirPosition() {
+        do {
+            _ = try AppDefinition.parse(
+                """
+                messaging:
+                  transport: apn
+                  apns:
+                    teamId: T
+                    key: apnsKey
+                    environment: staging
+                    hots: x
+                """)
+            Issue.record("the definition parsed")
+        } catch {
+            #expect(
+                error.description.split(separator: "\n").map(String.init) == [
+                    "triggers.yaml:2:14: 'messaging.transport' is fcm or apns, not 'apn'",
+                    "triggers.yaml:4:5: 'messaging.apns' needs keyId",
+                    "triggers.yaml:6:18: 'messaging.apns.environment' is production or sandbox, not 'staging'",
+                    "triggers.yaml:7:5: unknown key 'hots' (did you mean 'host'?)",
+                ])
+        }
+        #expect(throws: ConfigurationErrors.self) { try AppDefinition.parse("messaging:\n  transport: apns\n") }
+    }
 }

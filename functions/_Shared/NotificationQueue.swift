@@ -16,8 +16,10 @@ import Switchyard
 /// `sendQueuedNotification`). `processed` becomes true once no token is left to send to (`sentAt` is set when
 /// at least one device got it).
 ///
-/// A sender first claims the entry with a short lease (`sendingUntil`), so the trigger and the scheduled retry
-/// never send the same entry at the same time.
+/// A sender first claims the entry with a short lease (`sendingUntil`, `sendingBy`), so the trigger and the
+/// scheduled retry never send the same entry at the same time. A claim made by another run of the app is taken
+/// over at once: only one process serves a data directory, so that run died mid-send, and the trigger's
+/// redelivery of the entry's insert must not wait out its lease.
 struct NotificationQueue {
     static let title = "A favourite book changed"
     static let type = "favorite_book_updated"
@@ -26,6 +28,8 @@ struct NotificationQueue {
     static let lease: TimeInterval = 120
     /// FCM's limit on the tokens of one multicast.
     static let multicastLimit = 500
+    /// This run of the app, as `sendingBy` records it.
+    static let sender = ObjectId()
 
     let collections: BooksAppCollections
     let messaging: any PushMessaging
@@ -98,7 +102,7 @@ struct NotificationQueue {
             set.append("lastError", .string(lastError))
         }
         var update: BSONDocument = [
-            "$set": .document(set), "$inc": ["attempts": 1], "$unset": ["sendingUntil": ""],
+            "$set": .document(set), "$inc": ["attempts": 1], "$unset": ["sendingUntil": "", "sendingBy": ""],
         ]
         if !delivered.isEmpty || !stale.isEmpty {
             update.append(
@@ -123,11 +127,14 @@ struct NotificationQueue {
     private func claim(id: BSON, now: Date) async throws -> BSONDocument? {
         let filter: BSONDocument = [
             "_id": id, "processed": false, "attempts": ["$lt": .int64(Int64(maxAttempts))],
-            "$or": [["sendingUntil": ["$exists": false]], ["sendingUntil": ["$lte": .datetime(BSONDate(now))]]],
+            "$or": [
+                ["sendingUntil": ["$exists": false]], ["sendingUntil": ["$lte": .datetime(BSONDate(now))]],
+                ["sendingBy": ["$ne": .objectId(Self.sender)]],
+            ],
         ]
         let until = BSONDate(now.addingTimeInterval(Self.lease))
         return try await collections.notificationQueue.findOneAndUpdate(
-            filter, ["$set": ["sendingUntil": .datetime(until)]],
+            filter, ["$set": ["sendingUntil": .datetime(until), "sendingBy": .objectId(Self.sender)]],
             options: FindOneAndModifyOptions(returnDocument: .after))
     }
 

@@ -37,6 +37,20 @@ public struct ServiceAccount: Sendable, CustomStringConvertible, CustomDebugStri
         self.signingKey = key
     }
 
+    /// An account with a key already in hand (a generated one, for a local emulator).
+    public init(
+        projectId: String, clientEmail: String, signingKey: SigningKey, privateKeyId: String? = nil, tokenURI: String
+    ) throws(CredentialError) {
+        guard signingKey.algorithm == .rs256 else {
+            throw CredentialError("a service account's key must be an RSA key (Google signs them with RS256)")
+        }
+        self.projectId = projectId
+        self.clientEmail = clientEmail
+        self.privateKeyId = privateKeyId
+        self.tokenURI = tokenURI
+        self.signingKey = signingKey
+    }
+
     /// Reads the fields of a service-account object (the JSON file's, or a value's).
     public init(document: BSONDocument, source: String = "the service account") throws(CredentialError) {
         func field(_ name: String, required: Bool = true) throws(CredentialError) -> String? {

@@ -43,6 +43,22 @@ public final class SigningKey: @unchecked Sendable {
         key = parsed
     }
 
+    /// A fresh key: RSA 2048 for RS256, P-256 for ES256 (for development credentials, such as the ones
+    /// `switchyard serve` gives its own FCM client for its emulator).
+    public static func generate(_ algorithm: Algorithm) throws(CredentialError) -> SigningKey {
+        let made = algorithm == .rs256 ? copenssl_rsa_generate(2048) : copenssl_ec_p256_generate()
+        guard let made else {
+            throw CredentialError(
+                "cannot make a \(algorithm.rawValue) key: \(openSSLError() ?? "unknown OpenSSL error")")
+        }
+        return SigningKey(key: made, algorithm: algorithm)
+    }
+
+    private init(key: OpaquePointer, algorithm: Algorithm) {
+        self.key = key
+        self.algorithm = algorithm
+    }
+
     deinit { EVP_PKEY_free(key) }
 
     /// Signs `message` with SHA-256: PKCS #1 v1.5 for RSA, and for P-256 the JWS form `r || s` (64 bytes), not

@@ -23,9 +23,14 @@ public final class SwitchyardApp: Sendable {
     public let invocations: InvocationLog
     /// What the development outbox recorded; see `OutboxLog` (and `outbox(limit:)`).
     public let outboxLog: OutboxLog
-    /// What `context.services.messaging` sends through.
-    public let messaging: any PushMessaging
-    /// The outbox transport when `messaging` is the outbox (for fault injection in tests); nil otherwise.
+    /// What `context.services.messaging` sends through: the transport given in `Options.messaging`, else the
+    /// development outbox, which `switchyard serve` replaces by an `FCMClient` speaking to its own FCM emulator
+    /// endpoint while it serves (`routeMessaging(to:)`).
+    public let messaging: MessagingRoute
+    /// The transport the app was opened with, which `routeMessaging(to: nil)` restores.
+    private let openedTransport: any PushMessaging
+    /// The development outbox when the app was opened without a transport of its own (for fault injection in
+    /// tests; it also records what the served FCM emulator accepts); nil otherwise.
     public let outboxMessaging: OutboxMessaging?
     /// The development outbox, whatever `messaging` is: what the FCM emulator endpoint of `switchyard serve`
     /// sends through, with its topic subscriptions (kept in `local.topicSubscriptions`) and fault injection
@@ -40,7 +45,7 @@ public final class SwitchyardApp: Sendable {
 
     private init(
         configuration: AppConfiguration, registry: FunctionRegistry, store: DocumentStore, invocations: InvocationLog,
-        outboxLog: OutboxLog, messaging: any PushMessaging, outboxMessaging: OutboxMessaging?,
+        outboxLog: OutboxLog, messaging: MessagingRoute, outboxMessaging: OutboxMessaging?,
         pushOutbox: OutboxMessaging,
         runtime: FunctionRuntime, triggers: TriggerRuntime
     ) {
@@ -50,6 +55,7 @@ public final class SwitchyardApp: Sendable {
         self.invocations = invocations
         self.outboxLog = outboxLog
         self.messaging = messaging
+        self.openedTransport = messaging.transport
         self.outboxMessaging = outboxMessaging
         self.pushOutbox = pushOutbox
         self.runtime = runtime
@@ -111,8 +117,9 @@ public final class SwitchyardApp: Sendable {
                 messaging = pushOutbox
                 outboxMessaging = pushOutbox
             }
+            let route = MessagingRoute(messaging)
             let services = FunctionContext.Services(
-                store: store, mongodbServiceNames: options.mongodbServiceNames, messaging: messaging,
+                store: store, mongodbServiceNames: options.mongodbServiceNames, messaging: route,
                 http: HTTPService(client: try HTTPClient()))
             let runtime = FunctionRuntime(
                 registry: registry, configuration: configuration, services: services, invocationLog: invocations)
@@ -121,12 +128,18 @@ public final class SwitchyardApp: Sendable {
                 handler: { invocation in try await runtime.runTrigger(invocation) })
             return SwitchyardApp(
                 configuration: configuration, registry: registry, store: store, invocations: invocations,
-                outboxLog: outboxLog, messaging: messaging, outboxMessaging: outboxMessaging, pushOutbox: pushOutbox,
+                outboxLog: outboxLog, messaging: route, outboxMessaging: outboxMessaging, pushOutbox: pushOutbox,
                 runtime: runtime, triggers: triggers)
         } catch {
             await store.close()
             throw error
         }
+    }
+
+    /// Points `context.services.messaging` at `transport` (nil: back to what the app was opened with). Sends
+    /// already under way finish on the transport they started with.
+    public func routeMessaging(to transport: (any PushMessaging)?) {
+        messaging.transport = transport ?? openedTransport
     }
 
     /// The newest `limit` messages the outbox recorded (in this run or earlier ones), oldest first.

@@ -1,9 +1,20 @@
 import Messaging
 
-/// The `messaging:` section of `triggers.yaml`: how the development FCM emulator behaves.
+/// The `messaging:` section of `triggers.yaml`: what `context.services.messaging` sends through when
+/// `switchyard serve --push live` delivers for real, and how the development FCM emulator behaves.
 ///
 /// ```yaml
 /// messaging:
+///   transport: fcm                # fcm (default) or apns: the live transport
+///   fcm:
+///     serviceAccount: fcmServiceAccount   # the value (linked to a secret) holding the service-account JSON
+///   apns:                         # required with transport: apns
+///     teamId: ABCDE12345
+///     keyId: KEY123ABCD
+///     key: apnsKey                # the value (linked to a secret) holding the .p8 key's text
+///     topic: com.example.books    # apns-topic: the app's bundle id
+///     environment: production     # production (default) or sandbox
+///     host: https://apns.test:8443  # instead of Apple's host for `environment` (a test server)
 ///   emulator:
 ///     project: books-app          # the Firebase project it answers for (default: the appId)
 ///     faults:                     # FaultSettings, injected from the start
@@ -16,11 +27,65 @@ import Messaging
 ///       latency: 250ms
 ///       connectionResets: 1       # the next HTTP send loses its connection
 /// ```
+///
+/// With `--push emulator` (the default) functions always send through FCM to the emulator, whatever `transport`
+/// says: the emulator speaks FCM only.
 public struct MessagingSettings: Sendable, Equatable {
+    public enum Transport: String, Sendable, Equatable, CaseIterable {
+        case fcm, apns
+    }
+
+    public var transport: Transport
+    /// The value holding the FCM service account's JSON (an object, or its text).
+    public var fcmServiceAccountValue: String
+    /// Required when `transport` is `.apns`.
+    public var apns: APNsSettings?
     public var emulator: FCMEmulatorSettings
 
-    public init(emulator: FCMEmulatorSettings = FCMEmulatorSettings()) {
+    public static let defaultServiceAccountValue = "fcmServiceAccount"
+
+    public init(
+        transport: Transport = .fcm, fcmServiceAccountValue: String = MessagingSettings.defaultServiceAccountValue,
+        apns: APNsSettings? = nil, emulator: FCMEmulatorSettings = FCMEmulatorSettings()
+    ) {
+        self.transport = transport
+        self.fcmServiceAccountValue = fcmServiceAccountValue
+        self.apns = apns
         self.emulator = emulator
+    }
+}
+
+/// `messaging.apns` in `triggers.yaml`: how to reach APNs directly.
+public struct APNsSettings: Sendable, Equatable {
+    public enum Environment: String, Sendable, Equatable, CaseIterable {
+        case production, sandbox
+    }
+
+    public var teamId: String
+    public var keyId: String
+    /// The value holding the `.p8` key's PEM text (link it to a secret).
+    public var keyValue: String
+    /// The default `apns-topic` (the app's bundle id).
+    public var topic: String?
+    public var environment: Environment
+    /// Replaces Apple's host for `environment` (a test server).
+    public var host: String?
+
+    public init(
+        teamId: String, keyId: String, keyValue: String, topic: String? = nil, environment: Environment = .production,
+        host: String? = nil
+    ) {
+        self.teamId = teamId
+        self.keyId = keyId
+        self.keyValue = keyValue
+        self.topic = topic
+        self.environment = environment
+        self.host = host
+    }
+
+    /// Where notifications go.
+    public var baseURL: String {
+        host ?? (environment == .sandbox ? APNsClient.Configuration.sandboxURL : APNsClient.Configuration.productionURL)
     }
 }
 
