@@ -38,7 +38,12 @@ final class ChildProcess {
         guard process.isRunning else { return }
         _ = try? runCommand("/usr/bin/pkill", ["-KILL", "-P", "\(pid)"])
         Foundation.kill(pid, SIGKILL)
-        process.waitUntilExit()
+        // Not `waitUntilExit()`: it can miss an exit that another child's reaping collected, and hang.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while Foundation.kill(pid, 0) == 0, ContinuousClock.now < deadline {
+            _ = waitpid(pid, nil, WNOHANG)
+            usleep(2_000)
+        }
     }
 
     deinit { kill() }
