@@ -58,7 +58,10 @@ public final class ScriptedHTTPServer: Sendable {
     public init(responder: @escaping @Sendable (Request) -> Response? = { _ in nil }) throws {
         let box = ScriptBox(responder: responder)
         self.box = box
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
+        // MHD_USE_AUTO picks poll(): select() drops connections whose descriptor is past 1024, which a test
+        // process running the whole suite reaches.
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_AUTO.rawValue
         let boxPointer = Unmanaged.passUnretained(box).toOpaque()
         let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
             guard let requestContext, let body = requestContext.pointee else { return }

@@ -18,7 +18,10 @@ public final class TestHTTPServer: Sendable {
     public var url: String { "http://127.0.0.1:\(port)" }
 
     public init() throws {
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
+        // MHD_USE_AUTO picks poll(): select() drops connections whose descriptor is past 1024, which a test
+        // process running the whole suite reaches.
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_AUTO.rawValue
         let statePointer = Unmanaged.passUnretained(state).toOpaque()
         let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
             guard let requestContext, let body = requestContext.pointee else { return }
