@@ -89,7 +89,7 @@ let package = Package(
         // What several test targets share: a loopback HTTP server on libmicrohttpd.
         .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD"], path: "Tests/TestSupport"),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
-        .testTarget(name: "SwitchyardCLITests", dependencies: ["BSON", "DocumentStore", "Messaging"]),
+        .testTarget(name: "SwitchyardCLITests", dependencies: ["BSON", "DocumentStore", "Messaging", "TestSupport"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

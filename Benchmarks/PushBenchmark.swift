@@ -33,7 +33,7 @@ enum PushBenchmark {
             "/usr/bin/openssl",
             ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path("account-key.pem")])
 
-        let port = freeLoopbackPort()
+        let port = freePort()
         let base = "https://127.0.0.1:\(port)"
         try nginxConfiguration(directory: directory.path, port: port)
             .write(toFile: path("nginx.conf"), atomically: true, encoding: .utf8)
@@ -221,21 +221,5 @@ enum PushBenchmark {
             return Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") ?? 0
         }
         return 0
-    }
-
-    private static func freeLoopbackPort() -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                _ = bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return UInt16(bigEndian: address.sin_port)
     }
 }

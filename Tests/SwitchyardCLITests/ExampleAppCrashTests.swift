@@ -2,6 +2,7 @@ import BSON
 import DocumentStore
 import Foundation
 import Messaging
+import TestSupport
 import Testing
 
 /// The example app in a `switchyard serve` child process, fed through the client API the Realm SDKs speak,
@@ -23,7 +24,7 @@ import Testing
 
     @Test func everyAcknowledgedWriteReachesEveryMatchingTriggerAcrossKills() async throws {
         let data = try TemporaryDirectory()
-        let port = FreeLoopbackPort.pick()
+        let port = closedLoopbackPort()
         let base = "http://127.0.0.1:\(port)/api/client/v2.0/app/switchyard-app"
         let client = try HTTPClient()
         let acknowledged = Acknowledged()
@@ -183,23 +184,4 @@ private final class ServerProcess {
     }
 
     struct ServerDidNotStart: Error {}
-}
-
-/// A free loopback port: bound, read back, released.
-enum FreeLoopbackPort {
-    static func pick() -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                _ = bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return UInt16(bigEndian: address.sin_port)
-    }
 }
