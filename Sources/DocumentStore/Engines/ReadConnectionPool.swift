@@ -17,8 +17,10 @@ final class ReadConnectionPool: Sendable {
     private let path: String
     private let busyTimeoutMilliseconds: Int32
     private let state = Mutex(State())
-    /// Idle connections kept for reuse; more may be open while many threads read at once.
-    private let maximumIdle = 8
+    /// Idle connections kept for reuse; more may be open while many threads read at once. Opening one costs
+    /// far more than a read, so the pool keeps as many as a busy server has reading threads (`serve` has a
+    /// thread per connection) rather than closing them as soon as the burst is over.
+    private let maximumIdle = 64
 
     /// `path` is an existing store database (the store's thread creates it before any read).
     init(path: String, busyTimeoutMilliseconds: Int32) {
