@@ -25,10 +25,13 @@ final class AdminTestServer: Sendable {
         self.client = client
     }
 
-    /// The example app, in memory.
+    /// The example app, in memory, with its scheduled trigger held back (a test that spans one of its
+    /// five-minute marks would otherwise see an extra run).
     static func exampleApp() async throws -> SwitchyardApp {
         try await SwitchyardApp.open(
-            directory: appDirectory, registry: functionRegistry, options: .init(storage: .memory, variables: [:]))
+            directory: appDirectory, registry: functionRegistry,
+            options: .init(
+                storage: .memory, variables: [:], triggers: TriggerRuntimeConfiguration(clock: UnschedulingClock())))
     }
 
     static func run<Result>(
@@ -134,4 +137,13 @@ func queryValue(_ text: String) -> String {
     var allowed = CharacterSet.alphanumerics
     allowed.insert(charactersIn: "-._~")
     return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+}
+
+/// The wall clock, except that no scheduled fire time ever comes.
+struct UnschedulingClock: TriggerClock {
+    func now() -> Date { Date() }
+
+    func sleep(until deadline: Date) async throws {
+        while true { try await Task.sleep(for: .seconds(3600)) }
+    }
 }

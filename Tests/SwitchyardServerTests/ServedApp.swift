@@ -34,10 +34,11 @@ struct ServedApp: Sendable {
 
     /// Runs `body` against the repository's example app (its triggers.yaml, values.json and functions/).
     /// - Parameters:
-    ///   - triggers: the trigger runtime's clock (a test moves schedules along with a clock of its own).
+    ///   - triggers: the trigger runtime's clock (a test moves schedules along with a clock of its own; by
+    ///     default the scheduled trigger never fires, so a test spanning its five-minute mark sees no extra run).
     ///   - retry: how the FCM client functions send through retries against the emulator.
     static func withExampleApp<Result>(
-        triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(),
+        triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(clock: UnschedulingClock()),
         retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let app = try await SwitchyardApp.open(
