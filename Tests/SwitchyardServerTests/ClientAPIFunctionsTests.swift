@@ -124,11 +124,7 @@ import Testing
         try await Self.withApp { served in
             let token = try await served.loginAnonymously().accessToken
             func atlas(_ action: String, _ argument: String) async throws -> BSON {
-                let response = try await served.call(action, "[\(argument)]", service: "mongodb-atlas", token: token)
-                guard response.status == 200 else {
-                    throw TestFailure("\(action): \(response.status) \(response.text)")
-                }
-                return try ExtendedJSON.parseValue(response.text)
+                try await served.atlas(action, argument, token: token)
             }
             let ns = #""database": "shop", "collection": "items""#
             let one = try await atlas("insertOne", #"{\#(ns), "document": {"_id": 1, "name": "pen", "price": 2}}"#)
@@ -160,11 +156,7 @@ import Testing
         try await Self.withApp { served in
             let token = try await served.loginAnonymously().accessToken
             func atlas(_ action: String, _ argument: String) async throws -> BSON {
-                let response = try await served.call(action, "[\(argument)]", service: "mongodb-atlas", token: token)
-                guard response.status == 200 else {
-                    throw TestFailure("\(action): \(response.status) \(response.text)")
-                }
-                return try ExtendedJSON.parseValue(response.text)
+                try await served.atlas(action, argument, token: token)
             }
             let ns = #""database": "shop", "collection": "items""#
             _ = try await atlas("insertMany", #"{\#(ns), "documents": [{"_id": 1, "n": 1}, {"_id": 2, "n": 2}]}"#)

@@ -141,6 +141,13 @@ struct ServedApp: Sendable {
         return try await post(
             "\(appBase)/functions/call", #"{"name": "\#(name)", "arguments": \#(arguments)\#(service)}"#, token: token)
     }
+
+    /// A `mongodb-atlas` service action with its one argument (Extended JSON), answered with 200: its result.
+    func atlas(_ action: String, _ argument: String, token: String) async throws -> BSON {
+        let response = try await call(action, "[\(argument)]", service: "mongodb-atlas", token: token)
+        guard response.status == 200 else { throw TestFailure("\(action): \(response.status) \(response.text)") }
+        return try ExtendedJSON.parseValue(response.text)
+    }
 }
 
 /// A clock the test moves by hand (token expiry without waiting).
