@@ -23,8 +23,9 @@ public struct BSONDocument: Sendable {
 
     public var count: Int { keys.count }
 
-    /// Room for `count` fields without reallocating (decoders that can estimate the size).
-    mutating func reserveCapacity(_ count: Int) {
+    /// Room for `count` fields without reallocating (decoders that can estimate the size, builders
+    /// that know it).
+    public mutating func reserveCapacity(_ count: Int) {
         keys.reserveCapacity(count)
         values.reserveCapacity(count)
     }

@@ -104,17 +104,27 @@ struct BSONEncoder {
     private mutating func appendString(_ string: String) throws(BSONEncodingError) {
         let utf8 = string.utf8
         try appendInteger(length(utf8.count + 1, "string"))
-        bytes.append(contentsOf: utf8)
+        // A native string's UTF-8 is contiguous: one copy, instead of the sequence's element by element.
+        if utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: utf8)
+        }
         bytes.append(0)
     }
 
     /// Keys and regular expression parts end at the first NUL, so one inside them cannot be written.
     private mutating func appendCString(_ string: String, what: String) throws(BSONEncodingError) {
-        let start = bytes.count
-        bytes.append(contentsOf: string.utf8)
-        if bytes[start...].contains(0) {
-            bytes.removeSubrange(start...)
-            throw BSONEncodingError(path: "", "\(what) contains a NUL byte")
+        let utf8 = string.utf8
+        let appended = utf8.withContiguousStorageIfAvailable { text -> Bool in
+            guard !text.contains(0) else { return false }
+            bytes.append(contentsOf: text)
+            return true
+        }
+        switch appended {
+        case true?: break
+        case false?: throw BSONEncodingError(path: "", "\(what) contains a NUL byte")
+        case nil:
+            guard !utf8.contains(0) else { throw BSONEncodingError(path: "", "\(what) contains a NUL byte") }
+            bytes.append(contentsOf: utf8)
         }
         bytes.append(0)
     }

@@ -272,4 +272,47 @@ import Testing
             #expect(events[0].namespace == nil)
         }
     }
+
+    /// A stream following the log's end gets the newest events from memory; the same events read back
+    /// from the log (a stream with a pipeline reads only the log) must be identical, for every kind.
+    @Test(arguments: EngineKind.allCases) func liveEventsEqualTheSameEventsReadFromTheLog(kind: EngineKind)
+        async throws
+    {
+        try await withStore(kind) { store in
+            let app = store.database("app")
+            let c = app.collection("c")
+            let live = try await store.watch()
+            let start = live.startingPoint
+            try await c.insertOne(["title": "no _id given", "tags": ["a", "b"], "n": .int64(1)])
+            try await c.insertOne(["n": 2, "_id": "given, not first", "nested": ["x": ["y": .null]]])
+            try await c.insertOne(["_id": ["compound": 1], "pattern": .regex(BSONRegularExpression(pattern: "a", options: "mi"))])
+            try await c.updateOne(["_id": "given, not first"], ["$set": ["nested.x.y": 3]])
+            try await c.replaceOne(["_id": ["compound": 1]], ["replaced": true])
+            try await c.deleteOne(["n": 2])
+            try await c.rename(to: "d")
+            try await app.drop()
+            let events = try await next(9, from: live)
+            #expect(events.map(\.operationType) == [.insert, .insert, .insert, .update, .replace, .delete, .rename, .drop, .dropDatabase])
+            let fromLog = try await next(
+                9, from: try await store.watch([["$match": [:]]], options: ChangeStreamOptions(resumeAfter: start)))
+            #expect(fromLog.map(\.raw) == events.map(\.raw))
+            #expect(fromLog == events)
+            #expect(events[0].raw.keys == ["_id", "operationType", "clusterTime", "wallTime", "fullDocument", "ns", "documentKey"])
+            #expect(events[1].fullDocument?.keys.first == "_id")
+        }
+    }
+
+    /// The store keeps only the newest events in memory: a stream further behind reads the log, and still
+    /// gets every event once, in order.
+    @Test(arguments: EngineKind.allCases) func aStreamBehindTheEventsInMemoryReadsTheLog(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            let stream = try await c.watch()
+            let count = ChangeNotifier.recentCapacity + 500
+            try await c.insertMany((0..<count).map { ["_id": .int32(Int32($0))] })
+            try await c.insertOne(["_id": .int32(Int32(count))])
+            let events = try await next(count + 1, from: stream)
+            #expect(events.map { $0.documentKey?["_id"] } == (0...count).map { .int32(Int32($0)) })
+        }
+    }
 }

@@ -61,6 +61,21 @@ public struct ChangeEvent: Sendable, Equatable {
         updateDescription = raw["updateDescription"]?.documentValue.map(Self.updateDescription)
     }
 
+    /// An insert's event with its fields as `init(raw:token:operationType:)` would read them from `raw`.
+    init(
+        insert raw: BSONDocument, token: ResumeToken, clusterTime: BSONTimestamp, wallTime: BSONDate,
+        namespace: Namespace, documentKey: BSONDocument, fullDocument: BSONDocument
+    ) {
+        self.id = token
+        self.operationType = .insert
+        self.raw = raw
+        self.clusterTime = clusterTime
+        self.wallTime = wallTime
+        self.namespace = namespace
+        self.documentKey = documentKey
+        self.fullDocument = fullDocument
+    }
+
     private static func namespace(_ document: BSONDocument) -> Namespace? {
         guard let database = document["db"]?.stringValue else { return nil }
         return Namespace(database: database, collection: document["coll"]?.stringValue ?? "")

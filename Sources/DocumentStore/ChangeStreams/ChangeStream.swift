@@ -31,6 +31,23 @@ public struct ChangeStream: AsyncSequence, Sendable {
             while true {
                 if !buffer.isEmpty { return buffer.removeFirst() }
                 if finished || Task.isCancelled { return nil }
+                // Following the log's end: the newest entries come from memory, with no read of the log.
+                if readsRecent {
+                    switch stream.worker.notifier.recent(after: position, limit: stream.options.batchSize) {
+                    case .changes(let changes, let prunedThrough):
+                        try StoreCore.checkRetained(after: position, prunedThrough: prunedThrough)
+                        take(
+                            try StoreView.changeBatch(
+                                committed: changes, after: position, scope: stream.scope, options: stream.options))
+                        continue
+                    case .caughtUp(let prunedThrough):
+                        try StoreCore.checkRetained(after: position, prunedThrough: prunedThrough)
+                        guard await wakeups.next() != nil else { return nil }
+                        continue
+                    case .unavailable:
+                        break
+                    }
+                }
                 let (scope, options, stages, after) = (stream.scope, stream.options, stream.pipeline, position)
                 let batch = try await stream.worker.query { view throws(StoreError) in
                     try view.readChanges(
@@ -38,13 +55,23 @@ public struct ChangeStream: AsyncSequence, Sendable {
                         pipeline: stages.isEmpty ? nil : try Pipeline(stages), limit: options.batchSize)
                 }
                 let caughtUp = batch.position == position
-                position = batch.position
-                buffer = batch.events
-                if batch.invalidated { finished = true }
+                take(batch)
                 if buffer.isEmpty && caughtUp {
                     guard await wakeups.next() != nil else { return nil }
                 }
             }
+        }
+
+        /// Whether this stream may read the newest entries from memory: only the log's own content is
+        /// there, so not when it needs the store's documents (`updateLookup`, a pipeline's lookups).
+        private var readsRecent: Bool {
+            stream.pipeline.isEmpty && stream.options.fullDocument != .updateLookup
+        }
+
+        private mutating func take(_ batch: StoreCore.ChangeBatch) {
+            position = batch.position
+            buffer = batch.events
+            if batch.invalidated { finished = true }
         }
     }
 }

@@ -21,9 +21,15 @@ extension StoreCore {
     /// Adds an ObjectId `_id` as the first field when there is none; moves an existing one first.
     static func withId(_ document: BSONDocument) -> BSONDocument {
         if document.keys.first == "_id" { return document }
-        var result = document
-        let id = result.removeValue(forKey: "_id") ?? .objectId(ObjectId())
-        result.insert("_id", id, at: 0)
+        // Built anew at its final size: the caller still holds `document`, so changing a copy of it
+        // in place would copy its fields first and then move them all to make room at the front.
+        let existing = document.position(of: "_id")
+        var result = BSONDocument()
+        result.reserveCapacity(existing == nil ? document.count + 1 : document.count)
+        result.append("_id", existing.map { document.values[$0] } ?? .objectId(ObjectId()))
+        for position in document.indices where position != existing {
+            result.append(document.keys[position], document.values[position])
+        }
         return result
     }
 
@@ -88,7 +94,11 @@ extension StoreCore {
         for (index, indexEntries) in entries {
             for entry in indexEntries { try engine.insertIndexEntry(index: index.id, key: entry.key, row: row) }
         }
-        if let event = prepared.event { try appendChange(encoded: event) }
+        if let event = prepared.event {
+            try appendChange(
+                encoded: event,
+                insert: CommittedChange.Insert(namespace: state.namespace, id: prepared.id, document: document))
+        }
     }
 
     /// Replaces `old` by `new` (same `_id`), keeping indexes current, and logs an `update` or `replace`.
@@ -180,11 +190,7 @@ struct PreparedDocument: Sendable {
             return
         }
         try Self.checkEmbeddable(document, encodedSize: body.count)
-        event = try ChangeEventEncoding.encode(
-            [
-                "operationType": "insert", "ns": StoreCore.namespaceDocument(namespace),
-                "documentKey": ["_id": id],
-            ], embedding: ("fullDocument", body))
+        event = try ChangeEventEncoding.encodeInsert(namespace: namespace, id: id, document: body)
     }
 
     /// The event holds the document one level deeper than it stands alone, so a document already at

@@ -42,6 +42,8 @@ final class StoreCore {
     var logBytes = 0
     var oldestWallTime: Int64?
     var clusterTime = BSONTimestamp(time: 0, increment: 0)
+    /// The entries this transaction appended to the change log, for the streams once it commits.
+    private(set) var appendedChanges: [CommittedChange] = []
 
     init(engine: any StorageEngine, retention: ChangeLogRetention) throws(StoreError) {
         self.engine = engine
@@ -84,6 +86,15 @@ final class StoreCore {
         logCount = snapshot.logCount
         logBytes = snapshot.logBytes
         clusterTime = snapshot.clusterTime
+        if appendedChanges.last.map({ $0.sequence > snapshot.lastSequence }) ?? false {
+            appendedChanges.removeAll { $0.sequence > snapshot.lastSequence }
+        }
+    }
+
+    /// Forgets the entries appended so far (their transaction committed and they were published),
+    /// keeping the room for the next transaction's.
+    func clearAppendedChanges() {
+        appendedChanges.removeAll(keepingCapacity: true)
     }
 
     /// Runs `body` inside a savepoint: on error its writes (and the in-memory state that goes with
@@ -143,8 +154,9 @@ final class StoreCore {
         try appendChange(encoded: try ChangeEventEncoding.encode(fields, embedding: embedded))
     }
 
-    /// Appends an event from `ChangeEventEncoding.encode`, stamped with this commit's times.
-    func appendChange(encoded event: [UInt8]) throws(StoreError) {
+    /// Appends an event from `ChangeEventEncoding.encode`, stamped with this commit's times. `insert`
+    /// describes an insert's event for the streams that read it from memory.
+    func appendChange(encoded event: [UInt8], insert: CommittedChange.Insert? = nil) throws(StoreError) {
         var event = event
         let now = Self.now()
         clusterTime =
@@ -153,7 +165,9 @@ final class StoreCore {
             : BSONTimestamp(time: clusterTime.time, increment: clusterTime.increment &+ 1)
         ChangeEventEncoding.stamp(&event, clusterTime: clusterTime, wallTime: now.milliseconds)
         let sequence = lastSequence + 1
-        try engine.appendChange(ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: event))
+        let record = ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: event)
+        try engine.appendChange(record)
+        appendedChanges.append(CommittedChange(record: record, clusterTime: clusterTime, insert: insert))
         lastSequence = sequence
         logCount += 1
         logBytes += event.count

@@ -9,58 +9,103 @@ extension StoreView {
     ) throws(StoreError) -> StoreCore.ChangeBatch {
         // Read in this view's snapshot, so a prune committed after it cannot hide events from it.
         try StoreCore.checkRetained(after: position, prunedThrough: try engine.metadata("prunedThrough") ?? 0)
+        return try Self.changeBatch(
+            try engine.changes(after: position, limit: max(1, limit)), after: position, scope: scope, options: options,
+            pipeline: pipeline, view: self)
+    }
+
+    /// The events of log `records` (in log order, the first right after `position`) that `scope` sees.
+    /// `view` serves `updateLookup` and the pipeline's lookups; without one (records the store just
+    /// committed, handed over in memory: `ChangeNotifier`) neither may be asked for.
+    static func changeBatch(
+        _ records: some Sequence<ChangeRecord>, after position: Int64, scope: ChangeStreamScope,
+        options: ChangeStreamOptions, pipeline: Pipeline?, view: StoreView?
+    ) throws(StoreError) -> StoreCore.ChangeBatch {
         var batch = StoreCore.ChangeBatch(events: [], position: position, invalidated: false)
-        for record in try engine.changes(after: position, limit: max(1, limit)) {
-            batch.position = record.sequence
-            let stored = try DocumentEncoding.decode(record.event)
-            guard let type = stored["operationType"]?.stringValue.flatMap(ChangeEvent.OperationType.init(rawValue:)),
-                let ns = stored["ns"]?.documentValue, let database = ns["db"]?.stringValue
-            else { continue }
-            let namespace = Namespace(database: database, collection: ns["coll"]?.stringValue ?? "")
-            let invalidates: Bool
-            switch scope {
-            case .store:
-                invalidates = false
-            case .database(let name):
-                guard database == name else { continue }
-                invalidates = type == .dropDatabase
-            case .collection(let watched):
-                guard namespace == watched else { continue }
-                invalidates = type == .drop || type == .rename
-            }
-            let token = ResumeToken(sequence: record.sequence)
-            let event = try render(stored, type: type, token: token, namespace: namespace, options: options)
-            if let pipeline {
-                for output in try pipeline.run([event], source: StorePipelineSource(view: self, database: database)) {
-                    guard output["_id"] == .document(token.document) else {
-                        throw .location(
-                            280,
-                            "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline."
-                        ).named("ChangeStreamFatalError")
-                    }
-                    batch.events.append(ChangeEvent(raw: output, token: token, operationType: type))
+        for record in records {
+            if try append(record, to: &batch, scope: scope, options: options, pipeline: pipeline, view: view) { break }
+        }
+        return batch
+    }
+
+    /// The events of entries the store just committed (`ChangeNotifier`), for a stream without a
+    /// pipeline or `updateLookup`: an insert's event is built from its document, any other entry is
+    /// decoded as if read from the log.
+    static func changeBatch(
+        committed changes: [CommittedChange], after position: Int64, scope: ChangeStreamScope,
+        options: ChangeStreamOptions
+    ) throws(StoreError) -> StoreCore.ChangeBatch {
+        var batch = StoreCore.ChangeBatch(events: [], position: position, invalidated: false)
+        for change in changes {
+            if let insert = change.insert {
+                batch.position = change.sequence
+                if let event = CommittedChange.event(
+                    insert, of: change.record, clusterTime: change.clusterTime, scope: scope)
+                {
+                    batch.events.append(event)
                 }
-            } else {
-                batch.events.append(ChangeEvent(raw: event, token: token, operationType: type))
-            }
-            if invalidates {
-                let invalidate = ResumeToken(sequence: record.sequence, isInvalidate: true)
-                let raw: BSONDocument = [
-                    "_id": .document(invalidate.document), "operationType": "invalidate",
-                    "clusterTime": stored["clusterTime"] ?? .null, "wallTime": stored["wallTime"] ?? .null,
-                ]
-                batch.events.append(ChangeEvent(raw: raw, token: invalidate, operationType: .invalidate))
-                batch.invalidated = true
+            } else if try append(change.record, to: &batch, scope: scope, options: options, pipeline: nil, view: nil) {
                 break
             }
         }
         return batch
     }
 
+    /// Adds the events of one log entry to `batch`; true when it invalidated the stream (nothing may follow).
+    private static func append(
+        _ record: ChangeRecord, to batch: inout StoreCore.ChangeBatch, scope: ChangeStreamScope,
+        options: ChangeStreamOptions, pipeline: Pipeline?, view: StoreView?
+    ) throws(StoreError) -> Bool {
+        batch.position = record.sequence
+        let stored = try DocumentEncoding.decode(record.event)
+        guard let type = stored["operationType"]?.stringValue.flatMap(ChangeEvent.OperationType.init(rawValue:)),
+            let ns = stored["ns"]?.documentValue, let database = ns["db"]?.stringValue
+        else { return false }
+        let namespace = Namespace(database: database, collection: ns["coll"]?.stringValue ?? "")
+        let invalidates: Bool
+        switch scope {
+        case .store:
+            invalidates = false
+        case .database(let name):
+            guard database == name else { return false }
+            invalidates = type == .dropDatabase
+        case .collection(let watched):
+            guard namespace == watched else { return false }
+            invalidates = type == .drop || type == .rename
+        }
+        let token = ResumeToken(sequence: record.sequence)
+        let event = try render(stored, type: type, token: token, namespace: namespace, options: options, view: view)
+        if let pipeline {
+            guard let view else { throw Self.needsView }
+            for output in try pipeline.run([event], source: StorePipelineSource(view: view, database: database)) {
+                guard output["_id"] == .document(token.document) else {
+                    throw .location(
+                        280,
+                        "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline."
+                    ).named("ChangeStreamFatalError")
+                }
+                batch.events.append(ChangeEvent(raw: output, token: token, operationType: type))
+            }
+        } else {
+            batch.events.append(ChangeEvent(raw: event, token: token, operationType: type))
+        }
+        if invalidates {
+            let invalidate = ResumeToken(sequence: record.sequence, isInvalidate: true)
+            let raw: BSONDocument = [
+                "_id": .document(invalidate.document), "operationType": "invalidate",
+                "clusterTime": stored["clusterTime"] ?? .null, "wallTime": stored["wallTime"] ?? .null,
+            ]
+            batch.events.append(ChangeEvent(raw: raw, token: invalidate, operationType: .invalidate))
+            batch.invalidated = true
+            return true
+        }
+        return false
+    }
+
     /// The event document as MongoDB orders it, with full documents and images as the options ask.
-    private func render(
+    private static func render(
         _ stored: BSONDocument, type: ChangeEvent.OperationType, token: ResumeToken, namespace: Namespace,
-        options: ChangeStreamOptions
+        options: ChangeStreamOptions, view: StoreView?
     ) throws(StoreError) -> BSONDocument {
         var event: BSONDocument = ["_id": .document(token.document), "operationType": .string(type.rawValue)]
         for key in ["clusterTime", "wallTime"] { if let value = stored[key] { event.append(key, value) } }
@@ -71,7 +116,8 @@ extension StoreView {
             switch options.fullDocument {
             case .default: break
             case .updateLookup:
-                event.append("fullDocument", try currentDocument(namespace, key: stored["documentKey"]) ?? .null)
+                guard let view else { throw Self.needsView }
+                event.append("fullDocument", try view.currentDocument(namespace, key: stored["documentKey"]) ?? .null)
             case .whenAvailable:
                 event.append("fullDocument", stored["postImage"] ?? .null)
             case .required:
@@ -106,6 +152,9 @@ extension StoreView {
         }
         return event
     }
+
+    private static let needsView = StoreError.location(
+        17_013, "a change stream read without the store's data needed it (updateLookup or a pipeline lookup)")
 
     private func currentDocument(_ namespace: Namespace, key: BSON?) throws(StoreError) -> BSON? {
         guard let state = collection(namespace), let id = key?.documentValue?["_id"],

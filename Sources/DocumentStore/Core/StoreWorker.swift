@@ -59,6 +59,7 @@ final class StoreWorker: @unchecked Sendable {
                     let core = try open()
                     worker.core = core
                     worker.catalog.publish(core.catalog)
+                    worker.notifier.start(after: core.lastSequence, prunedThrough: core.prunedThrough)
                 } catch let error as StoreError {
                     continuation.resume(returning: error)
                     return
@@ -172,9 +173,22 @@ final class StoreWorker: @unchecked Sendable {
             for job in jobs { job.complete(error) }
             return
         }
+        if let error = commitTransaction(core, restoring: saved, catalogGeneration: generation) {
+            for job in jobs { job.complete(error) }
+            return
+        }
+        Self.resume(jobs)
+        if core.needsPruning { prune(core) }
+    }
+
+    /// Commits the open transaction and hands its change-log entries to the streams; on failure, undoes
+    /// the transaction's in-memory state back to `saved` and returns the error.
+    private func commitTransaction(_ core: StoreCore, restoring saved: StoreCore.Snapshot, catalogGeneration: Int)
+        -> StoreError?
+    {
         // Readers off this thread must never pair the new data with the old catalog: mark the change
         // before the commit makes the data visible, and publish the new catalog before acknowledging.
-        let catalogChanged = core.catalogGeneration != generation
+        let catalogChanged = core.catalogGeneration != catalogGeneration
         if catalogChanged { catalog.beginChange() }
         do {
             try core.engine.commitTransaction()
@@ -182,18 +196,20 @@ final class StoreWorker: @unchecked Sendable {
             core.restore(saved)
             try? core.loadCatalog()
             if catalogChanged { catalog.publish(core.catalog) }
-            for job in jobs { job.complete(error) }
-            return
+            return error
         }
         if catalogChanged { catalog.publish(core.catalog) }
         transactionsCommitted.add(1, ordering: .relaxed)
-        if core.lastSequence > saved.lastSequence { notifier.publish(core.lastSequence) }
-        Self.resume(jobs)
-        if core.needsPruning { prune(core) }
+        if !core.appendedChanges.isEmpty {
+            notifier.publish(core.appendedChanges)
+            core.clearAppendedChanges()
+        }
+        return nil
     }
 
     /// Commits `body` on the caller's thread when it writes alone (see the type's comment); nil when
-    /// it must queue.
+    /// it must queue. The same transaction as `commit` makes of a batch of one, without the queue's
+    /// bookkeeping.
     private func commitInline<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T)
         -> Result<T, StoreError>?
     {
@@ -203,12 +219,30 @@ final class StoreWorker: @unchecked Sendable {
         guard alone, coreLock.try() else { return nil }
         defer { coreLock.unlock() }
         guard let core else { return nil }
-        let write = PendingWrite(body: body, continuation: nil)
-        commit([write], core: core)
+        let saved = core.snapshot
+        let generation = core.catalogGeneration
+        let result: Result<T, StoreError>
+        do {
+            try core.engine.beginTransaction()
+        } catch {
+            core.restore(saved)
+            return .failure(error)
+        }
+        do {
+            result = .success(try body(core))
+        } catch {
+            core.engine.rollbackTransaction()
+            core.restore(saved)
+            return .failure(error)
+        }
+        if let error = commitTransaction(core, restoring: saved, catalogGeneration: generation) {
+            return .failure(error)
+        }
+        if core.needsPruning { prune(core) }
         // A checkpoint writes the database file and fsyncs: an empty read wakes the store's thread,
         // which checkpoints after its jobs.
         if core.engine.needsCheckpoint { _ = enqueue { reads.append { _ in } } }
-        return write.result
+        return result
     }
 
     /// Resumes the writers of a committed batch. Each resume from this thread costs a few microseconds
@@ -230,6 +264,7 @@ final class StoreWorker: @unchecked Sendable {
             try core.engine.beginTransaction()
             try core.pruneChangeLog()
             try core.engine.commitTransaction()
+            notifier.pruned(through: core.prunedThrough)
         } catch {
             core.engine.rollbackTransaction()
             core.restore(saved)
@@ -324,17 +359,15 @@ private final class CommittedBatch: @unchecked Sendable {
     }
 }
 
-/// A write and its outcome. Queued writes resume their writer's continuation when complete; a write
-/// committed inline (no continuation) is read back through `result` once `commit` returns.
+/// A queued write and its outcome, which resumes its writer once the commit is known.
 private final class PendingWrite<T: Sendable>: QueuedWrite {
     private let body: @Sendable (StoreCore) throws(StoreError) -> T
-    private let continuation: UnsafeContinuation<Result<T, StoreError>, Never>?
+    private let continuation: UnsafeContinuation<Result<T, StoreError>, Never>
     private var outcome: Result<T, StoreError>?
-    private(set) var result: Result<T, StoreError> = .failure(StoreWorker.closedError)
 
     init(
         body: @escaping @Sendable (StoreCore) throws(StoreError) -> T,
-        continuation: UnsafeContinuation<Result<T, StoreError>, Never>?
+        continuation: UnsafeContinuation<Result<T, StoreError>, Never>
     ) {
         self.body = body
         self.continuation = continuation
@@ -350,51 +383,6 @@ private final class PendingWrite<T: Sendable>: QueuedWrite {
     }
 
     func complete(_ error: StoreError?) {
-        result = error.map { .failure($0) } ?? outcome ?? .failure(StoreWorker.closedError)
-        continuation?.resume(returning: result)
-    }
-}
-
-/// Wakes change streams after commits. Each subscriber holds the newest committed sequence only: the
-/// change log is the source of truth and a woken stream reads it from where it stopped.
-final class ChangeNotifier: Sendable {
-    private struct State {
-        var nextId = 0
-        var subscribers: [Int: AsyncStream<Int64>.Continuation] = [:]
-        var finished = false
-    }
-
-    private let state = Mutex(State())
-
-    func subscribe() -> AsyncStream<Int64> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Int64.self, bufferingPolicy: .bufferingNewest(1))
-        let id: Int? = state.withLock { state in
-            guard !state.finished else { return nil }
-            let id = state.nextId
-            state.nextId += 1
-            state.subscribers[id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
-    }
-
-    func publish(_ sequence: Int64) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.yield(sequence) }
-    }
-
-    func finishAll() {
-        let subscribers = state.withLock { state in
-            state.finished = true
-            return Array(state.subscribers.values)
-        }
-        for subscriber in subscribers { subscriber.finish() }
+        continuation.resume(returning: error.map { .failure($0) } ?? outcome ?? .failure(StoreWorker.closedError))
     }
 }
