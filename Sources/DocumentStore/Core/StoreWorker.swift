@@ -18,7 +18,8 @@ import Synchronization
 /// costs as much as the commit. Any contention sends writes back through the queue and group commit.
 final class StoreWorker: @unchecked Sendable {
     // Unchecked: the queues and flags are only touched with `condition` locked; `core` only with
-    // `coreLock` held (it is set on the worker thread before any job runs and cleared there on close).
+    // `coreLock` held (it is set on the worker thread before any job runs and cleared there on close);
+    // `checkpointer` only on the worker thread.
     private let condition = NSCondition()
     /// Held by whoever uses `core`: this thread for a batch or a read, or a writer committing inline.
     private let coreLock = NSLock()
@@ -29,8 +30,12 @@ final class StoreWorker: @unchecked Sendable {
     private var reads: [(StoreCore) -> Void] = []
     private var writes: [any QueuedWrite] = []
     private var closeRequests: [() -> Void] = []
+    /// A lone writer's commit found the write-ahead log large: the thread checkpoints when it wakes.
+    private var checkpointRequested = false
     private var isClosed = false
     private var core: StoreCore?
+    /// Checkpoints beside the writers' commits (SQLite); nil: every checkpoint holds the core.
+    private var checkpointer: Checkpointer?
     private let maximumBatch: Int
     let notifier = ChangeNotifier()
     /// The catalog as of the last commit, for reads off this thread.
@@ -60,6 +65,7 @@ final class StoreWorker: @unchecked Sendable {
                     worker.core = core
                     worker.catalog.publish(core.catalog)
                     worker.notifier.start(after: core.lastSequence, prunedThrough: core.prunedThrough)
+                    worker.checkpointer = try? core.engine.makeCheckpointer()
                 } catch let error as StoreError {
                     continuation.resume(returning: error)
                     return
@@ -103,7 +109,8 @@ final class StoreWorker: @unchecked Sendable {
             if lastBatchSize == 1 { spinUntilWorkArrives() }
             condition.lock()
             if lastBatchSize > 1 { gatherWriters(lastBatchSize, for: lastCommit) }
-            while reads.isEmpty && writes.isEmpty && closeRequests.isEmpty { condition.wait() }
+            while reads.isEmpty && writes.isEmpty && closeRequests.isEmpty && !checkpointRequested { condition.wait() }
+            checkpointRequested = false
             let batchReads = reads
             reads.removeAll()
             let batchWrites = Array(writes.prefix(maximumBatch))
@@ -125,8 +132,16 @@ final class StoreWorker: @unchecked Sendable {
                 commit(batchWrites, core: core)
                 lastCommit = ContinuousClock.now - start
             }
-            if core.engine.needsCheckpoint { core.engine.checkpoint() }
+            // A large log is copied beside the writers (below, without the core), an overlarge one
+            // with them waiting, which lets it start over.
+            var checkpointNeed = core.engine.checkpointNeed
+            if checkpointNeed == .blockingWriters || (checkpointNeed == .besideWriters && checkpointer == nil) {
+                core.engine.checkpoint()
+                checkpointNeed = .none
+            }
             if !closing.isEmpty {
+                checkpointer?.close()
+                checkpointer = nil
                 readers?.close()
                 notifier.finishAll()
                 core.engine.close()
@@ -136,6 +151,7 @@ final class StoreWorker: @unchecked Sendable {
                 return
             }
             coreLock.unlock()
+            if checkpointNeed == .besideWriters { checkpointer?.checkpoint() }
         }
     }
 
@@ -239,9 +255,9 @@ final class StoreWorker: @unchecked Sendable {
             return .failure(error)
         }
         if core.needsPruning { prune(core) }
-        // A checkpoint writes the database file and fsyncs: an empty read wakes the store's thread,
-        // which checkpoints after its jobs.
-        if core.engine.needsCheckpoint { _ = enqueue { reads.append { _ in } } }
+        // A checkpoint writes the database file and fsyncs: the store's thread does it. Not as a queued
+        // job: the writer would no longer be alone, and queue its next writes behind the checkpoint.
+        if core.engine.checkpointNeed != .none { requestCheckpoint() }
         return result
     }
 
@@ -270,6 +286,15 @@ final class StoreWorker: @unchecked Sendable {
             core.restore(saved)
             core.prunedThrough = prunedThrough
         }
+    }
+
+    private func requestCheckpoint() {
+        condition.lock()
+        if !checkpointRequested {
+            checkpointRequested = true
+            condition.signal()
+        }
+        condition.unlock()
     }
 
     private func enqueue(_ body: () -> Void) -> Bool {

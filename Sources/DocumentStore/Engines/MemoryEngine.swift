@@ -49,9 +49,11 @@ final class MemoryEngine: StorageEngine {
     }
 
     /// Nothing to copy: the data is only in memory.
-    var needsCheckpoint: Bool { false }
+    var checkpointNeed: CheckpointNeed { .none }
 
     func checkpoint() {}
+
+    func makeCheckpointer() throws(StoreError) -> Checkpointer? { nil }
 
     func createSavepoint() throws(StoreError) { savepoints.append(undoLog.count) }
 

@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 
 /// One SQLite connection with a prepared-statement cache. Used from one thread at a time (the store's).
 final class SQLiteConnection {
@@ -98,10 +99,15 @@ final class SQLiteConnection {
     }
 }
 
-/// The write-ahead log's size in frames, written by SQLite's WAL hook during a commit and read after
-/// it, by whoever holds the store's core (`StoreWorker`).
-final class WALFrameCount {
-    var value: Int32 = 0
+/// The write-ahead log's size in frames, written by SQLite's WAL hook during a commit (by whoever holds
+/// the store's core) and read by the store's thread, which may checkpoint without the core.
+final class WALFrameCount: Sendable {
+    private let frames = Atomic<Int32>(0)
+
+    var value: Int32 {
+        get { frames.load(ordering: .relaxed) }
+        set { frames.store(newValue, ordering: .relaxed) }
+    }
 }
 
 /// A prepared statement in use; `finish()` (or the end of `rows`) resets it for the next use.

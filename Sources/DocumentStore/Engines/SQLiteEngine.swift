@@ -17,6 +17,10 @@ final class SQLiteEngine: StorageEngine {
     private let walFrames = WALFrameCount()
     /// What SQLite's own automatic checkpoint would wait for.
     private static let checkpointFrames: Int32 = 1_000
+    /// While writes go on, a checkpoint beside them never lets the log start over; past this size the
+    /// writers wait for one that does. It bounds the log at about 10 MB of 4 KB pages.
+    private static let blockingCheckpointFrames: Int32 = 2_500
+    private let path: String
 
     /// Opens (creating when needed) `store.sqlite` inside `directory`, creating the directory too.
     init(directory: String, synchronous: SQLiteSynchronous, busyTimeoutMilliseconds: Int32) throws(StoreError) {
@@ -25,7 +29,8 @@ final class SQLiteEngine: StorageEngine {
         } catch {
             throw .location(17_010, "cannot create data directory \(directory): \(error.localizedDescription)")
         }
-        connection = try SQLiteConnection(path: directory + "/store.sqlite")
+        path = directory + "/store.sqlite"
+        connection = try SQLiteConnection(path: path)
         do {
             connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             try connection.execute("PRAGMA journal_mode=WAL")
@@ -42,6 +47,7 @@ final class SQLiteEngine: StorageEngine {
     /// A second connection to an existing store, for reads only (`ReadConnectionPool`). WAL mode is
     /// recorded in the file, so this connection reads in WAL mode too and never blocks the writer.
     init(readingFrom path: String, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+        self.path = path
         connection = try SQLiteConnection(path: path, create: false)
         do {
             connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
@@ -73,13 +79,21 @@ final class SQLiteEngine: StorageEngine {
 
     func rollbackTransaction() { try? run("ROLLBACK") }
 
-    var needsCheckpoint: Bool { walFrames.value >= Self.checkpointFrames }
+    var checkpointNeed: CheckpointNeed {
+        let frames = walFrames.value
+        if frames >= Self.blockingCheckpointFrames { return .blockingWriters }
+        return frames >= Self.checkpointFrames ? .besideWriters : .none
+    }
 
     /// A passive checkpoint, as SQLite's automatic one: copies what no reader still needs; a later
-    /// commit's report keeps `needsCheckpoint` true until the log could be restarted.
+    /// commit's report keeps `checkpointNeed` up until the log could be restarted.
     func checkpoint() {
         connection.checkpoint()
         walFrames.value = 0
+    }
+
+    func makeCheckpointer() throws(StoreError) -> Checkpointer? {
+        SQLiteCheckpointer(connection: try SQLiteConnection(path: path, create: false), frames: walFrames)
     }
 
     /// Starts a read transaction: the statements until `endRead` see one committed snapshot.
@@ -345,4 +359,26 @@ final class SQLiteEngine: StorageEngine {
             $0.bind(2, value)
         }
     }
+}
+
+/// A second connection to the store's file that only checkpoints (passively: it copies the frames no
+/// reader needs and never waits for the writer), so that the writers' commits go on meanwhile. Used by the
+/// store's thread alone.
+private final class SQLiteCheckpointer: Checkpointer {
+    private let connection: SQLiteConnection
+    private let frames: WALFrameCount
+
+    init(connection: SQLiteConnection, frames: WALFrameCount) {
+        self.connection = connection
+        self.frames = frames
+    }
+
+    func checkpoint() {
+        // Cleared first: a commit during the checkpoint reports the log's size again, so the next
+        // checkpoint is not missed.
+        frames.value = 0
+        connection.checkpoint()
+    }
+
+    func close() { connection.close() }
 }

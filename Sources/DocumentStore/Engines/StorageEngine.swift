@@ -38,11 +38,15 @@ protocol StorageEngine: AnyObject {
     /// Makes the transaction durable as configured; on failure the transaction is rolled back.
     func commitTransaction() throws(StoreError)
     func rollbackTransaction()
-    /// True when the write-ahead log has grown enough to be copied into the database (`checkpoint`),
-    /// which commits never do themselves: it writes and fsyncs the database file, and a commit may run
-    /// on a writer's own thread (`StoreWorker`). Only the store's thread checkpoints.
-    var needsCheckpoint: Bool { get }
+    /// How much the write-ahead log wants copying into the database, which commits never do
+    /// themselves: a checkpoint writes and fsyncs the database file, and a commit may run on a writer's
+    /// own thread (`StoreWorker`). Only the store's thread checkpoints.
+    var checkpointNeed: CheckpointNeed { get }
+    /// A checkpoint with the core held: no write overlaps it, so it copies the whole log, and the next
+    /// commit starts the log over.
     func checkpoint()
+    /// What checkpoints while writers go on (`CheckpointNeed.besideWriters`), if the engine has one.
+    func makeCheckpointer() throws(StoreError) -> Checkpointer?
     func createSavepoint() throws(StoreError)
     func releaseSavepoint() throws(StoreError)
     /// Undoes everything since the innermost savepoint and removes it.
@@ -93,5 +97,21 @@ protocol StorageEngine: AnyObject {
     func metadata(_ name: String) throws(StoreError) -> Int64?
     func setMetadata(_ name: String, _ value: Int64) throws(StoreError)
 
+    func close()
+}
+
+/// How much a write-ahead log wants a checkpoint.
+enum CheckpointNeed: Sendable, Equatable {
+    case none
+    /// Grown past the usual size: copy what can be copied while writers go on (`Checkpointer`).
+    case besideWriters
+    /// Grown so far that writers wait for a checkpoint no write overlaps: only after one does the log
+    /// start over instead of growing.
+    case blockingWriters
+}
+
+/// Checkpoints on a connection of its own, beside the writers' commits, from the store's thread.
+protocol Checkpointer: AnyObject {
+    func checkpoint()
     func close()
 }
