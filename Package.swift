@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
+        // The `switchyard` command line, for apps made by `switchyard init` to run with their own functions.
+        .library(name: "SwitchyardCLI", targets: ["SwitchyardCLI"]),
         // For apps made by `switchyard init`: their Functions target registers its files the way ours does.
         .plugin(name: "FunctionRegistryPlugin", targets: ["FunctionRegistryPlugin"]),
     ],
@@ -42,9 +44,11 @@ let package = Package(
             dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CMicroHTTPD", "COpenSSL"],
             // The dashboard's HTML, CSS and JavaScript, served as they are (no build step).
             resources: [.copy("Dashboard/Assets")]),
-        .executableTarget(
-            name: "switchyard",
-            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer", "Functions"]),
+        // Every command (serve, data, init, …); the executable only links it with the app's functions.
+        .target(
+            name: "SwitchyardCLI",
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer"]),
+        .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI", "Functions"]),
         // For users' own tests: an in-memory app, synthetic events, awaiting idle, the outbox.
         .target(name: "SwitchyardTesting", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging"]),
 
