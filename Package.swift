@@ -59,7 +59,8 @@ let package = Package(
         .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
         .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(
-            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite"],
+            name: "switchyard-bench",
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite", "TestSupport"],
             path: "Benchmarks", exclude: ["push"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
@@ -90,8 +91,9 @@ let package = Package(
             name: "SwitchyardTestingTests",
             dependencies: ["SwitchyardTesting", "Switchyard", "BSON", "DocumentStore", "Messaging"]),
         .testTarget(name: "FunctionRegistryGeneratorTests", dependencies: ["FunctionRegistryGenerator"]),
-        // What several test targets share: a loopback HTTP server on libmicrohttpd.
-        .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD"], path: "Tests/TestSupport"),
+        // What several test targets (and the benchmarks) share: loopback HTTP servers on libmicrohttpd, an admin
+        // API client that survives server restarts.
+        .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD", "Messaging"], path: "Tests/TestSupport"),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
         .testTarget(name: "SwitchyardCLITests", dependencies: ["BSON", "DocumentStore", "Messaging", "TestSupport"]),
         .testTarget(

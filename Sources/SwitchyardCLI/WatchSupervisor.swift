@@ -98,7 +98,7 @@ struct WatchSupervisor {
             return
         }
         record(BuildStatus(state: .succeeded))
-        log.event("built in \(String(format: "%.1f", seconds)) s; restarting the server")
+        log.event("built in \(String(format: "%.2f", seconds)) s; restarting the server")
         child.stop()
         do {
             try child.start()

@@ -1,6 +1,6 @@
 import BSON
 import Foundation
-import Messaging
+import TestSupport
 import Testing
 
 /// `serve --watch` on a scaffolded app with the real `swift build`: items stream in while a function is edited;
@@ -36,7 +36,7 @@ extension InitScaffoldBuildTests {
                 "swift build --package-path \(URL(fileURLWithPath: app).standardizedFileURL.path) --product BookShop --scratch-path \(Self.scratch)"
             ) == true, "the build of this executable, where it was built")
         let serving = try await running.awaitLine(containing: "serving app 'app'")
-        let admin = try AdminSession(
+        let admin = try RestartingAdminClient(
             base: try #require(serving["dashboard"] as? String) + "admin/v1", dataDirectory: "\(app)/.switchyard")
 
         let writer = ItemWriter(admin: admin)
@@ -58,7 +58,7 @@ extension InitScaffoldBuildTests {
             toFile: "\(app)/functions/countNewItem.swift", atomically: true, encoding: .utf8)
         let failed = try await running.awaitLine(containing: "the build failed", timeout: .seconds(900))
         #expect((failed["message"] as? String)?.contains("countNewItem.swift:1:") == true, "\(failed)")
-        let status = try await admin.get("/build")
+        let status = await admin.get("/build")
         #expect(status?["state"] == "failed")
         #expect(status?["output"]?.stringValue?.contains("countNewItem.swift:1:") == true)
         let duringBrokenEdit = await writer.acknowledged + 3
@@ -70,51 +70,17 @@ extension InitScaffoldBuildTests {
         await writing.value
         let total = await writer.acknowledged
         try await admin.awaitStats("every acknowledged item is counted") { $0["count"]?.int64Value ?? 0 >= total }
-        let stats = try #require(try await admin.stats())
+        let stats = try #require(await admin.stats())
         let missing = (Int64(firstAfterRestart)...Int64(total)).filter { !stats.sawByEditedCode.contains($0) }
         #expect(missing.isEmpty, "items the rebuilt server never handled: \(missing.prefix(10))")
         #expect(running.interrupt() == 0)
     }
 }
 
-/// The admin API of a server that restarts under it: a new token (re-read from `admin.token`) after each start,
-/// refused connections while it is down.
-struct AdminSession: Sendable {
-    let base: String
-    let dataDirectory: String
-    let client: HTTPClient
-
-    init(base: String, dataDirectory: String) throws {
-        self.base = base
-        self.dataDirectory = dataDirectory
-        client = try HTTPClient()
-    }
-
-    private var token: String {
-        (try? String(contentsOfFile: "\(dataDirectory)/admin.token", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-    }
-
-    /// The answer's document, or nil while the server is down or restarting.
-    func get(_ path: String) async throws -> BSONDocument? {
-        let response = try? await client.get(url: base + path, headers: ["Authorization": "Bearer \(token)"])
-        guard let response, response.status == 200 else { return nil }
-        return try ExtendedJSON.parseDocument(response.body)
-    }
-
-    /// Inserts `document`; true once it is committed (created now, or by an earlier try whose answer was lost).
-    func insert(_ document: String, into collection: String) async -> Bool {
-        let response = try? await client.post(
-            url: base + "/databases/app/collections/\(collection)/documents", body: Array(document.utf8),
-            headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"])
-        guard let response else { return false }
-        return response.status == 201 || String(decoding: response.body, as: UTF8.self).contains("E11000")
-    }
-
+extension RestartingAdminClient {
     /// app.stats' one document, nil while the server is down or nothing was counted.
-    func stats() async throws -> BSONDocument? {
-        try await get("/databases/app/collections/stats/documents?mode=canonical")?["documents"]?.arrayValue?.first?
-            .documentValue
+    func stats() async -> BSONDocument? {
+        await firstDocument("app", "stats")
     }
 
     /// Waits up to two minutes for app.stats' document to satisfy `condition`.
@@ -122,7 +88,7 @@ struct AdminSession: Sendable {
         let deadline = ContinuousClock.now + .seconds(120)
         var last: BSONDocument?
         while ContinuousClock.now < deadline {
-            if let stats = try await stats() {
+            if let stats = await stats() {
                 last = stats
                 if condition(stats) { return }
             }
@@ -142,18 +108,19 @@ extension BSONDocument {
 
 /// Inserts items 1, 2, 3, … into app.items, each until the server acknowledges it, until cancelled.
 actor ItemWriter {
-    let admin: AdminSession
+    let admin: RestartingAdminClient
     /// The highest item the server acknowledged (all below it were too).
     private(set) var acknowledged = 0
 
-    init(admin: AdminSession) {
+    init(admin: RestartingAdminClient) {
         self.admin = admin
     }
 
     func run() async {
         while !Task.isCancelled {
             let next = acknowledged + 1
-            if await admin.insert(#"{"_id": {"$numberLong": "\#(next)"}, "name": "item \#(next)"}"#, into: "items") {
+            let item = #"{"_id": {"$numberLong": "\#(next)"}, "name": "item \#(next)"}"#
+            if await admin.insert(item, into: "app", "items") {
                 acknowledged = next
             }
             try? await Task.sleep(for: .milliseconds(20))
