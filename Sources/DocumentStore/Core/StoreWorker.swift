@@ -235,6 +235,12 @@ final class StoreWorker: @unchecked Sendable {
         guard alone, coreLock.try() else { return nil }
         defer { coreLock.unlock() }
         guard let core else { return nil }
+        // Past the log's bound the writer waits, in the queue, for the store's thread to checkpoint:
+        // committing on while a checkpoint runs beside it would grow the log without end.
+        if core.engine.checkpointNeed == .blockingWriters {
+            requestCheckpoint()
+            return nil
+        }
         let saved = core.snapshot
         let generation = core.catalogGeneration
         let result: Result<T, StoreError>
