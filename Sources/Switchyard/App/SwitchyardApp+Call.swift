@@ -55,6 +55,13 @@ extension SwitchyardApp {
         }
     }
 
+    /// The user's document in the configured custom user data collection (`auth.customUserData`); empty when
+    /// none is configured or found. Kept between calls until that collection is next written.
+    public func customUserData(forUser id: String) async throws -> BSONDocument {
+        guard let settings = configuration.definition.auth.customUserData, settings.enabled else { return [:] }
+        return try await customUserDataCache.document(forUser: id, settings: settings)
+    }
+
     /// The user's document from the configured custom user data collection; nil when none is configured.
     private func customData(for user: FunctionUser, function: String) async throws(FunctionCallError)
         -> BSONDocument?
@@ -62,8 +69,7 @@ extension SwitchyardApp {
         guard user.kind == .normal, let settings = configuration.definition.auth.customUserData, settings.enabled
         else { return nil }
         do {
-            return try await store.database(settings.database).collection(settings.collection)
-                .findOne([settings.userIdField: .string(user.id)]) ?? [:]
+            return try await customUserDataCache.document(forUser: user.id, settings: settings)
         } catch {
             throw FunctionCallError(
                 code: .functionExecutionError,
