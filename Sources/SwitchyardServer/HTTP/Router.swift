@@ -74,8 +74,9 @@ public struct Router: Sendable {
         }
     }
 
+    /// Split by bytes: splitting a `String` by `Character` runs grapheme breaking over the whole path.
     private static func split(_ path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
     }
 
     /// The parameters, and a score that prefers literal segments (higher is more specific).
