@@ -16,9 +16,9 @@ struct LogOrder {
             self.id = id
         }
 
+        /// As the store sorts dates and ObjectIds (`BSON.compare` of each is theirs).
         static func < (lhs: Key, rhs: Key) -> Bool {
-            let times = BSON.compare(.datetime(lhs.time), .datetime(rhs.time))
-            return times != 0 ? times < 0 : BSON.compare(.objectId(lhs.id), .objectId(rhs.id)) < 0
+            lhs.time != rhs.time ? lhs.time < rhs.time : lhs.id < rhs.id
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool { lhs.time == rhs.time && lhs.id == rhs.id }

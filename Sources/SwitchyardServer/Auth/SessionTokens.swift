@@ -44,8 +44,14 @@ public final class SessionTokens: Sendable {
     /// Tokens that verified, with their claims. Verifying is a function of the token, the key and the app id
     /// alone (all fixed here), so a token seen again skips the HMAC and the JSON; the expiry and the session
     /// are still checked at every use. Forged and malformed tokens are never kept.
-    private let verified = Mutex<[String: Claims]>([:])
+    private let verified = Mutex<[String: VerifiedClaims]>([:])
     static let verifiedCapacity = 1024
+
+    /// Claims in a box: a lookup under the lock costs one retain.
+    private final class VerifiedClaims: Sendable {
+        let claims: Claims
+        init(claims: Claims) { self.claims = claims }
+    }
 
     init(key: SigningKey, appId: String, accessLifetime: TimeInterval, users: UserDirectory) {
         self.key = key
@@ -85,7 +91,7 @@ public final class SessionTokens: Sendable {
     /// - Throws: `APIError` 401 `InvalidSession`.
     public func verify(_ token: String, as kind: Kind) throws(APIError) -> Claims {
         let claims: Claims
-        if let kept = verified.withLock({ $0[token] }) {
+        if let kept = verified.withLock({ $0[token] })?.claims {
             // It verified before: only what a token's own checks say for this use is left (its kind, its expiry).
             guard kept.kind == kind else {
                 throw .invalidSession("expected an \(kind.rawValue) token, got \(kept.kind.rawValue) token")
@@ -95,7 +101,7 @@ public final class SessionTokens: Sendable {
             claims = try verifiedClaims(token, as: kind)
             verified.withLock { verified in
                 if verified.count >= Self.verifiedCapacity { verified.removeAll(keepingCapacity: true) }
-                verified[token] = claims
+                verified[token] = VerifiedClaims(claims: claims)
             }
         }
         guard users.now() < claims.expiresAt else { throw .invalidSession("the \(kind.rawValue) token expired") }
