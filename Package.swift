@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "SwitchyardServer", targets: ["SwitchyardServer"]),
         .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard", targets: ["switchyard"]),
+        // The `switchyard` command line, for apps made by `switchyard init` to run with their own functions.
+        .library(name: "SwitchyardCLI", targets: ["SwitchyardCLI"]),
         // For apps made by `switchyard init`: their Functions target registers its files the way ours does.
         .plugin(name: "FunctionRegistryPlugin", targets: ["FunctionRegistryPlugin"]),
     ],
@@ -42,9 +44,11 @@ let package = Package(
             dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CMicroHTTPD", "COpenSSL"],
             // The dashboard's HTML, CSS and JavaScript, served as they are (no build step).
             resources: [.copy("Dashboard/Assets")]),
-        .executableTarget(
-            name: "switchyard",
-            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer", "Functions"]),
+        // Every command (serve, data, init, …); the executable only links it with the app's functions.
+        .target(
+            name: "SwitchyardCLI",
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer"]),
+        .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI", "Functions"]),
         // For users' own tests: an in-memory app, synthetic events, awaiting idle, the outbox.
         .target(name: "SwitchyardTesting", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging"]),
 
@@ -55,7 +59,8 @@ let package = Package(
         .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
         .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(
-            name: "switchyard-bench", dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite"],
+            name: "switchyard-bench",
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite", "TestSupport"],
             path: "Benchmarks", exclude: ["push"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
@@ -86,8 +91,9 @@ let package = Package(
             name: "SwitchyardTestingTests",
             dependencies: ["SwitchyardTesting", "Switchyard", "BSON", "DocumentStore", "Messaging"]),
         .testTarget(name: "FunctionRegistryGeneratorTests", dependencies: ["FunctionRegistryGenerator"]),
-        // What several test targets share: a loopback HTTP server on libmicrohttpd.
-        .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD"], path: "Tests/TestSupport"),
+        // What several test targets (and the benchmarks) share: loopback HTTP servers on libmicrohttpd, an admin
+        // API client that survives server restarts.
+        .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD", "Messaging"], path: "Tests/TestSupport"),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
         .testTarget(name: "SwitchyardCLITests", dependencies: ["BSON", "DocumentStore", "Messaging", "TestSupport"]),
         .testTarget(

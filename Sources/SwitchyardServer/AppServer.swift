@@ -84,7 +84,9 @@ public final class AppServer: Sendable {
         router.add(fcmEmulator.routes)
         let adminToken = try AdminToken.generate()
         if let directory = configuration.dataDirectory { try adminToken.write(toDirectory: directory) }
-        router.add(AdminAPI(app: app, token: adminToken, users: clientAPI.users).router)
+        router.add(
+            AdminAPI(app: app, token: adminToken, users: clientAPI.users, dataDirectory: configuration.dataDirectory)
+                .router)
         router.add(Dashboard(token: adminToken).router)
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),

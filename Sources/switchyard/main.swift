@@ -1,3 +1,5 @@
 import Foundation
+import Functions
+import SwitchyardCLI
 
-exit(await CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))
+exit(await CommandLineTool.run(Array(CommandLine.arguments.dropFirst()), registry: functionRegistry))

@@ -10,7 +10,8 @@ import Testing
         #expect(run.stdout.hasPrefix("wrote book-shop/Package.swift\n"))
         #expect(
             run.stdout.hasSuffix(
-                "  swift run BookShop   # run the app until Ctrl-C\n  swift test           # run its tests\n"))
+                "  swift run BookShop serve --watch   # serve the app, rebuilt as you save\n"
+                    + "  swift test                         # run its tests\n"))
         let manifest = try #require(parent.read("book-shop/Package.swift"))
         let identity = repositoryRoot.lastPathComponent.lowercased()
         #expect(manifest.contains(".package(path: \"\(repositoryRoot.standardizedFileURL.path)\")"))
@@ -22,7 +23,7 @@ import Testing
         ] {
             #expect(parent.read("book-shop/\(file)") != nil, "\(file)")
         }
-        #expect(parent.read("book-shop/README.md")?.contains("swift run BookShop") == true)
+        #expect(parent.read("book-shop/README.md")?.contains("swift run BookShop serve --watch") == true)
     }
 
     @Test func aURLDependencyNamesItsVersionOrBranch() throws {
@@ -71,14 +72,22 @@ import Testing
 
 /// The slow one: scaffolds an app into a temporary directory, builds it against this checkout (a whole build of
 /// Switchyard in a scratch directory kept under this checkout's .build, so later runs are incremental) and runs
-/// its tests, which fire a synthetic event through SwitchyardTesting.
-@Suite struct InitScaffoldBuildTests {
+/// its tests, which fire a synthetic event through SwitchyardTesting. Serialized: the tests share that scratch
+/// directory.
+@Suite(.serialized) struct InitScaffoldBuildTests {
+    static let scratch = repositoryRoot.appendingPathComponent(".build/init-scaffold").path
+
+    /// `switchyard init book-shop` in `parent`; returns the app's directory.
+    func scaffold(in parent: TemporaryDirectory) throws -> String {
+        let scaffold = try switchyard(["init", "book-shop", "--switchyard-path", repositoryRoot.path], in: parent.path)
+        try #require(scaffold.status == 0, "\(scaffold.stderr)")
+        return "\(parent.path)/book-shop"
+    }
+
     @Test func theScaffoldedAppBuildsAndItsTestsPass() throws {
         let parent = try TemporaryDirectory()
-        let scaffold = try switchyard(["init", "book-shop", "--switchyard-path", repositoryRoot.path], in: parent.path)
-        #expect(scaffold.status == 0, "\(scaffold.stderr)")
-        let app = "\(parent.path)/book-shop"
-        let scratch = repositoryRoot.appendingPathComponent(".build/init-scaffold").path
+        let app = try scaffold(in: parent)
+        let scratch = Self.scratch
         let build = try swift(["build", "--build-tests", "--scratch-path", scratch], in: app)
         try #require(build.status == 0, "\(build.stdout)\n\(build.stderr)")
         let test = try swift(["test", "--skip-build", "--scratch-path", scratch], in: app)

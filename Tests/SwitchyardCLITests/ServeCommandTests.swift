@@ -6,27 +6,6 @@ import Testing
 #endif
 
 @Suite(.timeLimit(.minutes(2))) struct ServeCommandTests {
-    /// The JSON log lines printed so far, as dictionaries.
-    private func logLines(_ running: RunningSwitchyard) -> [[String: Any]] {
-        running.text.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
-
-    /// Waits (up to a minute) for a log line whose message contains `text`; returns it.
-    private func awaitLine(_ running: RunningSwitchyard, containing text: String, occurrence: Int = 1) async throws
-        -> [String: Any]
-    {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let matches = logLines(running).filter { ($0["message"] as? String)?.contains(text) == true }
-            if matches.count >= occurrence { return matches[occurrence - 1] }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("no log line containing '\(text)' in:\n\(running.text)")
-        throw CancellationError()
-    }
-
     private func get(_ url: String) async throws -> Int {
         let (_, response) = try await URLSession.shared.data(from: URL(string: url)!)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
@@ -43,33 +22,33 @@ import Testing
         let running = try RunningSwitchyard(
             ["serve", "--watch", "--port", "0", "--log-format", "json", "--build-command", build], in: app.path)
         defer { _ = running.interrupt() }
-        let serving = try await awaitLine(running, containing: "serving app 'demo'")
+        let serving = try await running.awaitLine(containing: "serving app 'demo'")
         let dashboard = try #require(serving["dashboard"] as? String)
         #expect(try await get(dashboard + "no-such-page") == 404)
 
         try app.write("values.json", #"{"region": "us"}"#)
-        _ = try await awaitLine(running, containing: "reloaded the configuration: values changed: region")
+        _ = try await running.awaitLine(containing: "reloaded the configuration: values changed: region")
         try app.write("triggers.yaml", pingApp + "\ntriggers:\n  - name: x\n    type: databse\n")
-        let rejected = try await awaitLine(running, containing: "was not reloaded")
+        let rejected = try await running.awaitLine(containing: "was not reloaded")
         #expect(rejected["level"] as? String == "error")
         #expect((rejected["message"] as? String)?.contains("triggers.yaml:") == true)
 
         // A rebuild with a configuration that does not load leaves the old server serving.
         try app.write("functions/ping.swift", "// edited\n")
-        _ = try await awaitLine(running, containing: "does not load with the new functions")
+        _ = try await running.awaitLine(containing: "does not load with the new functions")
         #expect(try await get(dashboard + "no-such-page") == 404, "the old server keeps serving")
         try app.write("triggers.yaml", pingApp)
-        _ = try await awaitLine(running, containing: "reloaded the configuration", occurrence: 2)
+        _ = try await running.awaitLine(containing: "reloaded the configuration", occurrence: 2)
 
         try app.write("functions/ping.swift", "broken\n")
-        let failed = try await awaitLine(running, containing: "the build failed")
+        let failed = try await running.awaitLine(containing: "the build failed")
         #expect((failed["message"] as? String)?.contains("functions/ping.swift:1:1: error: cannot find x") == true)
         #expect(app.read(".switchyard/build.json")?.contains("\"state\":\"failed\"") == true)
         #expect(try await get(dashboard + "no-such-page") == 404, "the old server keeps serving")
 
         try app.write("functions/ping.swift", "// fixed\n")
-        _ = try await awaitLine(running, containing: "restarting the server")
-        let again = try await awaitLine(running, containing: "serving app 'demo'", occurrence: 2)
+        _ = try await running.awaitLine(containing: "restarting the server")
+        let again = try await running.awaitLine(containing: "serving app 'demo'", occurrence: 2)
         #expect(again["dashboard"] as? String == dashboard, "the same port")
         #expect(try await get(dashboard + "no-such-page") == 404)
         #expect(app.read(".switchyard/build.json")?.contains("\"state\":\"succeeded\"") == true)
@@ -121,8 +100,8 @@ import Testing
             ["serve", "--port", "0", "--log-format", "json", "--import", "seed", "--export-on-exit", "out"],
             in: app.path)
         defer { running.kill() }
-        _ = try await awaitLine(running, containing: "imported 1 documents in 1 collections from seed")
-        let serving = try await awaitLine(running, containing: "serving app 'demo'")
+        _ = try await running.awaitLine(containing: "imported 1 documents in 1 collections from seed")
+        let serving = try await running.awaitLine(containing: "serving app 'demo'")
         let clientAPI = try #require(serving["clientAPI"] as? String)
 
         // A client adds a second item through the client API; both leave in the export.

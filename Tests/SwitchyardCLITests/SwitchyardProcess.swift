@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// One finished run of the `switchyard` executable.
 struct SwitchyardRun {
@@ -127,8 +128,12 @@ final class RunningSwitchyard: @unchecked Sendable {
     private var output = ""
     private var ended = false
 
-    init(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws {
-        guard let executable = switchyardExecutable else { throw MissingExecutable() }
+    /// Starts `executable` (by default this checkout's `switchyard`) with `arguments` in `directory`.
+    init(
+        _ arguments: [String], in directory: String, environment: [String: String] = [:],
+        executable: URL? = switchyardExecutable
+    ) throws {
+        guard let executable else { throw MissingExecutable() }
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
@@ -185,5 +190,27 @@ final class RunningSwitchyard: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return output
+    }
+
+    /// The JSON log lines (`serve --log-format json`) printed so far, as dictionaries.
+    var logLines: [[String: Any]] {
+        text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    /// Waits for the `occurrence`th JSON log line whose message contains `text` and returns it; after `timeout`
+    /// the test fails with the output so far.
+    func awaitLine(containing text: String, occurrence: Int = 1, timeout: Duration = .seconds(60)) async throws
+        -> [String: Any]
+    {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let matches = logLines.filter { ($0["message"] as? String)?.contains(text) == true }
+            if matches.count >= occurrence { return matches[occurrence - 1] }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("no log line containing '\(text)' in:\n\(self.text)")
+        throw CancellationError()
     }
 }

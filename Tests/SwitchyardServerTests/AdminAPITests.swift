@@ -11,7 +11,7 @@ import Testing
         try await AdminTestServer.run { server in
             for path in [
                 "/app", "/triggers", "/triggers/events", "/invocations", "/invocations/events", "/databases", "/users",
-                "/outbox", "/outbox/events", "/devices", "/faults", "/topics",
+                "/outbox", "/outbox/events", "/devices", "/faults", "/topics", "/build",
             ] {
                 let response = try await server.get(path, token: .some(nil))
                 #expect(response.status == 401, "\(path)")

@@ -44,7 +44,7 @@ import Testing
     @Test func anUnwritableDirectoryIsAClearError() throws {
         let blocker = FileManager.default.temporaryDirectory.appendingPathComponent("token-file-\(UUID().uuidString)")
             .path
-        FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))
         defer { try? FileManager.default.removeItem(atPath: blocker) }
         #expect(throws: AdminTokenError.self) { try AdminToken.generate().write(toDirectory: "\(blocker)/inside") }
     }

@@ -1,6 +1,7 @@
 import BSON
 import Foundation
 import Messaging
+import Switchyard
 import Testing
 
 @testable import SwitchyardServer
@@ -128,6 +129,32 @@ import Testing
                     until:
                         #"document.querySelector('.phone[data-token="\#(Self.device)"] .notification .title')?.textContent === 'New book added'"#
                 )
+            }
+        }
+    }
+
+    @Test func aFailedWatchBuildShowsItsErrorsUntilABuildSucceeds() async throws {
+        try await AdminTestServer.run { server in
+            try await withBrowser { browser in
+                let page = try await browser.open(server.baseURL + "/#triggers")
+                try await page.wait(until: "document.getElementById('connection').textContent === 'live'")
+                #expect(try await page.evaluate("document.getElementById('build').hidden") == true)
+
+                // What the watching supervisor writes when the compiler rejects a saved function.
+                let error = "functions/sendBooksTopic.swift:12:9: error: cannot find 'titel' in scope"
+                try BuildStatus(state: .failed, output: error).write(dataDirectory: server.dataDirectory)
+                try await page.wait(until: "!document.getElementById('build').hidden")
+                #expect(
+                    try await page.evaluate("document.getElementById('build-output').textContent") == .string(error))
+                #expect(
+                    try await page.evaluate("document.getElementById('build-title').textContent")
+                        .stringValue?.contains("the previous code keeps serving") == true)
+                try save(try await page.screenshot(), as: "dashboard-build-failed.png")
+
+                try BuildStatus(state: .building).write(dataDirectory: server.dataDirectory)
+                try await page.wait(until: "document.getElementById('build').className === 'build building'")
+                try BuildStatus(state: .succeeded).write(dataDirectory: server.dataDirectory)
+                try await page.wait(until: "document.getElementById('build').hidden")
             }
         }
     }

@@ -2,9 +2,10 @@ import BSON
 import Foundation
 
 extension BSONDate {
-    init(_ date: Date) {
+    /// `date` to the millisecond, as BSON keeps dates.
+    public init(_ date: Date) {
         self.init(millisecondsSinceEpoch: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    var date: Date { Date(timeIntervalSince1970: Double(millisecondsSinceEpoch) / 1000) }
+    public var date: Date { Date(timeIntervalSince1970: Double(millisecondsSinceEpoch) / 1000) }
 }

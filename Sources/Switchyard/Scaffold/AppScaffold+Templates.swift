@@ -38,10 +38,10 @@ extension AppScaffold {
                         ],
                         path: "functions",
                         plugins: [.plugin(name: "FunctionRegistryPlugin", package: \#(package))]),
-                    // `swift run \#(name)` runs the app: its triggers, until Ctrl-C.
+                    // `swift run \#(name) serve` serves the app; the executable is Switchyard's command line with these functions.
                     .executableTarget(
                         name: "\#(name)",
-                        dependencies: ["\#(name)Functions", .product(name: "Switchyard", package: \#(package))]),
+                        dependencies: ["\#(name)Functions", .product(name: "SwitchyardCLI", package: \#(package))]),
                     .testTarget(
                         name: "\#(name)Tests",
                         dependencies: [
@@ -107,52 +107,14 @@ extension AppScaffold {
 
     var mainFile: String {
         #"""
-        import Dispatch
         import Foundation
         import \#(name)Functions
-        import Switchyard
+        import SwitchyardCLI
 
-        // Runs the app configured in the current directory (or the one given): each trigger catches up from its
-        // saved resume token and follows new changes until Ctrl-C. The data lives in .switchyard, where
-        // `switchyard data import` can seed it while the app is stopped.
-        let directory = CommandLine.arguments.dropFirst().first ?? "."
-        let app: SwitchyardApp
-        let lock: DataDirectoryLock
-        do {
-            let environment = try AppEnvironment.select(flag: nil, variables: ProcessInfo.processInfo.environment)
-            lock = try DataDirectoryLock.acquire("\(directory)/\(SwitchyardApp.dataDirectory)")
-            app = try await SwitchyardApp.open(directory: directory, environment: environment, registry: functionRegistry)
-        } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
-            exit(2)
-        }
-        print(app.configuration.overview(now: Date()))
-        do {
-            try await app.start()
-        } catch {
-            FileHandle.standardError.write(Data("cannot start the triggers: \(error)\n".utf8))
-            await app.stop()
-            exit(1)
-        }
-        print("running; data in \(directory)/\(SwitchyardApp.dataDirectory) (Ctrl-C stops)")
-
-        await interrupted()
-        print("stopping")
-        await app.stop()
-        withExtendedLifetime(lock) {}
-
-        /// Returns once Ctrl-C is pressed (nonisolated: the signal handler runs on a dispatch queue, not the main actor).
-        nonisolated func interrupted() async {
-            signal(SIGINT, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                source.setEventHandler {
-                    source.cancel()
-                    continuation.resume()
-                }
-                source.resume()
-            }
-        }
+        // Switchyard's command line with this app's functions: `swift run \#(name) serve` serves the app (client API,
+        // dashboard, FCM emulator), `serve --watch` rebuilds and restarts it when a function changes, and
+        // `swift run \#(name) --help` lists the rest (data import/export, fire, call, logs, outbox, …).
+        exit(await CommandLineTool.run(Array(CommandLine.arguments.dropFirst()), registry: functionRegistry))
 
         """#
     }
@@ -206,9 +168,14 @@ extension AppScaffold {
         functions, which get a `context` with values, the database, push messaging and the calling user.
 
         ```sh
-        swift run \(name)   # run the app: its triggers follow changes until Ctrl-C; data in .switchyard
-        swift test          # the app's tests: a synthetic event and a real write, through SwitchyardTesting
+        swift run \(name) serve --watch   # serve the app; a saved function rebuilds and restarts it
+        swift test                        # the app's tests: a synthetic event and a real write
         ```
+
+        `serve` prints its address: the dashboard (triggers, live invocations, data, users, push outbox) is at
+        `/`, the client API the Realm SDKs speak at `/api/client/v2.0/app/app/…` and an FCM-compatible endpoint
+        that records every push. The data lives in `.switchyard`. `swift run \(name) --help` lists the other
+        commands, all with this app's functions: `call`, `fire`, `logs`, `outbox`, `data import|export`, ….
 
         Both need the Swift 6 toolchain and the Debian libraries Switchyard links: `libyaml-dev`,
         `libcurl4-openssl-dev`, `libssl-dev`, `libsqlite3-dev`, `libmicrohttpd-dev` and `pkg-config`.
@@ -221,8 +188,9 @@ extension AppScaffold {
         - `Tests/\(name)Tests`: `TestApp.withApp` runs the app in memory; `fire` runs a trigger's function on a
           synthetic event, `awaitIdle` waits for triggers after real writes.
 
-        Seed or save the app's data with Switchyard's command line, while the app is stopped:
-        `switchyard data import seed --data-dir .switchyard` and `switchyard data export seed --data-dir .switchyard`.
+        Seed the emulator from files checked in beside the app and keep its data between runs:
+        `swift run \(name) serve --import seed --export-on-exit seed`, or `swift run \(name) data import seed` while
+        it is stopped.
 
         """
     }

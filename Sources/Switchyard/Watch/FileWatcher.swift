@@ -3,7 +3,8 @@ import Synchronization
 
 /// Watches directories with inotify (on a thread of its own) and reports the files that changed, once a burst
 /// of changes has been quiet for `debounce` — an editor's save is often several events (write a temporary file,
-/// rename it over the original). Hidden files and editor leftovers (`.name`, `name~`, `*.swp`) are ignored.
+/// rename it over the original) microseconds apart, so a short quiet period groups them without delaying the
+/// reload much. Hidden files and editor leftovers (`.name`, `name~`, `*.swp`) are ignored.
 /// Recursive watches follow directories created later.
 ///
 /// ```swift
@@ -26,7 +27,7 @@ public final class FileWatcher: Sendable {
 
     /// - Throws: `FileWatcherError` when inotify is unavailable or a directory cannot be watched.
     public init(
-        _ directories: [Directory], debounce: Duration = .milliseconds(100),
+        _ directories: [Directory], debounce: Duration = .milliseconds(25),
         onChange: @escaping @Sendable (Set<String>) -> Void
     ) throws(FileWatcherError) {
         // Everything that can fail happens before the watcher thread exists (deinit waits for that thread).
@@ -73,8 +74,10 @@ public final class FileWatcher: Sendable {
         var quietSince = ContinuousClock.now
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !control.stopped.load(ordering: .acquiring) {
+            // Wake when the quiet period ends, else now and then to notice `stop()`.
+            let timeout = pending.isEmpty ? 100 : max(0, milliseconds(debounce - (ContinuousClock.now - quietSince)))
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 20)
+            let ready = poll(&poller, 1, Int32(timeout))
             if ready > 0 {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count > 0 {
@@ -99,6 +102,13 @@ public final class FileWatcher: Sendable {
                 onChange(changed)
             }
         }
+    }
+
+    /// Rounded up, so a wait never ends just before the quiet period does.
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let perMillisecond: Int64 = 1_000_000_000_000_000
+        return Int(duration.components.seconds) * 1000
+            + Int((duration.components.attoseconds + perMillisecond - 1) / perMillisecond)
     }
 
     /// The events in the first `count` bytes of `buffer`: watch descriptor, mask, file name.

@@ -125,6 +125,6 @@ extension DeadLetter {
 extension BSON {
     /// A BSON datetime to the millisecond (relaxed Extended JSON prints it as `{"$date": "<ISO 8601>"}`).
     static func adminDate(_ date: Date) -> BSON {
-        .datetime(BSONDate(millisecondsSinceEpoch: Int64((date.timeIntervalSince1970 * 1000).rounded(.down))))
+        .datetime(BSONDate(date))
     }
 }

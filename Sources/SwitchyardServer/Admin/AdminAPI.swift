@@ -19,11 +19,14 @@ public struct AdminAPI: Sendable {
     let token: AdminToken
     /// The client API's users (the admin API lists and deletes them).
     let users: UserDirectory
+    /// Where `serve --watch` records its builds (`build.json`); nil for an app without a data directory.
+    let dataDirectory: String?
 
-    public init(app: SwitchyardApp, token: AdminToken, users: UserDirectory) {
+    public init(app: SwitchyardApp, token: AdminToken, users: UserDirectory, dataDirectory: String? = nil) {
         self.app = app
         self.token = token
         self.users = users
+        self.dataDirectory = dataDirectory
     }
 
     /// Every admin route, each behind the loopback and token checks.
@@ -36,6 +39,7 @@ public struct AdminAPI: Sendable {
         addUserRoutes(to: &routes)
         addOutboxRoutes(to: &routes)
         addFaultRoutes(to: &routes)
+        addBuildRoutes(to: &routes)
         return routes.router
     }
 

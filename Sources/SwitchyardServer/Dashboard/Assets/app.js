@@ -701,6 +701,23 @@ function renderOutbox() {
   }));
 }
 
+// ---- serve --watch builds ----
+
+// The watching supervisor records each build; a successful one restarts the server (and so reloads this page
+// through the new token), a failed one leaves the previous code serving and its errors here.
+async function loadBuild() {
+  let build;
+  try { build = await getJSON('/build'); } catch (_) { return; }
+  const banner = $('build');
+  banner.hidden = build.state !== 'building' && build.state !== 'failed';
+  if (banner.hidden) return;
+  banner.className = `build ${build.state}`;
+  $('build-title').textContent = build.state === 'building'
+    ? 'Building the changed functions…'
+    : `The build at ${formatTime(build.time)} failed; the previous code keeps serving.`;
+  $('build-output').textContent = build.state === 'failed' ? build.output : '';
+}
+
 // ---- start ----
 
 async function start() {
@@ -753,6 +770,9 @@ async function start() {
     $('data-database').value = database;
     $('data-collection').value = collection;
   }
+  loadBuild();
+  setInterval(loadBuild, 1000);
+
   tabOpened.data = () => { loadDatabases(); loadDocuments(); };
   tabOpened.users = loadUsers;
   tabOpened.outbox = loadDevices;

@@ -1,8 +1,12 @@
 import Switchyard
 
-/// The `switchyard` entry point: global options, then dispatch to a subcommand.
-enum CommandLineTool {
-    static let version = "0.1.0"
+/// The `switchyard` command line: global options, then dispatch to a subcommand. Every executable that links an
+/// app's functions runs it: `switchyard` with the example app, and each app made by `switchyard init`.
+public enum CommandLineTool {
+    public static let version = "0.1.0"
+
+    /// The functions linked into the running executable, which every command that loads the app uses.
+    @TaskLocal static var registry = FunctionRegistry()
 
     static var commands: [any Command.Type] {
         [
@@ -28,7 +32,13 @@ enum CommandLineTool {
             """
     }
 
-    static func run(_ arguments: [String]) async -> Int32 {
+    /// Runs the command `arguments` name (the process's arguments without the executable) against the app whose
+    /// functions are in `registry`; returns the exit status.
+    public static func run(_ arguments: [String], registry: FunctionRegistry) async -> Int32 {
+        await $registry.withValue(registry) { await run(arguments) }
+    }
+
+    private static func run(_ arguments: [String]) async -> Int32 {
         guard let first = arguments.first else {
             Output.error(usage)
             return 2

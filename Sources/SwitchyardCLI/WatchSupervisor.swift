@@ -77,35 +77,42 @@ struct WatchSupervisor {
 
     private func rebuild(child: ChildServer) async {
         log.event("functions changed; building (\(build.display))")
-        let status = BuildStatus(dataDirectory: dataDirectory)
-        status.write(state: "building", output: "")
+        record(BuildStatus(state: .building))
         let started = ContinuousClock.now
         let result = await build.run()
-        let seconds =
-            Double((ContinuousClock.now - started).components.attoseconds) / 1e18
-            + Double((ContinuousClock.now - started).components.seconds)
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         guard result.succeeded else {
-            status.write(state: "failed", output: result.output)
-            log.problem(
-                "the build failed; the previous server keeps serving:\n\(result.errors.isEmpty ? result.output : result.errors)"
-            )
+            let errors = result.errors.isEmpty ? result.output : result.errors
+            record(BuildStatus(state: .failed, output: errors))
+            log.problem("the build failed; the previous server keeps serving:\n\(errors)")
             return
         }
-        status.write(state: "succeeded", output: "")
         // The rebuilt server must accept the configuration before the running one stops.
         let check = await BuildCommand(arguments: [executable, "validate"] + validationArguments).run()
         guard check.succeeded else {
+            record(BuildStatus(state: .failed, output: check.output))
             log.problem(
                 "built in \(String(format: "%.1f", seconds)) s, but the configuration does not load with the new functions; the previous server keeps serving:\n\(check.output)"
             )
             return
         }
-        log.event("built in \(String(format: "%.1f", seconds)) s; restarting the server")
+        record(BuildStatus(state: .succeeded))
+        log.event("built in \(String(format: "%.2f", seconds)) s; restarting the server")
         child.stop()
         do {
             try child.start()
         } catch {
             log.problem("cannot restart the server: \(error)")
+        }
+    }
+
+    /// Writes `build.json` for the dashboard; failing to is worth a line, not a stop.
+    private func record(_ status: BuildStatus) {
+        do {
+            try status.write(dataDirectory: dataDirectory)
+        } catch {
+            log.problem("cannot write \(dataDirectory)/\(BuildStatus.file): \(error)")
         }
     }
 }

@@ -14,17 +14,29 @@ struct BuildCommand {
         var errors: String
     }
 
-    /// The default for an executable at `executable` serving the configuration in `directory`; nil when no
-    /// Package.swift is at or above it.
+    /// The default for an executable at `executable` serving the configuration in `directory`: its product,
+    /// built in the build directory and configuration it was built in (`.build/debug/NAME` or
+    /// `<scratch>/<triple>/release/NAME`); nil when no Package.swift is at or above the directory.
     static func swiftBuild(executable: String, configurationDirectory directory: String) -> BuildCommand? {
         var package = URL(fileURLWithPath: directory).standardizedFileURL
         while !FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) {
             guard package.path != "/" else { return nil }
             package = package.deletingLastPathComponent()
         }
-        let product = (executable as NSString).lastPathComponent
-        var arguments = ["swift", "build", "--package-path", package.path, "--product", product]
-        if executable.contains("/release/") { arguments += ["-c", "release"] }
+        let binary = URL(fileURLWithPath: executable).standardizedFileURL
+        var arguments = ["swift", "build", "--package-path", package.path, "--product", binary.lastPathComponent]
+        let products = binary.deletingLastPathComponent()
+        guard ["debug", "release"].contains(products.lastPathComponent) else {
+            return BuildCommand(arguments: arguments)
+        }
+        // `<scratch>/debug` is a link to `<scratch>/<triple>/debug`, the path a running binary resolves to.
+        let parent = products.deletingLastPathComponent()
+        let isTriple = parent.lastPathComponent.split(separator: "-").count >= 3
+        let scratch = isTriple ? parent.deletingLastPathComponent() : parent
+        if scratch.path != package.appendingPathComponent(".build").path {
+            arguments += ["--scratch-path", scratch.path]
+        }
+        if products.lastPathComponent == "release" { arguments += ["-c", "release"] }
         return BuildCommand(arguments: arguments)
     }
 
@@ -80,22 +92,5 @@ struct BuildCommand {
             if inError { kept.append(line) }
         }
         return kept.joined(separator: "\n")
-    }
-}
-
-/// `<data-dir>/build.json`: the last build of `serve --watch` (`state`: building, failed or succeeded; `time`;
-/// `output` of a failed build), which the admin API and dashboard show.
-struct BuildStatus {
-    let dataDirectory: String
-
-    static let file = "build.json"
-
-    func write(state: String, output: String) {
-        let document: [String: String] = [
-            "state": state, "time": ISO8601DateFormatter().string(from: Date()), "output": output,
-        ]
-        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) else { return }
-        try? FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        try? data.write(to: URL(fileURLWithPath: "\(dataDirectory)/\(Self.file)"), options: .atomic)
     }
 }

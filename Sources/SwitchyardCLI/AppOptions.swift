@@ -1,6 +1,5 @@
 import DocumentStore
 import Foundation
-import Functions
 import Messaging
 import Switchyard
 
@@ -42,11 +41,10 @@ struct AppOptions {
         }
     }
 
-    /// Loads and validates the configuration against the app's functions (the `Functions` target linked into
-    /// this executable), printing every problem as `file:line:col: message`.
+    /// Loads and validates the configuration against the app's functions (those linked into this executable), printing every problem as `file:line:col: message`.
     func load() -> AppConfiguration? {
         do {
-            return try functionRegistry.loadConfiguration(directory: directory, environment: environment)
+            return try CommandLineTool.registry.loadConfiguration(directory: directory, environment: environment)
         } catch {
             Output.error(error.description)
             return nil
@@ -64,7 +62,7 @@ struct AppOptions {
         }
         do {
             let app = try await SwitchyardApp.open(
-                directory: directory, environment: environment, registry: functionRegistry,
+                directory: directory, environment: environment, registry: CommandLineTool.registry,
                 options: SwitchyardApp.Options(storage: .directory(dataDirectory), messaging: messaging))
             return OpenApp(app: app, lock: lock)
         } catch let errors as ConfigurationErrors {

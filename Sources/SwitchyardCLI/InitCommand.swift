@@ -9,11 +9,12 @@ struct InitCommand: Command {
         USAGE: switchyard init DIR [--switchyard-path PATH | --switchyard-url URL [--from VERSION | --branch B]]
 
         Writes a new Swift package in DIR (which must be new or empty) that depends on Switchyard: Package.swift
-        with a functions target registered by FunctionRegistryPlugin and an executable that runs the app,
+        with a functions target registered by FunctionRegistryPlugin and an executable that is this command line
+        with the app's functions,
         functions/ with a callable (greet) and a database trigger's function (countNewItem), triggers.yaml,
         values.json, a test target that fires a synthetic event through SwitchyardTesting, and a README.
         The names come from DIR: 'book-shop' makes BookShop, BookShopFunctions and BookShopTests. Then, in DIR:
-        'swift run NAME' runs the app and 'swift test' runs its tests.
+        'swift run NAME serve --watch' serves the app and 'swift test' runs its tests.
 
         A DIR that is not empty is refused (exit 2); nothing is written.
 
@@ -88,8 +89,8 @@ struct InitCommand: Command {
             """
 
             next, in \(directory):
-              swift run \(scaffold.name)   # run the app until Ctrl-C
-              swift test\(String(repeating: " ", count: scaffold.name.count + 3))# run its tests
+              swift run \(scaffold.name) serve --watch   # serve the app, rebuilt as you save
+              swift test\(String(repeating: " ", count: scaffold.name.count + 17))# run its tests
             """)
         return 0
     }
