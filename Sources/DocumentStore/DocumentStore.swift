@@ -12,6 +12,8 @@ import BSON
 /// ```
 public final class DocumentStore: Sendable {
     let worker: StoreWorker
+    /// Moved after every write, for caches (see `DocumentCollection.writeVersion`).
+    let writeVersions = CollectionWriteVersions()
 
     private init(worker: StoreWorker) {
         self.worker = worker
@@ -64,6 +66,7 @@ public final class DocumentStore: Sendable {
     }
 
     public func dropDatabase(_ name: String) async throws {
+        defer { writeVersions.advance(database: name) }
         try await worker.write { core throws(StoreError) in try core.dropDatabase(name) }
     }
 
@@ -103,6 +106,7 @@ public struct Database: Sendable {
         -> DocumentCollection
     {
         let namespace = Namespace(database: self.name, collection: name)
+        defer { store.writeVersions.advance(namespace) }
         try await store.worker.write { core throws(StoreError) in try core.createCollection(namespace, options: options)
         }
         return collection(name)

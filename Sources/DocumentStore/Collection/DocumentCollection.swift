@@ -7,7 +7,11 @@ public struct DocumentCollection: Sendable {
     public let name: String
 
     public var namespace: Namespace { Namespace(database: database.name, collection: name) }
-    var worker: StoreWorker { database.store.worker }
+    /// The store's worker, seen from this collection: its writes move `writeVersion`.
+    var worker: CollectionWorker { CollectionWorker(store: database.store, namespace: namespace) }
+
+    /// Moves after every write to this collection (see `CollectionWriteVersion`).
+    public var writeVersion: CollectionWriteVersion { database.store.writeVersions.version(of: namespace) }
 
     // MARK: Reading
 
@@ -200,6 +204,7 @@ public struct DocumentCollection: Sendable {
     @discardableResult
     public func rename(to newName: String, dropTarget: Bool = false) async throws -> DocumentCollection {
         let (source, target) = (namespace, Namespace(database: database.name, collection: newName))
+        defer { database.store.writeVersions.advance(target) }
         try await worker.write { core throws(StoreError) in try core.rename(source, to: target, dropTarget: dropTarget)
         }
         return database.collection(newName)

@@ -16,18 +16,22 @@ extension SwitchyardApp {
     ) async throws(FunctionCallError) -> BSON {
         guard let function = registry[name] else { throw .notFound(name) }
         guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
-        let settings = runtime.settings(for: name)
+        // One configuration for the whole call, taken once.
+        let loaded = runtime.loaded
+        let settings = loaded.settings(for: name)
         if settings.isPrivate {
             throw FunctionCallError(
                 code: .privateFunction,
                 message: "function '\(name)' is private: triggers and other functions may call it, clients may not")
         }
         var user = user
-        if let customData = try await customData(for: user, function: name) { user.customData = customData }
+        if let customData = try await customData(for: user, function: name, settings: loaded.definition.auth) {
+            user.customData = customData
+        }
         if !settings.canEvaluate.isEmpty {
             let call = CanEvaluateRule.callDocument(
-                user: user, request: request, arguments: arguments, values: configuration.values,
-                environment: configuration.environment.rawValue)
+                user: user, request: request, arguments: arguments, values: loaded.values.values,
+                environment: loaded.environment.tag)
             let allowed: Bool
             do {
                 allowed = try CanEvaluateRule(rule: settings.canEvaluate).allows(call)
@@ -44,7 +48,7 @@ extension SwitchyardApp {
         let origin = FunctionRuntime.Origin(function: name)
         let runAsSystem = settings.runAsSystem
         switch await runtime.run(
-            origin, user: runAsSystem ? .system : user, runningAsSystem: runAsSystem,
+            origin, user: runAsSystem ? .system : user, runningAsSystem: runAsSystem, loaded: loaded,
             { context in
                 try await body(arguments, context)
             })
@@ -55,15 +59,20 @@ extension SwitchyardApp {
         }
     }
 
+    /// The user's document in the configured custom user data collection (`auth.customUserData`); empty when
+    /// none is configured or found. Kept between calls until that collection is next written.
+    public func customUserData(forUser id: String) async throws -> BSONDocument {
+        guard let settings = configuration.definition.auth.customUserData, settings.enabled else { return [:] }
+        return try await customUserDataCache.document(forUser: id, settings: settings)
+    }
+
     /// The user's document from the configured custom user data collection; nil when none is configured.
-    private func customData(for user: FunctionUser, function: String) async throws(FunctionCallError)
-        -> BSONDocument?
+    private func customData(for user: FunctionUser, function: String, settings auth: AuthSettings)
+        async throws(FunctionCallError) -> BSONDocument?
     {
-        guard user.kind == .normal, let settings = configuration.definition.auth.customUserData, settings.enabled
-        else { return nil }
+        guard user.kind == .normal, let settings = auth.customUserData, settings.enabled else { return nil }
         do {
-            return try await store.database(settings.database).collection(settings.collection)
-                .findOne([settings.userIdField: .string(user.id)]) ?? [:]
+            return try await customUserDataCache.document(forUser: user.id, settings: settings)
         } catch {
             throw FunctionCallError(
                 code: .functionExecutionError,

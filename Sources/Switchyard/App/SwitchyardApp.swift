@@ -39,6 +39,8 @@ public final class SwitchyardApp: Sendable {
     /// The trigger dispatcher: status, suspend/resume, dead letters, authentication events.
     public let triggers: TriggerRuntime
     let runtime: FunctionRuntime
+    /// Custom user data as last read (see `customUserData(forUser:)`).
+    let customUserDataCache: CustomUserDataCache
 
     /// The directory `Options.Storage.configurationDirectory` keeps the store in, under the configuration's.
     public static let dataDirectory = ".switchyard"
@@ -60,6 +62,7 @@ public final class SwitchyardApp: Sendable {
         self.pushOutbox = pushOutbox
         self.runtime = runtime
         self.triggers = triggers
+        customUserDataCache = CustomUserDataCache(store: store)
     }
 
     /// Loads the configuration in `directory` for `environment`, checks it against `registry` (every trigger's

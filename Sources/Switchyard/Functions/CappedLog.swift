@@ -13,6 +13,9 @@ final class CappedLog: Sendable {
     let pruneInterval: Int
     private let insertsSincePrune = Atomic(0)
     private let queue = Mutex(Queue())
+    /// The log's order, kept in memory once a prune needed it, so that later prunes delete the oldest documents
+    /// by `_id` instead of sorting the whole log (which every prune did, every `pruneInterval` inserts).
+    private let order = Mutex(LogOrder())
 
     /// Documents `append`ed and not yet written, and who waits for them.
     private struct Queue {
@@ -39,6 +42,7 @@ final class CappedLog: Sendable {
     }
 
     func insert(_ document: BSONDocument) async throws {
+        defer { noteInserted([document]) }
         _ = try await collection.insertOne(document)
         let count = insertsSincePrune.add(1, ordering: .relaxed).newValue
         if count >= pruneInterval {
@@ -81,6 +85,7 @@ final class CappedLog: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
+                defer { noteInserted(batch) }
                 _ = try await collection.insertMany(batch, ordered: false)
                 let count = insertsSincePrune.add(batch.count, ordering: .relaxed).newValue
                 if count >= pruneInterval {
@@ -107,8 +112,33 @@ final class CappedLog: Sendable {
 
     /// Deletes everything older than the newest `retention` documents.
     func prune() async throws {
-        // Counting is cheap; finding the oldest document kept sorts the log, so only do it when over.
-        guard try await collection.estimatedDocumentCount() > retention else { return }
+        // Counting is cheap; knowing which documents are the oldest is not, so only go on when over.
+        let count = try await collection.estimatedDocumentCount()
+        guard count > retention else { return }
+        // The order kept in memory when it accounts for every document (nothing else wrote to the log, no
+        // insert is between its write and its note); otherwise the log's order is read again, once.
+        var keys = order.withLock { $0.keys?.count == count ? $0.keys : nil } ?? []
+        if keys.count != count {
+            let documents = try await collection.find([:], options: FindOptions(projection: [timeField: 1]))
+                .toArray()
+            keys = documents.compactMap { LogOrder.Key($0, timeField: timeField) }
+            guard keys.count == documents.count else { return try await pruneBySorting() }
+            keys.sort()
+        }
+        let oldest = keys.prefix(max(0, keys.count - retention))
+        _ = try await collection.deleteMany(["_id": ["$in": .array(oldest.map { .objectId($0.id) })]])
+        let deleted = Set(oldest.map(\.id))
+        let kept = Array(keys.dropFirst(oldest.count))
+        order.withLock { order in
+            // Documents noted meanwhile stay; had nothing been kept, the ones read are the order from now on.
+            order.keys = order.keys.map { $0.filter { !deleted.contains($0.id) } } ?? kept
+        }
+    }
+
+    /// The general way, for a log holding documents this one did not write (no `_id`, or no time): finds the
+    /// oldest document kept by sorting the log and deletes everything older.
+    private func pruneBySorting() async throws {
+        order.withLock { $0.keys = nil }
         let options = FindOptions(projection: [timeField: 1], sort: newestFirst, skip: retention - 1, limit: 1)
         guard let oldestKept = try await collection.find([:], options: options).toArray().first,
             let time = oldestKept[timeField], let id = oldestKept["_id"]
@@ -119,6 +149,21 @@ final class CappedLog: Sendable {
                 [timeField: time, "_id": ["$lt": id]],
             ]
         ])
+    }
+
+    /// Adds what was just written to the order kept in memory (a document it cannot place drops the order).
+    private func noteInserted(_ documents: [BSONDocument]) {
+        let keys = documents.map { LogOrder.Key($0, timeField: timeField) }
+        order.withLock { order in
+            guard order.keys != nil else { return }
+            for key in keys {
+                guard let key else {
+                    order.keys = nil
+                    return
+                }
+                order.insert(key)
+            }
+        }
     }
 
     /// The newest `limit` documents matching `filter`, oldest first (as a log is read).

@@ -3,6 +3,10 @@ import Synchronization
 /// Runs a function with a time limit. The function runs in a task of its own, so the caller gets its answer
 /// when the limit passes even if the function ignores cancellation; the function's task is cancelled then
 /// (and when the caller is cancelled) and stops at its next cancellation check.
+///
+/// The function's task prefers the caller's task executor (`switchyard serve` runs each request on its
+/// connection's thread), so a call that awaits nothing elsewhere never leaves that thread; the limit is kept by
+/// `DeadlineWatch` rather than a sleeping task, which would cost a task and a thread hop per call.
 enum FunctionDeadline {
     enum Outcome<Value: Sendable>: Sendable {
         case finished(Result<Value, any Error>)
@@ -12,32 +16,77 @@ enum FunctionDeadline {
     static func run<Value: Sendable>(
         limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
     ) async -> Outcome<Value> {
-        let work = Task { try await operation() }
-        // Whichever of the function and the timer comes first takes the continuation and answers.
-        let waiting = Mutex<CheckedContinuation<Outcome<Value>, Never>?>(nil)
-        let take: @Sendable () -> CheckedContinuation<Outcome<Value>, Never>? = {
-            waiting.withLock { continuation in
-                defer { continuation = nil }
-                return continuation
+        let answer = Answer<Value>()
+        let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor?.asTaskExecutor() }
+        let work = Task(executorPreference: preferred) {
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await operation())
+            } catch {
+                result = .failure(error)
             }
+            _ = answer.give(.finished(result))
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                waiting.withLock { $0 = continuation }
-                let timer = Task {
-                    try? await Task.sleep(for: limit)
-                    guard !Task.isCancelled, let continuation = take() else { return }
-                    work.cancel()
-                    continuation.resume(returning: .timedOut)
+                // Whichever of the function and the limit comes first answers.
+                guard answer.wait(with: continuation) else { return }
+                let deadline = DeadlineWatch.shared.add(after: limit) {
+                    if answer.give(.timedOut) { work.cancel() }
                 }
-                Task {
-                    let result = await work.result
-                    timer.cancel()
-                    take()?.resume(returning: .finished(result))
-                }
+                answer.setDeadline(deadline)
             }
         } onCancel: {
             work.cancel()
         }
+    }
+}
+
+/// The one answer of a `FunctionDeadline.run`: the function's outcome or the timeout, whichever comes first,
+/// even when the function finishes before the caller starts waiting.
+private final class Answer<Value: Sendable>: Sendable {
+    private struct State {
+        var given: FunctionDeadline.Outcome<Value>?
+        var continuation: CheckedContinuation<FunctionDeadline.Outcome<Value>, Never>?
+        /// The limit's entry in `DeadlineWatch`, removed once answered.
+        var deadline: DeadlineWatch.Entry?
+    }
+
+    private let state = Mutex(State())
+
+    /// Answers with `outcome` unless there is an answer already; true when this was the answer.
+    func give(_ outcome: FunctionDeadline.Outcome<Value>) -> Bool {
+        let answered = state.withLock {
+            state -> (CheckedContinuation<FunctionDeadline.Outcome<Value>, Never>?, DeadlineWatch.Entry?)? in
+            guard state.given == nil else { return nil }
+            state.given = outcome
+            defer { (state.continuation, state.deadline) = (nil, nil) }
+            return (state.continuation, state.deadline)
+        }
+        guard let (continuation, deadline) = answered else { return false }
+        if let deadline { DeadlineWatch.shared.remove(deadline) }
+        continuation?.resume(returning: outcome)
+        return true
+    }
+
+    /// Waits for the answer; false when it was given already (and the caller has it).
+    func wait(with continuation: CheckedContinuation<FunctionDeadline.Outcome<Value>, Never>) -> Bool {
+        let given = state.withLock { state -> FunctionDeadline.Outcome<Value>? in
+            if let given = state.given { return given }
+            state.continuation = continuation
+            return nil
+        }
+        guard let given else { return true }
+        continuation.resume(returning: given)
+        return false
+    }
+
+    /// Notes the limit's entry, or removes it at once when the answer came meanwhile.
+    func setDeadline(_ deadline: DeadlineWatch.Entry) {
+        let answered = state.withLock { state in
+            if state.given == nil { state.deadline = deadline }
+            return state.given != nil
+        }
+        if answered { DeadlineWatch.shared.remove(deadline) }
     }
 }

@@ -11,8 +11,9 @@ final class FunctionRuntime: Sendable {
     private let current: Mutex<Loaded>
 
     /// What a configuration gives every execution; replaced whole when the app reloads its configuration, so
-    /// each execution sees one configuration from start to end.
-    struct Loaded: Sendable {
+    /// each execution sees one configuration from start to end. A class, so that taking it under the lock at
+    /// every call costs one retain rather than a copy of every field (the lock is contended under load).
+    final class Loaded: Sendable {
         let definition: AppDefinition
         let values: FunctionContext.Values
         let environment: FunctionContext.Environment
@@ -23,6 +24,10 @@ final class FunctionRuntime: Sendable {
             values = FunctionContext.Values(values: configuration.values)
             environment = FunctionContext.Environment(tag: configuration.environment.rawValue, values: values)
             scrubber = SecretScrubber(values: configuration.values)
+        }
+
+        func settings(for function: String) -> FunctionSettings {
+            definition.functions[function] ?? FunctionSettings()
         }
     }
 
@@ -45,7 +50,7 @@ final class FunctionRuntime: Sendable {
     }
 
     func settings(for function: String) -> FunctionSettings {
-        loaded.definition.functions[function] ?? FunctionSettings()
+        loaded.settings(for: function)
     }
 
     /// How one execution ended; messages are scrubbed of secrets.
@@ -63,12 +68,13 @@ final class FunctionRuntime: Sendable {
         var attempt = 1
     }
 
-    /// Runs `body` as `user` within the function's time limit and records the execution.
+    /// Runs `body` as `user` within the function's time limit and records the execution, with `loaded` (by
+    /// default the configuration in effect now).
     func run<Value: Sendable>(
-        _ origin: Origin, user: FunctionUser, runningAsSystem: Bool,
+        _ origin: Origin, user: FunctionUser, runningAsSystem: Bool, loaded: Loaded? = nil,
         _ body: @escaping @Sendable (FunctionContext) async throws -> Value
     ) async -> Outcome<Value> {
-        let loaded = self.loaded
+        let loaded = loaded ?? self.loaded
         let scrubber = loaded.scrubber
         let lines = InvocationLogLines(scrubber: scrubber)
         let context = FunctionContext(

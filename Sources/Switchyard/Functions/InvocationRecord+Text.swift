@@ -11,8 +11,18 @@ extension InvocationRecord {
     public var lines: [String] {
         let source = trigger.map { "\($0) → \(function)" } ?? "\(function) (called by \(userId))"
         var heading = "\(UTCTimestamp.text(start, milliseconds: true))  \(source)  attempt \(attempt)  "
-        heading += "\(outcome.rawValue)  \(String(format: "%.1f", duration.milliseconds)) ms"
+        heading += "\(outcome.rawValue)  \(Self.oneDecimal(duration.milliseconds)) ms"
         if let eventId { heading += "  (event \(eventId))" }
         return [heading] + logs.map { "  \($0)" } + (error.map { ["  error: \($0)"] } ?? [])
+    }
+
+    /// `String(format: "%.1f", value)` through the C library directly, without its NSString round trip (every
+    /// served call prints a record).
+    static func oneDecimal(_ value: Double) -> String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 48) { buffer in
+            let count = withVaList([value]) { vsnprintf(buffer.baseAddress, buffer.count, "%.1f", $0) }
+            guard count >= 0, count < buffer.count else { return String(format: "%.1f", value) }
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: Int(count)), as: UTF8.self)
+        }
     }
 }

@@ -7,7 +7,12 @@ final class LiveFeed<Element: Sendable>: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var followers: [UInt64: AsyncStream<Element>.Continuation] = [:]
+        var followers: [UInt64: AsyncStream<Element>.Continuation] = [:] {
+            didSet { current = Array(followers.values) }
+        }
+        /// `followers` as an array, made when they change rather than at every publish (which holds the lock
+        /// only to take it).
+        var current: [AsyncStream<Element>.Continuation] = []
         var nextId: UInt64 = 0
         var finished = false
     }
@@ -36,7 +41,7 @@ final class LiveFeed<Element: Sendable>: Sendable {
     }
 
     func publish(_ element: Element) {
-        let followers = state.withLock { Array($0.followers.values) }
+        let followers = state.withLock { $0.current }
         for follower in followers { follower.yield(element) }
     }
 

@@ -1,6 +1,7 @@
 import BSON
 import Foundation
 import Switchyard
+import Synchronization
 
 /// Issues and checks the client API's tokens: HS256 JWTs signed with the data directory's key.
 ///
@@ -40,6 +41,17 @@ public final class SessionTokens: Sendable {
     let appId: String
     let accessLifetime: TimeInterval
     let users: UserDirectory
+    /// Tokens that verified, with their claims. Verifying is a function of the token, the key and the app id
+    /// alone (all fixed here), so a token seen again skips the HMAC and the JSON; the expiry and the session
+    /// are still checked at every use. Forged and malformed tokens are never kept.
+    private let verified = Mutex<[String: VerifiedClaims]>([:])
+    static let verifiedCapacity = 1024
+
+    /// Claims in a box: a lookup under the lock costs one retain.
+    private final class VerifiedClaims: Sendable {
+        let claims: Claims
+        init(claims: Claims) { self.claims = claims }
+    }
 
     init(key: SigningKey, appId: String, accessLifetime: TimeInterval, users: UserDirectory) {
         self.key = key
@@ -78,6 +90,26 @@ public final class SessionTokens: Sendable {
     /// not look at the session (see `authenticate(accessToken:)`).
     /// - Throws: `APIError` 401 `InvalidSession`.
     public func verify(_ token: String, as kind: Kind) throws(APIError) -> Claims {
+        let claims: Claims
+        if let kept = verified.withLock({ $0[token] })?.claims {
+            // It verified before: only what a token's own checks say for this use is left (its kind, its expiry).
+            guard kept.kind == kind else {
+                throw .invalidSession("expected an \(kind.rawValue) token, got \(kept.kind.rawValue) token")
+            }
+            claims = kept
+        } else {
+            claims = try verifiedClaims(token, as: kind)
+            verified.withLock { verified in
+                if verified.count >= Self.verifiedCapacity { verified.removeAll(keepingCapacity: true) }
+                verified[token] = VerifiedClaims(claims: claims)
+            }
+        }
+        guard users.now() < claims.expiresAt else { throw .invalidSession("the \(kind.rawValue) token expired") }
+        return claims
+    }
+
+    /// Everything `verify` checks but the expiry, from the token itself.
+    private func verifiedClaims(_ token: String, as kind: Kind) throws(APIError) -> Claims {
         let claims: BSONDocument
         do {
             claims = try JSONWebToken.verifiedClaims(token, key: key)
@@ -93,12 +125,11 @@ public final class SessionTokens: Sendable {
         guard let userId = claims["sub"]?.stringValue, let sessionId = claims["sid"]?.stringValue,
             let issued = claims["iat"]?.int64Value, let expires = claims["exp"]?.int64Value
         else { throw .invalidSession("the token lacks sub, sid, iat or exp") }
-        let expiry = Date(timeIntervalSince1970: TimeInterval(expires))
-        guard users.now() < expiry else { throw .invalidSession("the \(kind.rawValue) token expired") }
         return Claims(
             userId: userId, sessionId: sessionId, kind: kind,
             issuedAt: Date(timeIntervalSince1970: TimeInterval(issued)),
-            expiresAt: expiry, customData: claims["user_data"]?.documentValue ?? [:])
+            expiresAt: Date(timeIntervalSince1970: TimeInterval(expires)),
+            customData: claims["user_data"]?.documentValue ?? [:])
     }
 
     /// The caller of a request bearing `accessToken`: a valid access token whose session is live and whose user

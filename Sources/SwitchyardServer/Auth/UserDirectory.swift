@@ -27,6 +27,11 @@ public final class UserDirectory: Sendable {
     /// How long a session (and so its refresh token) lasts.
     let sessionLifetime: TimeInterval
     let now: @Sendable () -> Date
+    /// Users and sessions as last read, so that checking a request's token queries nothing while neither
+    /// collection is written (every writer goes through the app's store, which the cache watches; see
+    /// `CollectionReadCache`): a logout, a revoked session or a deleted user is seen by the very next request.
+    private let userCache: CollectionReadCache<String, UserRecord?>
+    private let sessionCache: CollectionReadCache<String, UserSession?>
 
     init(
         app: SwitchyardApp, passwordHasher: PasswordHasher, sessionLifetime: TimeInterval,
@@ -36,13 +41,16 @@ public final class UserDirectory: Sendable {
         self.passwordHasher = passwordHasher
         self.sessionLifetime = sessionLifetime
         self.now = now
+        let database = app.store.database(Self.database)
+        userCache = CollectionReadCache(collection: database.collection(Self.usersCollection))
+        sessionCache = CollectionReadCache(collection: database.collection(Self.sessionsCollection))
     }
 
-    private var users: DocumentCollection { app.store.database(Self.database).collection(Self.usersCollection) }
+    private var users: DocumentCollection { userCache.collection }
     private var credentials: DocumentCollection {
         app.store.database(Self.database).collection(Self.credentialsCollection)
     }
-    private var sessions: DocumentCollection { app.store.database(Self.database).collection(Self.sessionsCollection) }
+    private var sessions: DocumentCollection { sessionCache.collection }
 
     /// Indexes the collections and drops sessions past their expiry (revoked or not: their tokens are dead).
     func prepare() async throws {
@@ -64,7 +72,9 @@ public final class UserDirectory: Sendable {
     }
 
     public func user(id: String) async throws -> UserRecord? {
-        try await users.findOne(["_id": .string(id)]).flatMap(UserRecord.init(document:))
+        try await userCache.value(for: id) { users in
+            try await users.findOne(["_id": .string(id)]).flatMap(UserRecord.init(document:))
+        }
     }
 
     /// Deletes the user, their credentials and sessions (so their tokens stop working at once), then fires the
@@ -81,9 +91,7 @@ public final class UserDirectory: Sendable {
 
     /// The user's document in the app's custom user data collection; empty when none is configured or found.
     public func customData(forUser id: String) async throws -> BSONDocument {
-        guard let settings = app.configuration.definition.auth.customUserData, settings.enabled else { return [:] }
-        return try await app.store.database(settings.database).collection(settings.collection)
-            .findOne([settings.userIdField: .string(id)]) ?? [:]
+        try await app.customUserData(forUser: id)
     }
 
     // MARK: Creating users and logging in
@@ -167,9 +175,10 @@ public final class UserDirectory: Sendable {
 
     /// The session when it exists, belongs to `userId`, is not revoked and has not expired.
     func liveSession(id: String, userId: String) async throws -> UserSession? {
-        guard let document = try await sessions.findOne(["_id": .string(id)]),
-            let session = UserSession(document: document), session.userId == userId, session.isLive(at: now())
-        else { return nil }
+        let stored = try await sessionCache.value(for: id) { sessions in
+            try await sessions.findOne(["_id": .string(id)]).flatMap(UserSession.init(document:))
+        }
+        guard let session = stored, session.userId == userId, session.isLive(at: now()) else { return nil }
         return session
     }
 

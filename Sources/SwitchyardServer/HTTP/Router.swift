@@ -74,29 +74,41 @@ public struct Router: Sendable {
         }
     }
 
+    /// Split by bytes: splitting a `String` by `Character` runs grapheme breaking over the whole path.
     private static func split(_ path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
     }
 
-    /// The parameters, and a score that prefers literal segments (higher is more specific).
+    /// The parameters, and a score that prefers literal segments (higher is more specific). The literals are
+    /// checked before any parameter is collected: most routes fail on one, and need no dictionary then.
     private static func match(_ segments: [Segment], _ path: [String]) -> (RouteParameters, Int)? {
-        var parameters = RouteParameters()
         var score = 0
+        var matchesAll = path.count == segments.count
         for (index, segment) in segments.enumerated() {
             switch segment {
-            case .rest(let name):
-                parameters.values[name] = path.dropFirst(index).joined(separator: "/")
-                return (parameters, score)
+            case .rest:
+                matchesAll = true
             case .literal(let literal):
                 guard index < path.count, path[index] == literal else { return nil }
                 score += 2
-            case .parameter(let name):
+                continue
+            case .parameter:
                 guard index < path.count else { return nil }
-                parameters.values[name] = path[index]
                 score += 1
+                continue
+            }
+            break
+        }
+        guard matchesAll else { return nil }
+        var parameters = RouteParameters()
+        for (index, segment) in segments.enumerated() {
+            switch segment {
+            case .rest(let name): parameters.values[name] = path.dropFirst(index).joined(separator: "/")
+            case .parameter(let name): parameters.values[name] = path[index]
+            case .literal: break
             }
         }
-        return path.count == segments.count ? (parameters, score) : nil
+        return (parameters, score)
     }
 }
 

@@ -1,0 +1,33 @@
+import BSON
+import DocumentStore
+import Synchronization
+
+/// Users' custom user data as last read from the configured collection, so that a function call or a profile
+/// does not query it every time. Entries last until the collection is next written through the app's store
+/// (`CollectionReadCache`): the app holds its data directory alone, and every writer in the process (functions,
+/// triggers, the client API's `mongodb-atlas` calls, the admin API) goes through that store, so a change is
+/// seen by the very next read. A configuration reload naming another collection starts over.
+final class CustomUserDataCache: Sendable {
+    private let store: DocumentStore
+    private let current = Mutex<
+        (settings: AuthSettings.CustomUserData, cache: CollectionReadCache<String, BSONDocument>)?
+    >(nil)
+
+    init(store: DocumentStore) {
+        self.store = store
+    }
+
+    /// The user's document (`userIdField` equal to `userId`), empty when there is none.
+    func document(forUser userId: String, settings: AuthSettings.CustomUserData) async throws -> BSONDocument {
+        let cache = current.withLock { current in
+            if let current, current.settings == settings { return current.cache }
+            let cache = CollectionReadCache<String, BSONDocument>(
+                collection: store.database(settings.database).collection(settings.collection))
+            current = (settings, cache)
+            return cache
+        }
+        return try await cache.value(for: userId) { collection in
+            try await collection.findOne([settings.userIdField: .string(userId)]) ?? [:]
+        }
+    }
+}

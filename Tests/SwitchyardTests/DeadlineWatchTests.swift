@@ -1,0 +1,22 @@
+import Synchronization
+import Testing
+
+@testable import Switchyard
+
+@Suite struct DeadlineWatchTests {
+    @Test func runsWhatIsDueAndNothingRemoved() async throws {
+        let ran = Mutex<[Int]>([])
+        let watch = DeadlineWatch.shared
+        let removed = watch.add(after: .milliseconds(20)) { ran.withLock { $0.append(1) } }
+        _ = watch.add(after: .milliseconds(60)) { ran.withLock { $0.append(3) } }
+        // Earlier than everything pending: the sleeping watch wakes for it.
+        _ = watch.add(after: .milliseconds(5)) { ran.withLock { $0.append(2) } }
+        watch.remove(removed)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ran.withLock({ $0.count < 2 }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(ran.withLock { $0 } == [2, 3])
+    }
+}
