@@ -3,6 +3,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// `serve --watch` on a scaffolded app with the real `swift build`: items stream in while a function is edited;
 /// the rebuilt server takes over on the same port, no committed item is lost, and a broken edit leaves the last
 /// good server serving with the compiler's errors in the terminal and the admin API.
@@ -36,8 +40,11 @@ extension InitScaffoldBuildTests {
                 "swift build --package-path \(URL(fileURLWithPath: app).standardizedFileURL.path) --product BookShop --scratch-path \(Self.scratch)"
             ) == true, "the build of this executable, where it was built")
         let serving = try await running.awaitLine(containing: "serving app 'app'")
-        let admin = try RestartingAdminClient(
-            base: try #require(serving["dashboard"] as? String) + "admin/v1", dataDirectory: "\(app)/.switchyard")
+        let dashboard = try #require(serving["dashboard"] as? String)
+        // The dashboard's files come from Switchyard's resource bundle, beside the app's own executable.
+        let (page, _) = try await URLSession.shared.data(from: try #require(URL(string: dashboard)))
+        #expect(String(decoding: page, as: UTF8.self).contains("<title>Switchyard</title>"))
+        let admin = try RestartingAdminClient(base: dashboard + "admin/v1", dataDirectory: "\(app)/.switchyard")
 
         let writer = ItemWriter(admin: admin)
         let writing = Task { await writer.run() }

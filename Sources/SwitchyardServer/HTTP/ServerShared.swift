@@ -150,7 +150,8 @@ final class ServerShared: Sendable {
         let status = buffer.withUnsafeMutableBufferPointer {
             cmhd_client_address(connection, $0.baseAddress, socklen_t($0.count))
         }
-        return status == 0 ? String(cString: buffer) : ""
+        guard status == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
