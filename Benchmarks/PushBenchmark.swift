@@ -1,5 +1,6 @@
 import Foundation
 import Messaging
+import TestSupport
 
 /// Multicast to 10,000 tokens (20 × `sendEachForMulticast` of 500, one after another) against a local fake FCM:
 /// nginx over TLS and HTTP/2, answering every send with FCM's success body and `/oauth2/token` with a token.
@@ -33,10 +34,8 @@ enum PushBenchmark {
             "/usr/bin/openssl",
             ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", path("account-key.pem")])
 
-        let port = freePort()
+        let port = closedLoopbackPort()
         let base = "https://127.0.0.1:\(port)"
-        try nginxConfiguration(directory: directory.path, port: port)
-            .write(toFile: path("nginx.conf"), atomically: true, encoding: .utf8)
         let privateKey = try String(contentsOfFile: path("account-key.pem"), encoding: .utf8)
         let account: [String: String] = [
             "type": "service_account", "project_id": "p", "private_key_id": "bench", "private_key": privateKey,
@@ -44,15 +43,18 @@ enum PushBenchmark {
         ]
         try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: path("account.json")))
 
-        let nginx = Process()
-        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        nginx.arguments = ["-p", directory.path, "-c", path("nginx.conf"), "-e", path("error.log")]
-        nginx.standardOutput = FileHandle.nullDevice
-        nginx.standardError = FileHandle.nullDevice
-        try nginx.run()
-        // One process (`master_process off`), so SIGKILL ends it all; a Foundation child may ignore SIGTERM.
-        defer { kill(nginx.processIdentifier, SIGKILL) }
-        try await waitUntilServing(base, certificate: path("cert.pem"))
+        let nginx = try NginxPeer(
+            directory: directory.path, port: port, listenOptions: "ssl http2",
+            server: """
+                ssl_certificate \(path("cert.pem"));
+                ssl_certificate_key \(path("tls-key.pem"));
+                default_type application/json;
+                location = /oauth2/token {
+                    return 200 '{"access_token":"bench-token","expires_in":3600,"token_type":"Bearer"}';
+                }
+                location / { return 200 '{"name":"projects/p/messages/1"}'; }
+                """)
+        defer { nginx.stop() }
 
         print("push: \(tokens) messages as \(tokens / batch) multicasts of \(batch), nginx over TLS")
         let ours = try runTool(
@@ -149,46 +151,6 @@ enum PushBenchmark {
         if let peak = figures.peakKilobytes { line += String(format: ", peak RSS %.1f MB", Double(peak) / 1024) }
         if let connections = figures.connections { line += ", \(connections) connection(s)" }
         print(line)
-    }
-
-    private static func nginxConfiguration(directory: String, port: UInt16) -> String {
-        """
-        master_process off;
-        daemon off;
-        pid \(directory)/nginx.pid;
-        error_log \(directory)/error.log;
-        events { worker_connections 4096; }
-        http {
-            access_log off;
-            client_body_temp_path \(directory)/body;
-            proxy_temp_path \(directory)/proxy;
-            fastcgi_temp_path \(directory)/fastcgi;
-            uwsgi_temp_path \(directory)/uwsgi;
-            scgi_temp_path \(directory)/scgi;
-            keepalive_requests 1000000;
-            server {
-                listen 127.0.0.1:\(port) ssl http2;
-                ssl_certificate \(directory)/cert.pem;
-                ssl_certificate_key \(directory)/tls-key.pem;
-                default_type application/json;
-                location = /oauth2/token {
-                    return 200 '{"access_token":"bench-token","expires_in":3600,"token_type":"Bearer"}';
-                }
-                location / {
-                    return 200 '{"name":"projects/p/messages/1"}';
-                }
-            }
-        }
-        """
-    }
-
-    private static func waitUntilServing(_ base: String, certificate: String) async throws {
-        let probe = try HTTPClient(configuration: HTTPClient.Configuration(trustedCertificatesFile: certificate))
-        for _ in 0..<300 {
-            if (try? await probe.send(HTTPRequest(url: base + "/", timeout: .milliseconds(200)))) != nil { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw BenchmarkFailure("nginx did not start; see its error.log")
     }
 
     /// Runs a tool to its end and returns what it printed; a failing tool is an error naming it.

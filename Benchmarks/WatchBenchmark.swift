@@ -31,7 +31,7 @@ enum WatchBenchmark {
             "/usr/bin/env",
             ["swift", "build", "--package-path", app, "--scratch-path", scratch, "--product", "BookShop"])
 
-        let port = freePort()
+        let port = closedLoopbackPort()
         let output = Pipe()
         let lines = TimedLines(output.fileHandleForReading)
         let server = try ChildProcess(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A server the benchmark starts and kills (SIGKILL: children may inherit a blocked SIGTERM).
 final class ChildProcess {
@@ -67,23 +68,6 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
         throw BenchmarkFailure("\(executable) \(arguments.joined(separator: " ")) failed:\n\(output)")
     }
     return output
-}
-
-/// A free loopback port (bound, read back, released).
-func freePort() -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            _ = bind(fd, pointer, length)
-            return getsockname(fd, pointer, &length)
-        }
-    }
-    return UInt16(bigEndian: address.sin_port)
 }
 
 /// Whether something accepts TCP connections on the loopback port.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Google's Python `functions-framework` (PyPI, in a venv under .build) serving a no-op HTTP function.
 final class FunctionsFrameworkPeer {
@@ -20,7 +21,7 @@ final class FunctionsFrameworkPeer {
 
             """
         try source.write(toFile: "\(directory)/main.py", atomically: true, encoding: .utf8)
-        port = freePort()
+        port = closedLoopbackPort()
         child = try ChildProcess(
             name: "functions-framework", executable: "\(venv)/bin/functions-framework",
             arguments: [

@@ -1,13 +1,22 @@
 import Foundation
+import TestSupport
 
-/// nginx (Debian) answering `return 200` on a loopback port: what an HTTP server can do on this machine.
+/// nginx (Debian) on a loopback port: the peer answering `return 200` (what an HTTP server can do on this
+/// machine), or the stand-in server another benchmark's clients talk to.
 final class NginxPeer {
     let port: UInt16
     private let child: ChildProcess
 
-    /// - Parameter body: what every request gets, with status 200.
-    init(directory: String, body: String, contentType: String = "application/json", extra: String = "") throws {
-        port = freePort()
+    /// Every request gets `body` with status 200.
+    convenience init(directory: String, body: String, contentType: String = "application/json") throws {
+        try self.init(directory: directory, server: "location / { default_type \(contentType); return 200 '\(body)'; }")
+    }
+
+    /// - Parameters:
+    ///   - listenOptions: after `listen 127.0.0.1:PORT`, e.g. `ssl http2`.
+    ///   - server: the server block's directives (locations, certificates).
+    init(directory: String, port: UInt16 = closedLoopbackPort(), listenOptions: String = "", server: String) throws {
+        self.port = port
         let user = getuid() == 0 ? "user root;" : ""
         let configuration = """
             \(user)
@@ -25,15 +34,15 @@ final class NginxPeer {
                 scgi_temp_path \(directory)/scgi;
                 keepalive_requests 1000000;
                 server {
-                    listen 127.0.0.1:\(port);
-                    \(extra)
-                    location / { default_type \(contentType); return 200 '\(body)'; }
+                    listen 127.0.0.1:\(port) \(listenOptions);
+                    \(server)
                 }
             }
             """
         try configuration.write(toFile: "\(directory)/nginx.conf", atomically: true, encoding: .utf8)
         child = try ChildProcess(
-            name: "nginx", executable: "/usr/sbin/nginx", arguments: ["-c", "\(directory)/nginx.conf", "-p", directory])
+            name: "nginx", executable: "/usr/sbin/nginx",
+            arguments: ["-c", "\(directory)/nginx.conf", "-p", directory, "-e", "\(directory)/nginx-error.log"])
         guard waitUntilListening(port) else {
             throw BenchmarkFailure("nginx did not start (see \(directory)/nginx-error.log)")
         }

@@ -1,6 +1,7 @@
 import BSON
 import Foundation
 import Messaging
+import TestSupport
 
 /// `switchyard serve` with the example app: `functions/call` of a no-op function with a valid token under
 /// wrk (64 connections), beside nginx answering `return 200` and functions-framework serving the same no-op,
@@ -22,7 +23,7 @@ enum ServeBenchmark {
         print("serve: wrk -t\(wrk.threads) -c\(wrk.connections) -d\(wrk.duration)s, POST functions/call of a no-op")
 
         // Cold start: from spawning the process to the first answered request.
-        let port = freePort()
+        let port = closedLoopbackPort()
         let started = ContinuousClock.now
         let serve = try ChildProcess(
             name: "switchyard serve", executable: "\(executables)/switchyard",
