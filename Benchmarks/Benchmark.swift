@@ -24,3 +24,12 @@ enum Timing {
         Double(bytes) / 1_000_000 / seconds(duration)
     }
 }
+
+/// The value at `fraction` of the sorted values (0.5: the median); 0 for none.
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+}
+
+func median(_ values: [Double]) -> Double { percentile(values, 0.5) }

@@ -316,14 +316,6 @@ private final class LatencyLog: Sendable {
     var values: [Int64] { starts.withLock { $0 } }
 }
 
-private func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
-
-private func percentile(_ values: [Double], _ fraction: Double) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return 0 }
-    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-}
-
 private func report(
     _ name: String, value: Double, unit: String, peer: String, peerValue: Double, goal: String, met: Bool?
 ) {
