@@ -1,3 +1,5 @@
+import Foundation
+
 /// One named benchmark. Each prints its own figures; `main.swift` lists them.
 struct Benchmark: Sendable {
     var name: String
@@ -33,3 +35,16 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
 }
 
 func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
+
+/// A new directory under the temporary directory for one benchmark's files; the caller removes it with
+/// `removeScratchDirectory` (in a `defer`).
+func makeScratchDirectory(_ name: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(name)-\(UUID().uuidString)")
+        .path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+func removeScratchDirectory(_ path: String) {
+    try? FileManager.default.removeItem(atPath: path)
+}

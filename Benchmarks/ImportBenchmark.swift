@@ -19,12 +19,8 @@ enum ImportBenchmark {
     static let rounds = 3
 
     static func run() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "switchyard-bench-\(UUID().uuidString)"
-        )
-        .path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let root = try makeScratchDirectory("import-bench")
+        defer { removeScratchDirectory(root) }
 
         let documents = (0..<documentCount).map { i in
             var document: BSONDocument = ["_id": .objectId(ObjectId())]

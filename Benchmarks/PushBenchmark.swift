@@ -18,10 +18,9 @@ enum PushBenchmark {
     ) { try await run() }
 
     static func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("push-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        let directory = try makeScratchDirectory("push-bench")
+        defer { removeScratchDirectory(directory) }
+        func path(_ name: String) -> String { directory + "/" + name }
 
         try runTool(
             "/usr/bin/openssl",
@@ -44,7 +43,7 @@ enum PushBenchmark {
         try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: path("account.json")))
 
         let nginx = try NginxPeer(
-            directory: directory.path, port: port, listenOptions: "ssl http2",
+            directory: directory, port: port, listenOptions: "ssl http2",
             server: """
                 ssl_certificate \(path("cert.pem"));
                 ssl_certificate_key \(path("tls-key.pem"));

@@ -19,12 +19,8 @@ enum StoreBenchmark {
     static let singleWriterRounds = 9
 
     static func run() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "switchyard-bench-\(UUID().uuidString)"
-        )
-        .path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let root = try makeScratchDirectory("store-bench")
+        defer { removeScratchDirectory(root) }
 
         // Both sides get the same documents, built before the clock starts: what is timed is storing them.
         let inserts = 4_000

@@ -32,12 +32,8 @@ enum TriggerBenchmark {
     static let rounds = 5
 
     static func run() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "switchyard-bench-\(UUID().uuidString)"
-        )
-        .path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let root = try makeScratchDirectory("trigger-bench")
+        defer { removeScratchDirectory(root) }
 
         // Rounds alternate the raw peer and the runtime: a burst of someone else's work on the machine
         // should not decide a ratio.

@@ -22,9 +22,9 @@ enum WatchBenchmark {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path
         // Kept between runs, so only the first run builds Switchyard itself.
         let scratch = repository + "/.build/bench-scaffold"
-        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("watch-bench-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: parent) }
-        let app = parent.appendingPathComponent("book-shop").path
+        let parent = try makeScratchDirectory("watch-bench")
+        defer { removeScratchDirectory(parent) }
+        let app = parent + "/book-shop"
         try AppScaffold(directory: app, dependency: .path(repository)).write(to: app)
         print("watch: building the scaffolded app in \(scratch) (the first run builds Switchyard: minutes)")
         try runCommand(

@@ -12,11 +12,8 @@ enum ServeBenchmark {
         run: run)
 
     static func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "switchyard-serve-bench-\(UUID().uuidString)"
-        ).path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try makeScratchDirectory("serve-bench")
+        defer { removeScratchDirectory(directory) }
         let executables = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
         let call = #"{"name":"ping","arguments":[]}"#
         let wrk = Wrk()

@@ -31,14 +31,20 @@ import Testing
         """
     }
 
-    @Test func aReloadAppliesValuesAndTriggersWithoutLosingAnEvent() async throws {
+    /// The app on an INSERT trigger and a greeting of "hello", in memory, with its triggers running.
+    static func startedApp() async throws -> (TemporaryDirectory, SwitchyardApp) {
         let directory = try TemporaryDirectory()
-        try directory.write("triggers.yaml", Self.triggers(operations: "INSERT"))
+        try directory.write("triggers.yaml", triggers(operations: "INSERT"))
         try directory.write("values.json", #"{"greeting": "hello"}"#)
         let app = try await SwitchyardApp.open(
-            directory: directory.path, registry: Self.registry(),
+            directory: directory.path, registry: registry(),
             options: SwitchyardApp.Options(storage: .memory, variables: [:]))
         try await app.start()
+        return (directory, app)
+    }
+
+    @Test func aReloadAppliesValuesAndTriggersWithoutLosingAnEvent() async throws {
+        let (directory, app) = try await Self.startedApp()
         let books = app.store.database("app").collection("books")
         #expect(try await app.call(function: "greet", user: Self.user) == "hello")
 
@@ -77,13 +83,7 @@ import Testing
     }
 
     @Test func aConfigurationThatDoesNotFitChangesNothing() async throws {
-        let directory = try TemporaryDirectory()
-        try directory.write("triggers.yaml", Self.triggers(operations: "INSERT"))
-        try directory.write("values.json", #"{"greeting": "hello"}"#)
-        let app = try await SwitchyardApp.open(
-            directory: directory.path, registry: Self.registry(),
-            options: SwitchyardApp.Options(storage: .memory, variables: [:]))
-        try await app.start()
+        let (directory, app) = try await Self.startedApp()
         try directory.write("values.json", #"{"greeting": "bonjour"}"#)
         try directory.write(
             "triggers.yaml",
