@@ -34,10 +34,10 @@ public actor TriggerRuntime {
     let ledger: TriggerLedger
     private(set) var definitions: [TriggerDefinition]
     var progress: [String: TriggerProgress] = [:]
-    var runners: [String: Task<Void, Never>] = [:]
+    var runners: [String: TriggerTask] = [:]
     /// The change log read once for all database triggers, by whether they ask for pre-images.
     var feeds: [Bool: ChangeFeed] = [:]
-    var authenticationDeliveries: [ObjectId: Task<Void, Never>] = [:]
+    var authenticationDeliveries: [ObjectId: TriggerTask] = [:]
     /// Whether `start()` ran and `stop()` did not since.
     public private(set) var isRunning = false
 
@@ -77,7 +77,7 @@ public actor TriggerRuntime {
         isRunning = false
         let tasks = Array(runners.values) + Array(authenticationDeliveries.values)
         runners = [:]
-        for task in tasks { task.cancel() }
+        for task in tasks { task.requestStop() }
         for task in tasks { await task.value }
         feeds = [:]
         for item in progress.values {
@@ -145,7 +145,8 @@ public actor TriggerRuntime {
             return
         }
         let clock = configuration.clock
-        let delivery = TriggerDelivery(handler: handler, retry: retryPolicy(of: definition))
+        let stop = TriggerStop()
+        let delivery = TriggerDelivery(handler: handler, retry: retryPolicy(of: definition), stop: stop)
         switch definition.kind {
         case .database(let trigger):
             if item.state.position == nil || trigger.skipCatchupEvents { item.update { $0.position = logEnd } }
@@ -156,7 +157,7 @@ public actor TriggerRuntime {
             let runner = DatabaseTriggerRunner(
                 definition: definition, trigger: trigger, store: store, feed: feed, progress: item,
                 delivery: delivery, ledger: ledger, clock: clock)
-            runners[definition.name] = Task { await runner.run() }
+            runners[definition.name] = TriggerTask(task: Task { await runner.run() }, stop: stop)
         case .scheduled(let trigger):
             // Recorded at once, so a crash before the first fire still catches that fire up at the next start.
             if item.state.lastFireTime == nil || trigger.skipCatchupEvents {
@@ -167,16 +168,16 @@ public actor TriggerRuntime {
             let runner = ScheduledTriggerRunner(
                 definition: definition, trigger: trigger, progress: item, delivery: delivery, ledger: ledger,
                 clock: clock)
-            runners[definition.name] = Task { await runner.run() }
+            runners[definition.name] = TriggerTask(task: Task { await runner.run() }, stop: stop)
         case .authentication:
             item.setRunState(.running)
         }
     }
 
-    /// Cancels a trigger's runner and waits for its in-flight functions.
+    /// Stops a trigger's runner and waits for its in-flight functions.
     func halt(_ name: String) async {
         guard let task = runners.removeValue(forKey: name) else { return }
-        task.cancel()
+        task.requestStop()
         await task.value
     }
 
