@@ -40,12 +40,14 @@ final class ChangeFeed: Sendable {
         var ended = false
         /// Opening or reading the stream failed: cursors read the store directly and meet the error themselves.
         var failed = false
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var waiters: [Int: UnsafeContinuation<Void, Never>] = [:]
         var nextWaiter = 0
         let capacity: Int
 
-        mutating func takeWaiters() -> [CheckedContinuation<Void, Never>] {
-            defer { waiters = [:] }
+        mutating func takeWaiters() -> [UnsafeContinuation<Void, Never>] {
+            guard !waiters.isEmpty else { return [] }
+            // The table keeps its storage: the same cursors wait again after the next event.
+            defer { waiters.removeAll(keepingCapacity: true) }
             return Array(waiters.values)
         }
 
@@ -178,7 +180,7 @@ final class ChangeFeed: Sendable {
             return state.nextWaiter
         }
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 let ready = state.withLock { state -> Bool in
                     // A cancellation before this point set the flag first: checked under the same lock.
                     if !state.reading || state.newest > position || Task.isCancelled { return true }

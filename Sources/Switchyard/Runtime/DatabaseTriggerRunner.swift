@@ -73,14 +73,14 @@ struct DatabaseTriggerRunner: Sendable {
     private func consumeInOrder(_ cursor: ChangeFeed.Cursor, route: ChangeEventRoute) async throws {
         var cursor = cursor
         while let entry = try await cursor.next() {
-            guard let routed = try await deliverable(entry.event, route: route) else {
+            guard let routed = try await deliverable(entry, route: route) else {
                 progress.skip(entry.sequence)
                 continue
             }
             progress.begin(entry.sequence)
             switch await deliver(routed, eventId: entry.eventId) {
             case .delivered:
-                progress.finish(entry.event, eventId: entry.eventId, at: clock.now(), deadLettered: false)
+                progress.finish(entry, at: clock.now(), deadLettered: false)
             case .failed(let error, let attempts):
                 progress.abandon()
                 progress.suspend(
@@ -104,7 +104,7 @@ struct DatabaseTriggerRunner: Sendable {
             // Children added and not yet collected: finished ones are collected only when a slot is needed.
             var uncollected = 0
             while let entry = try await cursor.next() {
-                guard let routed = try await deliverable(entry.event, route: route) else {
+                guard let routed = try await deliverable(entry, route: route) else {
                     progress.skip(entry.sequence)
                     continue
                 }
@@ -124,14 +124,14 @@ struct DatabaseTriggerRunner: Sendable {
         let eventId = entry.eventId
         switch await deliver(event, eventId: eventId) {
         case .delivered:
-            progress.finish(entry.event, eventId: eventId, at: clock.now(), deadLettered: false)
+            progress.finish(entry, at: clock.now(), deadLettered: false)
         case .failed(let error, let attempts):
             let letter = DeadLetter(
                 trigger: definition.name, eventId: eventId, input: .database(event), error: "\(error)",
                 attempts: attempts, failedAt: clock.now())
             do {
                 try await ledger.add(letter)
-                progress.finish(entry.event, eventId: eventId, at: clock.now(), deadLettered: true)
+                progress.finish(entry, at: clock.now(), deadLettered: true)
             } catch {
                 // Not recorded, so not finished: the saved position stays before it until a restart redelivers it.
                 progress.abandon()
@@ -148,8 +148,16 @@ struct DatabaseTriggerRunner: Sendable {
         ) { _ in progress.recordFailedAttempt() }
     }
 
-    private func deliverable(_ event: ChangeEvent, route: ChangeEventRoute) async throws -> ChangeEvent? {
-        guard route.watches(event) else { return nil }
+    /// `entry`'s event as the trigger's function receives it; nil when the trigger does not take it.
+    private func deliverable(_ entry: ChangeFeed.Entry, route: ChangeEventRoute) async throws -> ChangeEvent? {
+        // Most events go as they are: copied once, here, into what the function receives.
+        guard route.watches(entry.event) else { return nil }
+        if route.deliversUnchanged(entry.event) { return entry.event }
+        return try await transformed(entry.event, route: route)
+    }
+
+    /// The event after the route's lookup, `match` and `project`.
+    private func transformed(_ event: ChangeEvent, route: ChangeEventRoute) async throws -> ChangeEvent? {
         var current: BSONDocument?
         if route.needsLookup(event), let namespace = event.namespace, let id = event.documentKey?["_id"] {
             current = try await store.database(namespace.database).collection(namespace.collection).findOne([

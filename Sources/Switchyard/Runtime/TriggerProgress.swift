@@ -117,12 +117,13 @@ final class TriggerProgress: Sendable {
     }
 
     /// An event's function finished (or its event went to the dead-letter queue).
-    func finish(_ event: ChangeEvent, eventId: String, at time: Date, deadLettered: Bool) {
+    func finish(_ entry: ChangeFeed.Entry, at time: Date, deadLettered: Bool) {
+        let eventTime = entry.event.wallTime.map(\.date)
         inner.withLock {
-            $0.watermark?.finish(event.id.sequence)
+            $0.watermark?.finish(entry.sequence)
             $0.inFlight -= 1
             if let position = $0.watermark?.position { $0.state.position = position }
-            $0.state.record(eventId: eventId, eventTime: event.wallTime.map(\.date), at: time)
+            $0.state.record(eventId: entry.eventId, eventTime: eventTime, at: time)
             if deadLettered { $0.state.deadLettered += 1 } else { $0.state.processed += 1 }
         }
         save(paced: true)
