@@ -18,8 +18,9 @@ import Foundation
 ///   events carry `fullDocumentBeforeChange: null` (recreate it, or create it before first use).
 /// - Scheduled triggers save their last fire time after the function finished and catch up missed
 ///   fire times on start. Authentication events are delivered from memory only (see `fire(authEvent:)`).
-/// - `stop()` lets running functions finish; a function that never returns holds it up, so functions
-///   are expected to enforce their own timeout.
+/// - Functions run inline in their trigger's task (no task per event); `stop()` never cancels a running
+///   one but lets it finish, so a function that never returns holds it up: functions are expected to
+///   enforce their own timeout (`SwitchyardApp` does).
 ///
 /// ```swift
 /// let runtime = TriggerRuntime(store: store, definitions: app.triggers) { invocation in
