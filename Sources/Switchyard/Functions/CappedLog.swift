@@ -12,16 +12,20 @@ final class CappedLog: Sendable {
     let retention: Int
     let pruneInterval: Int
     private let insertsSincePrune = Atomic(0)
-    private let queue = Mutex(Queue())
+    /// Documents `append`ed and not yet taken by the drain; appending takes no lock (every function run does).
+    private let pending = AppendList<BSONDocument>()
+    /// Counted before each document joins `pending`, so a flush that reads it waits for every append that
+    /// returned before it.
+    private let appended = Atomic(0)
+    /// Whether a drain task runs; the appender that sets it starts one.
+    private let draining = Atomic(false)
+    private let progress = Mutex(Progress())
     /// The log's order, kept in memory once a prune needed it, so that later prunes delete the oldest documents
     /// by `_id` instead of sorting the whole log (which every prune did, every `pruneInterval` inserts).
     private let order = Mutex(LogOrder())
 
-    /// Documents `append`ed and not yet written, and who waits for them.
-    private struct Queue {
-        var documents: [BSONDocument] = []
-        var draining = false
-        var appended = 0
+    /// How many appended documents the drain has written, and who waits for more.
+    private struct Progress {
         var written = 0
         var waiters: [(upTo: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
@@ -42,8 +46,15 @@ final class CappedLog: Sendable {
     }
 
     func insert(_ document: BSONDocument) async throws {
-        defer { noteInserted([document]) }
-        _ = try await collection.insertOne(document)
+        // Noted before pruning (even when the insert failed: a wrong count only makes the prune read the order
+        // again), so that the prune finds its order complete.
+        do {
+            _ = try await collection.insertOne(document)
+        } catch {
+            noteInserted([document])
+            throw error
+        }
+        noteInserted([document])
         let count = insertsSincePrune.add(1, ordering: .relaxed).newValue
         if count >= pruneInterval {
             insertsSincePrune.store(0, ordering: .relaxed)
@@ -54,22 +65,23 @@ final class CappedLog: Sendable {
     /// Queues `document` to be written in the background, with others appended meanwhile in one insert: for
     /// logs whose writers must not wait for the store (every function call records a run). `flush()` waits.
     func append(_ document: BSONDocument) {
-        let startDraining = queue.withLock { queue -> Bool in
-            queue.documents.append(document)
-            queue.appended += 1
-            guard !queue.draining else { return false }
-            queue.draining = true
-            return true
+        appended.add(1, ordering: .sequentiallyConsistent)
+        pending.append(document)
+        // Usually a drain runs already: reading the flag costs less than exchanging it.
+        if !draining.load(ordering: .sequentiallyConsistent),
+            !draining.exchange(true, ordering: .sequentiallyConsistent)
+        {
+            Task { await drain() }
         }
-        if startDraining { Task { await drain() } }
     }
 
     /// Waits until everything appended before the call is written (or failed to be, which is reported).
     func flush() async {
+        let target = appended.load(ordering: .sequentiallyConsistent)
         await withCheckedContinuation { continuation in
-            let done = queue.withLock { queue -> Bool in
-                guard queue.written < queue.appended else { return true }
-                queue.waiters.append((queue.appended, continuation))
+            let done = progress.withLock { progress -> Bool in
+                guard progress.written < target else { return true }
+                progress.waiters.append((target, continuation))
                 return false
             }
             if done { continuation.resume() }
@@ -78,15 +90,22 @@ final class CappedLog: Sendable {
 
     private func drain() async {
         while true {
-            let batch = queue.withLock { queue -> [BSONDocument] in
-                defer { queue.documents = [] }
-                if queue.documents.isEmpty { queue.draining = false }
-                return queue.documents
+            let batch = pending.takeAll()
+            guard !batch.isEmpty else {
+                draining.store(false, ordering: .sequentiallyConsistent)
+                // An append that saw this drain still running left its document for it: take it up again.
+                if !pending.isEmpty, !draining.exchange(true, ordering: .sequentiallyConsistent) { continue }
+                return
             }
-            guard !batch.isEmpty else { return }
             do {
-                defer { noteInserted(batch) }
-                _ = try await collection.insertMany(batch, ordered: false)
+                // As in `insert`: noted before the prune that follows.
+                do {
+                    _ = try await collection.insertMany(batch, ordered: false)
+                } catch {
+                    noteInserted(batch)
+                    throw error
+                }
+                noteInserted(batch)
                 let count = insertsSincePrune.add(batch.count, ordering: .relaxed).newValue
                 if count >= pruneInterval {
                     insertsSincePrune.store(0, ordering: .relaxed)
@@ -100,10 +119,10 @@ final class CappedLog: Sendable {
                         "switchyard: could not write \(batch.count) record(s) to \(collection.namespace): \(error)\n"
                             .utf8))
             }
-            let ready = queue.withLock { queue -> [CheckedContinuation<Void, Never>] in
-                queue.written += batch.count
-                let ready = queue.waiters.filter { $0.upTo <= queue.written }.map(\.continuation)
-                queue.waiters.removeAll { $0.upTo <= queue.written }
+            let ready = progress.withLock { progress -> [CheckedContinuation<Void, Never>] in
+                progress.written += batch.count
+                let ready = progress.waiters.filter { $0.upTo <= progress.written }.map(\.continuation)
+                progress.waiters.removeAll { $0.upTo <= progress.written }
                 return ready
             }
             for continuation in ready { continuation.resume() }
@@ -127,11 +146,22 @@ final class CappedLog: Sendable {
         }
         let oldest = keys.prefix(max(0, keys.count - retention))
         _ = try await collection.deleteMany(["_id": ["$in": .array(oldest.map { .objectId($0.id) })]])
-        let deleted = Set(oldest.map(\.id))
         let kept = Array(keys.dropFirst(oldest.count))
         order.withLock { order in
             // Documents noted meanwhile stay; had nothing been kept, the ones read are the order from now on.
-            order.keys = order.keys.map { $0.filter { !deleted.contains($0.id) } } ?? kept
+            guard var current = order.keys else {
+                order.keys = kept
+                return
+            }
+            order.keys = nil  // `current` alone holds the keys now: edited in place.
+            // The deleted ones are the oldest, so usually the order's first ones: dropped without a search.
+            if current.starts(with: oldest) {
+                current.removeFirst(oldest.count)
+            } else {
+                let deleted = Set(oldest.map(\.id))
+                current.removeAll { deleted.contains($0.id) }
+            }
+            order.keys = current
         }
     }
 
