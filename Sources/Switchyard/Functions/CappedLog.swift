@@ -20,6 +20,10 @@ final class CappedLog: Sendable {
     /// Whether a drain task runs; the appender that sets it starts one.
     private let draining = Atomic(false)
     private let progress = Mutex(Progress())
+    /// `progress.written`, readable without the lock: every append compares it with its position.
+    private let written = Atomic(0)
+    /// Unwritten documents beyond which `append` waits for the drain.
+    let maximumBacklog: Int
     /// The log's order, kept in memory once a prune needed it, so that later prunes delete the oldest documents
     /// by `_id` instead of sorting the whole log (which every prune did, every `pruneInterval` inserts).
     private let order = Mutex(LogOrder())
@@ -30,8 +34,12 @@ final class CappedLog: Sendable {
         var waiters: [(upTo: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    init(collection: DocumentCollection, timeField: String, retention: Int, pruneInterval: Int = 100) {
+    init(
+        collection: DocumentCollection, timeField: String, retention: Int, pruneInterval: Int = 100,
+        maximumBacklog: Int = 4096
+    ) {
         self.collection = collection
+        self.maximumBacklog = max(1, maximumBacklog)
         self.timeField = timeField
         self.retention = max(1, retention)
         self.pruneInterval = max(1, pruneInterval)
@@ -64,8 +72,12 @@ final class CappedLog: Sendable {
 
     /// Queues `document` to be written in the background, with others appended meanwhile in one insert: for
     /// logs whose writers must not wait for the store (every function call records a run). `flush()` waits.
-    func append(_ document: BSONDocument) {
-        appended.add(1, ordering: .sequentiallyConsistent)
+    ///
+    /// It returns at once unless more than `maximumBacklog` documents are still unwritten: then it waits until
+    /// the drain is back under that bound, so that writers faster than the store slow to its pace instead of
+    /// queueing without end.
+    func append(_ document: BSONDocument) async {
+        let position = appended.add(1, ordering: .sequentiallyConsistent).newValue
         pending.append(document)
         // Usually a drain runs already: reading the flag costs less than exchanging it.
         if !draining.load(ordering: .sequentiallyConsistent),
@@ -73,11 +85,18 @@ final class CappedLog: Sendable {
         {
             Task { await drain() }
         }
+        if position - written.load(ordering: .relaxed) > maximumBacklog {
+            await waitUntilWritten(position - maximumBacklog)
+        }
     }
 
     /// Waits until everything appended before the call is written (or failed to be, which is reported).
     func flush() async {
-        let target = appended.load(ordering: .sequentiallyConsistent)
+        await waitUntilWritten(appended.load(ordering: .sequentiallyConsistent))
+    }
+
+    /// Waits until the drain has written `target` documents in all.
+    private func waitUntilWritten(_ target: Int) async {
         await withCheckedContinuation { continuation in
             let done = progress.withLock { progress -> Bool in
                 guard progress.written < target else { return true }
@@ -121,6 +140,7 @@ final class CappedLog: Sendable {
             }
             let ready = progress.withLock { progress -> [CheckedContinuation<Void, Never>] in
                 progress.written += batch.count
+                written.store(progress.written, ordering: .relaxed)
                 let ready = progress.waiters.filter { $0.upTo <= progress.written }.map(\.continuation)
                 progress.waiters.removeAll { $0.upTo <= progress.written }
                 return ready

@@ -103,7 +103,7 @@ final class FunctionRuntime: Sendable {
             record.error = FunctionCallError.timedOut(origin.function, after: limit).message
         }
         record.logs = lines.close()
-        invocationLog.record(record)
+        await invocationLog.record(record)
         return outcome
     }
 }
