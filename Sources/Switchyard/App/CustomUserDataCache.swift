@@ -20,13 +20,15 @@ final class CustomUserDataCache: Sendable {
     /// The user's document (`userIdField` equal to `userId`), empty when there is none.
     func document(forUser userId: String, settings: AuthSettings.CustomUserData) async throws -> BSONDocument {
         let kept = current.read { current in current.flatMap { $0.settings == settings ? $0.cache : nil } }
-        let cache = kept ?? current.write { current in
-            if let current, current.settings == settings { return current.cache }
-            let cache = CollectionReadCache<String, BSONDocument>(
-                collection: store.database(settings.database).collection(settings.collection))
-            current = (settings, cache)
-            return cache
-        }
+        let cache =
+            kept
+            ?? current.write { current in
+                if let current, current.settings == settings { return current.cache }
+                let cache = CollectionReadCache<String, BSONDocument>(
+                    collection: store.database(settings.database).collection(settings.collection))
+                current = (settings, cache)
+                return cache
+            }
         return try await cache.value(for: userId) { collection in
             try await collection.findOne([settings.userIdField: .string(userId)]) ?? [:]
         }
