@@ -93,6 +93,18 @@ import Testing
         await store.close()
     }
 
+    @Test func preparingDropsTheIndexEarlierVersionsMadeAndKeepsOthers() async throws {
+        let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
+        let collection = store.database("local").collection("log")
+        _ = try await collection.createIndex(["time": -1, "_id": -1])
+        _ = try await collection.createIndex(["n": 1])
+        let log = CappedLog(collection: collection, timeField: "time", retention: 5)
+        try await log.prepare()
+        let names = try await collection.listIndexes().compactMap { $0["name"]?.stringValue }
+        #expect(names == ["_id_", "n_1"])
+        await store.close()
+    }
+
     @Test func equalTimesAreOrderedByIdentifier() async throws {
         let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
         let collection = store.database("local").collection("log")

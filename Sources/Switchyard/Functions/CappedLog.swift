@@ -47,9 +47,22 @@ final class CappedLog: Sendable {
 
     private var newestFirst: BSONDocument { [timeField: -1, "_id": -1] }
 
-    /// Creates the index the queries use and prunes what an earlier run left beyond the retention.
+    /// Prunes what an earlier run left beyond the retention.
+    ///
+    /// The log keeps no index of its own: the store sorts a query's matches in memory and plans no range on a
+    /// descending index, so the `{time: -1, _id: -1}` index earlier versions made served no query and cost every
+    /// record two index writes (its insert and its prune). One left by such a version is dropped.
     func prepare() async throws {
-        _ = try await collection.createIndex([timeField: -1, "_id": -1])
+        let unused: BSONDocument = [timeField: -1, "_id": -1]
+        let indexes: [BSONDocument]
+        do {
+            indexes = try await collection.listIndexes()
+        } catch let error as StoreError where error.code == 26 {
+            indexes = []  // no collection yet: a new log
+        }
+        for index in indexes where index["key"]?.documentValue == unused {
+            if let name = index["name"]?.stringValue { try await collection.dropIndex(name) }
+        }
         try await prune()
     }
 
