@@ -2,18 +2,23 @@ import Switchyard
 
 /// A command's arguments, read against the options it accepts: `--name VALUE` or `--name=VALUE` for options
 /// with a value, bare `--name` for flags, everything else positional (`--` ends the options, `-` is positional).
+/// A command that takes only options says so with `takesPositionals: false`.
 struct Arguments {
     private var values: [String: String] = [:]
     private var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
-    init(_ arguments: [String], options: [String], flags knownFlags: [String], usage: String) throws(UsageError) {
+    init(
+        _ arguments: [String], options: [String], flags knownFlags: [String], takesPositionals: Bool = true,
+        usage: String
+    ) throws(UsageError) {
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             guard !optionsEnded, argument.hasPrefix("-"), argument != "-" else {
+                guard takesPositionals else { throw UsageError("unexpected argument '\(argument)'", usage: usage) }
                 positionals.append(argument)
                 continue
             }

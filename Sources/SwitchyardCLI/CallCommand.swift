@@ -55,14 +55,8 @@ struct CallCommand: Command {
         mode = parsed.has("--canonical") ? .canonical : .relaxed
     }
 
-    func run() async -> Int32 {
-        let opened: OpenApp
-        do {
-            opened = try await app.openApp()
-        } catch {
-            Output.error(error.message)
-            return error.status
-        }
+    func run() async throws(CommandFailure) -> Int32 {
+        let opened = try await app.openApp()
         let records = opened.app.invocations.follow()
         let result: Result<BSON, FunctionCallError>
         do {

@@ -11,8 +11,9 @@ protocol Command {
     /// Reads the arguments after the command name.
     init(arguments: [String]) throws(UsageError)
 
-    /// Runs the command and returns the process exit status (0 success, 1 failure, 2 bad input).
-    func run() async -> Int32
+    /// Runs the command and returns the process exit status (0 success, 1 failure, 2 bad input). A thrown
+    /// failure is printed to standard error and its status becomes the exit status.
+    func run() async throws(CommandFailure) -> Int32
 }
 
 /// Wrong arguments: the message is printed with the usage text, and the process exits with status 2.

@@ -74,7 +74,12 @@ public enum CommandLineTool {
             Output.error("switchyard \(command.name): \(error.message)\n\n\(error.usage)")
             return 2
         }
-        return await parsed.run()
+        do {
+            return try await parsed.run()
+        } catch {
+            Output.error(error.message)
+            return error.status
+        }
     }
 }
 

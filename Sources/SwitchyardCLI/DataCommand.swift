@@ -81,17 +81,12 @@ struct DataCommand: Command {
         }
     }
 
-    func run() async -> Int32 {
-        do {
-            switch action {
-            case .export: try await export()
-            case .import: try await fireTriggers ? importFiringTriggers() : importQuietly()
-            }
-            return 0
-        } catch {
-            Output.error(error.message)
-            return error.status
+    func run() async throws(CommandFailure) -> Int32 {
+        switch action {
+        case .export: try await export()
+        case .import: try await fireTriggers ? importFiringTriggers() : importQuietly()
         }
+        return 0
     }
 
     private func export() async throws(CommandFailure) {

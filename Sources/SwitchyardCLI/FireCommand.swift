@@ -48,14 +48,8 @@ struct FireCommand: Command {
         user = parsed.value("--user")
     }
 
-    func run() async -> Int32 {
-        let opened: OpenApp
-        do {
-            opened = try await app.openApp()
-        } catch {
-            Output.error(error.message)
-            return error.status
-        }
+    func run() async throws(CommandFailure) -> Int32 {
+        let opened = try await app.openApp()
         let app = opened.app
         let triggers = app.configuration.triggers
         guard let definition = triggers.first(where: { $0.name == trigger }) else {

@@ -32,10 +32,8 @@ struct LogsCommand: Command {
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
             arguments, options: AppOptions.dataNames + ["--trigger", "--function", "--limit"], flags: ["--follow"],
+            takesPositionals: false,
             usage: Self.usage)
-        guard parsed.positionals.isEmpty else {
-            throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
-        }
         app = try AppOptions(parsed, usage: Self.usage)
         trigger = parsed.value("--trigger")
         function = parsed.value("--function")

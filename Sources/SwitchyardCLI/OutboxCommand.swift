@@ -32,10 +32,8 @@ struct OutboxCommand: Command {
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
             arguments, options: AppOptions.dataNames + ["--limit"], flags: ["--follow", "--canonical"],
+            takesPositionals: false,
             usage: Self.usage)
-        guard parsed.positionals.isEmpty else {
-            throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
-        }
         app = try AppOptions(parsed, usage: Self.usage)
         limit = try positiveLimit(parsed, usage: Self.usage) ?? 20
         follow = parsed.has("--follow")

@@ -27,22 +27,14 @@ struct RunCommand: Command {
     var app: AppOptions
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(arguments, options: AppOptions.dataNames, flags: [], usage: Self.usage)
-        guard parsed.positionals.isEmpty else {
-            throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
-        }
+        let parsed = try Arguments(
+            arguments, options: AppOptions.dataNames, flags: [], takesPositionals: false, usage: Self.usage)
         app = try AppOptions(parsed, usage: Self.usage)
     }
 
-    func run() async -> Int32 {
+    func run() async throws(CommandFailure) -> Int32 {
         let stop = StopSignal()
-        let opened: OpenApp
-        do {
-            opened = try await app.openApp()
-        } catch {
-            Output.error(error.message)
-            return error.status
-        }
+        let opened = try await app.openApp()
         let app = opened.app
         Output.print(app.configuration.overview(now: Date()))
         do {

@@ -90,11 +90,8 @@ struct ServeCommand: Command {
                 "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
                 "--push", "--service-account",
             ],
-            flags: ["--watch"],
+            flags: ["--watch"], takesPositionals: false,
             usage: Self.usage)
-        guard parsed.positionals.isEmpty else {
-            throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
-        }
         app = try AppOptions(parsed, usage: Self.usage)
         host = parsed.value("--host") ?? "127.0.0.1"
         let portText = parsed.value("--port") ?? "9090"
@@ -137,7 +134,7 @@ struct ServeCommand: Command {
         }
     }
 
-    func run() async -> Int32 {
+    func run() async throws(CommandFailure) -> Int32 {
         if let watch { return await supervise(childArguments: watch.childArguments, buildCommand: watch.buildCommand) }
         let stop = StopSignal()
         let hangup = HangupSignal()
@@ -152,13 +149,7 @@ struct ServeCommand: Command {
                 return 2
             }
         }
-        let opened: OpenApp
-        do {
-            opened = try await app.openApp(messaging: transport)
-        } catch {
-            Output.error(error.message)
-            return error.status
-        }
+        let opened = try await app.openApp(messaging: transport)
         if let importDirectory {
             do {
                 let summary = try await DataImport.import(from: importDirectory, into: opened.app.store)

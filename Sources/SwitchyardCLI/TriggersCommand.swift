@@ -21,10 +21,8 @@ struct TriggersCommand: Command {
     var app: AppOptions
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(arguments, options: AppOptions.dataNames, flags: [], usage: Self.usage)
-        guard parsed.positionals.isEmpty else {
-            throw UsageError("unexpected argument '\(parsed.positionals[0])'", usage: Self.usage)
-        }
+        let parsed = try Arguments(
+            arguments, options: AppOptions.dataNames, flags: [], takesPositionals: false, usage: Self.usage)
         app = try AppOptions(parsed, usage: Self.usage)
     }
 
