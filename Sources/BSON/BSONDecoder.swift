@@ -8,6 +8,10 @@
 /// document before anything is read, so malformed input yields a `BSONDecodingError`, never an
 /// out-of-bounds read. Nesting is handled with an explicit stack instead of recursion, so the depth of the
 /// input cannot exhaust the thread's stack; `BSONDocument.maximumNestingDepth` bounds it.
+///
+/// The container being filled is a local value, not the top of the stack (which holds only its
+/// ancestors), so appending an element touches no array of frames; keys are checked for duplicates by
+/// their bytes in the input (`KeyLedger`), not as strings.
 struct BSONDecoder {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var offset = 0
@@ -24,18 +28,30 @@ struct BSONDecoder {
         let keyOffset: Int
         /// Set when this frame is the scope of a code-with-scope value.
         var code: String? = nil
+        /// Where this document's keys start in the ledger.
+        let ledgerStart: Int
 
         /// `length` is the container's size in bytes: a few elements' worth of room is reserved up
         /// front, so typical containers fill without growing one element at a time.
-        init(isArray: Bool, length: Int, end: Int, key: String, keyOffset: Int, code: String? = nil) {
+        init(
+            isArray: Bool, length: Int, end: Int, key: String, keyOffset: Int, ledgerStart: Int, code: String? = nil
+        ) {
             self.isArray = isArray
             self.end = end
             self.key = key
             self.keyOffset = keyOffset
+            self.ledgerStart = ledgerStart
             self.code = code
             let estimate = min(8, (length - 5) / 6)
             guard estimate > 1 else { return }
             if isArray { array.reserveCapacity(estimate) } else { document.reserveCapacity(estimate) }
+        }
+
+        /// The finished container as a value.
+        consuming func value() -> BSON {
+            if isArray { return .array(array) }
+            if let code { return .javascriptWithScope(BSONCodeWithScope(code: code, scope: document)) }
+            return .document(document)
         }
     }
 
@@ -67,23 +83,20 @@ struct BSONDecoder {
         guard bytes[declared - 1] == 0 else {
             throw BSONDecodingError(.missingTerminator, at: declared - 1, "document does not end with a NUL byte")
         }
-        var stack = [Frame(isArray: false, length: declared, end: declared - 1, key: "", keyOffset: 0)]
+        var current = Frame(isArray: false, length: declared, end: declared - 1, key: "", keyOffset: 0, ledgerStart: 0)
+        var ancestors: [Frame] = []
+        var ledger = KeyLedger()
         while true {
-            let end = stack[stack.count - 1].end
+            let end = current.end
             if offset == end {
                 // The terminator itself was checked when the frame was opened.
                 offset += 1
-                let frame = stack.removeLast()
-                if stack.isEmpty { return frame.document }
-                let value: BSON
-                if frame.isArray {
-                    value = .array(frame.array)
-                } else if let code = frame.code {
-                    value = .javascriptWithScope(BSONCodeWithScope(code: code, scope: frame.document))
-                } else {
-                    value = .document(frame.document)
-                }
-                try append(value, key: frame.key, keyOffset: frame.keyOffset, to: &stack)
+                guard let parent = ancestors.popLast() else { return current.document }
+                let finished = consume current
+                current = parent
+                ledger.truncate(to: finished.ledgerStart)
+                let (key, keyOffset) = (finished.key, finished.keyOffset)
+                try append(finished.value(), key: key, keyOffset: keyOffset, to: &current, ledger: &ledger)
                 continue
             }
 
@@ -95,11 +108,10 @@ struct BSONDecoder {
                     .invalidLength, at: typeOffset,
                     "document ends at byte \(typeOffset) but its length puts the end at byte \(end)")
             }
-            let inArray = stack[stack.count - 1].isArray
             let keyOffset = offset
             // Array keys should be "0", "1", …; like the reference drivers, we accept any and renumber.
             let key: String
-            if inArray {
+            if current.isArray {
                 try skipCString(limit: end, what: "array key")
                 key = ""
             } else {
@@ -115,10 +127,12 @@ struct BSONDecoder {
             case 0x03, 0x04:
                 let start = offset
                 let length = try readContainerLength(limit: end, what: type == 0x03 ? "document" : "array")
-                try checkDepth(stack.count, at: start)
-                stack.append(
-                    Frame(
-                        isArray: type == 0x04, length: length, end: start + length - 1, key: key, keyOffset: keyOffset))
+                try checkDepth(ancestors.count + 1, at: start)
+                let child = Frame(
+                    isArray: type == 0x04, length: length, end: start + length - 1, key: key, keyOffset: keyOffset,
+                    ledgerStart: ledger.count)
+                ancestors.append(consume current)
+                current = child
                 continue
             case 0x05:
                 value = .binary(try readBinary(limit: end))
@@ -171,11 +185,12 @@ struct BSONDecoder {
                         "code-with-scope length \(total) does not match its code and scope (\(elementEnd - scopeStart - scopeLength) bytes unaccounted for)"
                     )
                 }
-                try checkDepth(stack.count, at: scopeStart)
-                stack.append(
-                    Frame(
-                        isArray: false, length: scopeLength, end: elementEnd - 1, key: key, keyOffset: keyOffset,
-                        code: code))
+                try checkDepth(ancestors.count + 1, at: scopeStart)
+                let child = Frame(
+                    isArray: false, length: scopeLength, end: elementEnd - 1, key: key, keyOffset: keyOffset,
+                    ledgerStart: ledger.count, code: code)
+                ancestors.append(consume current)
+                current = child
                 continue
             case 0x10:
                 value = .int32(try readInt32(limit: end))
@@ -195,17 +210,28 @@ struct BSONDecoder {
                 throw BSONDecodingError(
                     .unknownType, at: typeOffset, "unknown element type 0x\(String(type, radix: 16, uppercase: true))")
             }
-            try append(value, key: key, keyOffset: keyOffset, to: &stack)
+            try append(value, key: key, keyOffset: keyOffset, to: &current, ledger: &ledger)
         }
     }
 
-    private func append(_ value: BSON, key: String, keyOffset: Int, to stack: inout [Frame])
-        throws(BSONDecodingError)
-    {
-        let top = stack.count - 1
-        if stack[top].isArray {
-            stack[top].array.append(value)
-        } else if !stack[top].document.appendUnique(key, value) {
+    private func append(
+        _ value: consuming BSON, key: consuming String, keyOffset: Int, to frame: inout Frame,
+        ledger: inout KeyLedger
+    ) throws(BSONDecodingError) {
+        if frame.isArray {
+            frame.array.append(value)
+            return
+        }
+        // Small documents compare the keys' bytes in the input; larger ones have a hash index.
+        if frame.document.count < BSONDocument.indexThreshold {
+            let length = key.utf8.count
+            let print = KeyLedger.fingerprint(keyAt: keyOffset, length: length, in: bytes)
+            guard !ledger.contains(print, keyAt: keyOffset, length: length, in: bytes, from: frame.ledgerStart) else {
+                throw BSONDecodingError(.duplicateKey, at: keyOffset, "duplicate key '\(key)'")
+            }
+            ledger.record(print, keyAt: keyOffset)
+            frame.document.append(key, value)
+        } else if !frame.document.appendUnique(key, value) {
             throw BSONDecodingError(.duplicateKey, at: keyOffset, "duplicate key '\(key)'")
         }
     }
@@ -283,16 +309,21 @@ struct BSONDecoder {
     }
 
     private mutating func skipCString(limit: Int, what: String) throws(BSONDecodingError) {
-        var i = offset
-        while i < limit && bytes[i] != 0 { i += 1 }
-        guard i < limit else {
+        let base = bytes.baseAddress!
+        guard offset < limit, let terminator = memchr(base + offset, 0, limit - offset) else {
             throw BSONDecodingError(
                 .missingTerminator, at: offset, "\(what) has no NUL terminator before the end of its document")
         }
-        offset = i + 1
+        offset = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(terminator)) + 1
     }
 
+    /// The string in `range`, which the caller knows is followed by a NUL byte.
     private func makeString(_ range: Range<Int>) throws(BSONDecodingError) -> String {
+        // Most strings hold no NUL: read as a C string, they are validated and copied in one pass.
+        let start = UnsafeRawPointer(bytes.baseAddress! + range.lowerBound).assumingMemoryBound(to: CChar.self)
+        if let string = String(validatingCString: start), string.utf8.count == range.count {
+            return string
+        }
         let utf8 = UnsafeBufferPointer(rebasing: bytes[range])
         // Decoding replaces invalid sequences, so the bytes come back unchanged exactly when they were valid.
         // (Much faster than String(validating:), which takes a generic path.)
@@ -335,5 +366,58 @@ struct BSONDecoder {
         let data = Array(UnsafeBufferPointer(rebasing: bytes[offset..<(offset + dataLength)]))
         offset += dataLength
         return BSONBinary(subtype: subtype, data: data)
+    }
+}
+
+/// The keys of the documents being read, as positions in the input, for the duplicate check of small
+/// documents: comparing a fingerprint (length and first bytes) and, only when those agree, the bytes
+/// themselves costs far less than comparing strings. Documents nest, so their keys form a stack: a
+/// document's keys start at its frame's `ledgerStart` and are dropped when it ends.
+private struct KeyLedger {
+    private var keys: [(fingerprint: UInt64, offset: Int)] = []
+
+    var count: Int { keys.count }
+
+    /// Length in the top byte, then up to the first seven bytes of the key.
+    static func fingerprint(keyAt offset: Int, length: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let base = bytes.baseAddress! + offset
+        var print: UInt64 = 0
+        if offset + 8 <= bytes.count {
+            let shift = 8 * (8 - min(length, 7))
+            print = (UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)) << shift) >> shift
+        } else {
+            for i in 0..<min(length, 7) { print |= UInt64(base[i]) << (8 * i) }
+        }
+        return print | UInt64(truncatingIfNeeded: length) << 56
+    }
+
+    /// Whether a key with this fingerprint at `offset` is already among the keys from `start` on.
+    func contains(
+        _ print: UInt64, keyAt offset: Int, length: Int, in bytes: UnsafeBufferPointer<UInt8>, from start: Int
+    )
+        -> Bool
+    {
+        let base = bytes.baseAddress!
+        var i = start
+        while i < keys.count {
+            // Agreeing fingerprints are confirmed by the bytes with the terminating NUL: the length byte
+            // wraps at 256, and a key of another length has its NUL elsewhere. The earlier key lies before
+            // this one, so reading as many bytes from it stays inside the input.
+            if keys[i].fingerprint == print && memcmp(base + keys[i].offset, base + offset, length + 1) == 0 {
+                return true
+            }
+            i += 1
+        }
+        return false
+    }
+
+    mutating func record(_ print: UInt64, keyAt offset: Int) {
+        if keys.capacity == 0 { keys.reserveCapacity(16) }
+        keys.append((print, offset))
+    }
+
+    mutating func truncate(to count: Int) {
+        guard count < keys.count else { return }
+        keys.removeSubrange(count...)
     }
 }

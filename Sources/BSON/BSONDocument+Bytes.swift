@@ -10,9 +10,7 @@ extension BSONDocument {
     /// nesting deeper than `maximumNestingDepth`, or a document over 2 GiB.
     public var bsonBytes: [UInt8] {
         get throws(BSONEncodingError) {
-            var encoder = BSONEncoder(capacity: 256)
-            try encoder.append(self, depth: 1)
-            return encoder.bytes
+            try BSONEncoder.encode(self)
         }
     }
 
@@ -29,5 +27,11 @@ extension BSONDocument {
             bsonBytes.withContiguousStorageIfAvailable { BSONDecoder.decode($0) }
             ?? Array(bsonBytes).withUnsafeBufferPointer { BSONDecoder.decode($0) }
         self = try result.get()
+    }
+
+    /// Decodes exactly one BSON document spanning `bsonBytes`, as `init(bsonBytes:)` does, straight from
+    /// memory someone else owns (a database row), without copying it first.
+    public init(bsonBytes: UnsafeRawBufferPointer) throws(BSONDecodingError) {
+        self = try BSONDecoder.decode(bsonBytes.assumingMemoryBound(to: UInt8.self)).get()
     }
 }

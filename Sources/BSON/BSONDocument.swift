@@ -53,13 +53,15 @@ public struct BSONDocument: Sendable {
 
     /// Appends a field without looking for an existing one. Readers of untrusted bytes use
     /// `appendUnique` instead; this is for builders that know their keys are fresh.
-    public mutating func append(_ key: String, _ value: BSON) {
-        keys.append(key)
-        values.append(value)
+    public mutating func append(_ key: __owned String, _ value: __owned BSON) {
         if index != nil {
-            if index![FieldName(key)] == nil { index![FieldName(key)] = keys.count - 1 }
-        } else if keys.count > Self.indexThreshold {
-            rebuildIndex()
+            if index![FieldName(key)] == nil { index![FieldName(key)] = keys.count }
+            keys.append(key)
+            values.append(value)
+        } else {
+            keys.append(key)
+            values.append(value)
+            if keys.count > Self.indexThreshold { rebuildIndex() }
         }
     }
 

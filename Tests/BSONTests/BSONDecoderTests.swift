@@ -218,4 +218,87 @@ import Testing
         // Some corruptions (inside string or binary contents) still decode; the test must exercise both paths.
         #expect(decodedCount > 100)
     }
+
+    /// A document of int32 fields with these keys, in order.
+    static func int32Fields(_ keys: [String]) -> [UInt8] {
+        var body: [UInt8] = []
+        for (value, key) in keys.enumerated() {
+            body += [0x10] + Array(key.utf8) + [0]
+            withUnsafeBytes(of: Int32(value).littleEndian) { body += $0 }
+        }
+        var bytes: [UInt8] = []
+        withUnsafeBytes(of: Int32(body.count + 5).littleEndian) { bytes += $0 }
+        return bytes + body + [0]
+    }
+
+    /// Offset of the `index`th key of an `int32Fields` document.
+    static func keyOffset(_ keys: [String], _ index: Int) -> Int {
+        4 + keys[..<index].reduce(0) { $0 + 1 + $1.utf8.count + 1 + 4 } + 1
+    }
+
+    @Test func keysAreComparedByAllTheirBytes() throws {
+        // Long keys agreeing in their first bytes, and keys whose lengths differ by exactly 256, are distinct.
+        let long = String(repeating: "k", count: 40)
+        let distinct = [
+            long + "a", long + "b", "abcdefg", "abcdefgh", "abcdefgi", String(repeating: "x", count: 300),
+            String(repeating: "x", count: 44), String(repeating: "x", count: 7), String(repeating: "x", count: 263),
+            "é", "e\u{301}",
+        ]
+        let document = try BSONDocument(bsonBytes: Self.int32Fields(distinct))
+        #expect(document.keys == distinct)
+
+        for keys in [[long + "a", "b", long + "a"], ["abcdefg", "x", "abcdefg"], ["a", "b", "", "c", ""]] {
+            let last = keys.count - 1
+            #expect(
+                throws: BSONDecodingError(
+                    .duplicateKey, at: Self.keyOffset(keys, last), "duplicate key '\(keys[last])'")
+            ) { try BSONDocument(bsonBytes: Self.int32Fields(keys)) }
+        }
+    }
+
+    @Test func duplicateKeysAreFoundInLargeDocumentsToo() throws {
+        // Past 16 fields a document has a hash index, which takes over the duplicate check.
+        for count in [15, 16, 17, 40] {
+            var keys = (0..<count).map { "field\($0)" }
+            #expect(try BSONDocument(bsonBytes: Self.int32Fields(keys)).count == count)
+            for duplicate in [0, count / 2, count - 1] {
+                keys.append(keys[duplicate])
+                #expect(
+                    throws: BSONDecodingError(
+                        .duplicateKey, at: Self.keyOffset(keys, count), "duplicate key '\(keys[count])'")
+                ) { try BSONDocument(bsonBytes: Self.int32Fields(keys)) }
+                keys.removeLast()
+            }
+        }
+    }
+
+    @Test func aKeyMayRepeatInAnotherDocument() throws {
+        // Each document checks its own keys: a parent may reuse its child's keys, and siblings each other's.
+        let document: BSONDocument = [
+            "a": ["a": 1, "b": ["a": 2, "b": 3]], "b": ["a": 4], "c": [["a": 5], ["a": 6]], "d": 7,
+        ]
+        #expect(try BSONDocument(bsonBytes: try document.bsonBytes) == document)
+    }
+
+    @Test func decodingFromRawMemoryMatchesDecodingAnArray() throws {
+        // Valid documents decode alike; malformed ones fail with the same error.
+        for seed in UInt64(1)...50 {
+            var random = RandomBSON(seed: seed)
+            let bytes = try random.document().bsonBytes
+            #expect(try bytes.withUnsafeBytes { try BSONDocument(bsonBytes: $0) } == BSONDocument(bsonBytes: bytes))
+        }
+        for testCase in Self.cases {
+            let bytes = hexBytes(testCase.hex)
+            var fromArray: BSONDecodingError?
+            var fromMemory: BSONDecodingError?
+            do { _ = try BSONDocument(bsonBytes: bytes) } catch { fromArray = error }
+            bytes.withUnsafeBytes { raw in
+                do throws(BSONDecodingError) { _ = try BSONDocument(bsonBytes: raw) } catch { fromMemory = error }
+            }
+            #expect(fromArray != nil && fromMemory == fromArray, "\(testCase.name)")
+        }
+        #expect(throws: BSONDecodingError(.truncated, at: 0, "a document needs at least 5 bytes, got 0")) {
+            try BSONDocument(bsonBytes: UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
 }

@@ -161,4 +161,35 @@ import Testing
         #expect(try BSONDocument(bsonBytes: bytes) == document)
         #expect(throws: BSONEncodingError.self) { try (["deeper": .document(document)] as BSONDocument).bsonBytes }
     }
+
+    @Test func arrayElementsAreKeyedByTheirIndex() throws {
+        // Decoding renumbers array keys, so a round trip cannot tell: the bytes are checked instead.
+        for count in [0, 1, 10, 11, 100, 101, 1_234] {
+            var body: [UInt8] = []
+            for index in 0..<count {
+                body += [0x10] + Array(String(index).utf8) + [0]
+                withUnsafeBytes(of: Int32(index).littleEndian) { body += $0 }
+            }
+            var array: [UInt8] = []
+            withUnsafeBytes(of: Int32(body.count + 5).littleEndian) { array += $0 }
+            array += body + [0]
+            var expected: [UInt8] = []
+            withUnsafeBytes(of: Int32(array.count + 8).littleEndian) { expected += $0 }
+            expected += [0x04, 0x61, 0] + array + [0]
+            let document: BSONDocument = ["a": .array((0..<count).map { .int32(Int32($0)) })]
+            #expect(try document.bsonBytes == expected, "\(count) elements")
+        }
+    }
+
+    @Test func everyTypeEncodesToItsDocumentedSize() throws {
+        // Each value's bytes, with what surrounds it, add up to the length the document declares.
+        var random = RandomBSON(seed: 7)
+        for _ in 0..<200 {
+            let document = random.document()
+            let bytes = try document.bsonBytes
+            let declared = bytes.withUnsafeBytes { Int(Int32(littleEndian: $0.loadUnaligned(as: Int32.self))) }
+            #expect(declared == bytes.count)
+            #expect(try BSONDocument(bsonBytes: bytes) == document)
+        }
+    }
 }

@@ -309,6 +309,25 @@ import Testing
         }
     }
 
+    /// `local` collections without indexes are deleted from by key when the filter names `_id`s exactly; the
+    /// answers and what remains are those of any other collection.
+    @Test(arguments: EngineKind.allCases, ["local", "app"]) func deletesByIdentifier(kind: EngineKind, database: String)
+        async throws
+    {
+        try await withStore(kind) { store in
+            let c = store.database(database).collection("log")
+            let ids = (0..<4).map { _ in BSON.objectId(ObjectId()) }
+            try await c.insertMany(ids.map { ["_id": $0] } + [["_id": "s"], ["_id": 7]])
+            #expect(
+                try await c.deleteMany(["_id": ["$in": [ids[0], ids[2], "s", .objectId(ObjectId()), ids[0]]]])
+                    .deletedCount == 3)
+            #expect(try await c.deleteOne(["_id": ids[1]]).deletedCount == 1)
+            #expect(try await c.deleteOne(["_id": ids[1]]).deletedCount == 0)
+            #expect(try await c.deleteMany(["_id": ["$in": [7.0, ids[3]]]]).deletedCount == 2)
+            #expect(try await c.find().toArray().isEmpty)
+        }
+    }
+
     @Test(arguments: EngineKind.allCases) func findOneAndModify(kind: EngineKind) async throws {
         try await withStore(kind) { store in
             let c = store.database("app").collection("queue")

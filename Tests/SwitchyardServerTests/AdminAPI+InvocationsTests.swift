@@ -43,6 +43,23 @@ import Testing
         }
     }
 
+    @Test func aServedCallIsListedAsSoonAsItIsAnswered() async throws {
+        try await AdminTestServer.run { server in
+            let user = try await server.loginAnonymously()
+            try await server.settle()
+            for count in 1...20 {
+                let call = try await server.client.post(
+                    url: server.clientURL("/functions/call"), body: Array(#"{"name":"ping","arguments":[]}"#.utf8),
+                    headers: ["Authorization": "Bearer \(user.accessToken)"])
+                #expect(call.status == 200)
+                let listed = try await invocations(server, "?function=ping&limit=100")
+                #expect(listed.count == count)
+                #expect(listed.last?["userId"]?.stringValue == user.id)
+                #expect(listed.last?["outcome"] == "success")
+            }
+        }
+    }
+
     @Test func badFiltersAre400() async throws {
         try await AdminTestServer.run { server in
             for query in ["?outcome=maybe", "?limit=0", "?limit=abc", "?limit=1001", "?since=yesterday"] {

@@ -54,5 +54,10 @@ import Testing
         #expect(UTCTimestamp.text(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
         #expect(
             UTCTimestamp.text(Date(timeIntervalSince1970: 0.0425), milliseconds: true) == "1970-01-01T00:00:00.042Z")
+        #expect(
+            UTCTimestamp.text(Date(timeIntervalSince1970: 1_764_466_496.25), milliseconds: true)
+                == "2025-11-30T01:34:56.250Z")
+        // Beyond four-digit years, the year takes the digits it needs.
+        #expect(UTCTimestamp.text(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
     }
 }

@@ -57,6 +57,54 @@ import Testing
         await store.close()
     }
 
+    @Test func appendsFromManyTasksAreEachWrittenOnceAndTheBacklogStaysBounded() async throws {
+        let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
+        let collection = store.database("local").collection("log")
+        let log = CappedLog(
+            collection: collection, timeField: "time", retention: 10_000, pruneInterval: 100, maximumBacklog: 8)
+        try await log.prepare()
+        let count = 600
+        await withTaskGroup(of: Void.self) { group in
+            for seconds in 1...count {
+                group.addTask { await log.append(Self.entry(seconds)) }
+            }
+        }
+        // Each append returned with at most `maximumBacklog` documents (its own among them) unwritten.
+        let unwritten = count - (try await collection.countDocuments())
+        #expect(unwritten <= 8)
+        await log.flush()
+        #expect(try await Self.kept(collection) == (1...count).map(Int64.init))
+        await store.close()
+    }
+
+    @Test func appendedDocumentsArePrunedLikeInsertedOnes() async throws {
+        let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
+        let collection = store.database("local").collection("log")
+        let log = CappedLog(collection: collection, timeField: "time", retention: 5, pruneInterval: 3)
+        try await log.prepare()
+        for seconds in 1...40 {
+            await log.append(Self.entry(seconds))
+            if seconds.isMultiple(of: 7) { await log.flush() }
+        }
+        await log.flush()
+        let kept = try await Self.kept(collection)
+        #expect(kept.count <= 5 + 3)
+        #expect(kept.suffix(5) == [36, 37, 38, 39, 40])
+        await store.close()
+    }
+
+    @Test func preparingDropsTheIndexEarlierVersionsMadeAndKeepsOthers() async throws {
+        let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
+        let collection = store.database("local").collection("log")
+        _ = try await collection.createIndex(["time": -1, "_id": -1])
+        _ = try await collection.createIndex(["n": 1])
+        let log = CappedLog(collection: collection, timeField: "time", retention: 5)
+        try await log.prepare()
+        let names = try await collection.listIndexes().compactMap { $0["name"]?.stringValue }
+        #expect(names == ["_id_", "n_1"])
+        await store.close()
+    }
+
     @Test func equalTimesAreOrderedByIdentifier() async throws {
         let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
         let collection = store.database("local").collection("log")

@@ -107,6 +107,48 @@ import Testing
         await app.stop()
     }
 
+    @Test func recordsOfConcurrentRunsAreAllReadableAtOnceAndSurviveAStop() async throws {
+        var registry = FunctionRegistry()
+        registry.register("ok") { (arguments: [BSON], _: FunctionContext) in arguments.first ?? .null }
+        let directory = try TemporaryDirectory()
+        let configuration = AppConfiguration(
+            definition: AppDefinition(), environment: .development, values: AppValues())
+        let app = try await SwitchyardApp.open(
+            configuration: configuration, registry: registry, store: .sqlite(directory: directory.path))
+        let runs = 400
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<runs {
+                group.addTask {
+                    _ = try await app.call(function: "ok", arguments: [.int64(Int64(index))], user: self.user)
+                    // The run is over: its record is there for the next read, without a flush.
+                    let mine = try await app.invocations.records(function: "ok", limit: runs)
+                    #expect(mine.count > 0)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await app.invocations.records(limit: runs + 1).count == runs)
+        await app.stop()
+
+        // A clean stop wrote every record: the reopened app reads them all, each once.
+        let reopened = try await SwitchyardApp.open(
+            configuration: configuration, registry: registry, store: .sqlite(directory: directory.path))
+        let stored = try await reopened.store.database("local").collection("invocations").find().toArray()
+        #expect(stored.count == runs)
+        await reopened.stop()
+    }
+
+    @Test func aRecordIsReadableAsSoonAsItsRunReturns() async throws {
+        var registry = FunctionRegistry()
+        registry.register("ok") { (arguments: [BSON], _: FunctionContext) in arguments.first ?? .null }
+        let app = try await SwitchyardApp.inMemory(registry)
+        for index in 0..<50 {
+            _ = try await app.call(function: "ok", arguments: [.int64(Int64(index))], user: user)
+            #expect(try await app.invocations.records(limit: 100).count == index + 1)
+        }
+        await app.stop()
+    }
+
     @Test func recordsRoundTripThroughTheirDocuments() throws {
         let record = InvocationRecord(
             trigger: "books", function: "onBookChange", eventId: "42", attempt: 3, userId: "system",

@@ -122,6 +122,7 @@ extension StoreCore {
             }
         }
         try engine.updateDocument(row: row, body: body)
+        guard state.namespace.isChangeLogged else { return }  // as in `removeDocument`
         var event: BSONDocument = [
             "operationType": .string(operationType), "ns": namespaceDocument(state.namespace),
             "documentKey": ["_id": old["_id"]!],
@@ -142,6 +143,8 @@ extension StoreCore {
             for entry in entries { try engine.deleteIndexEntry(index: index.id, key: entry.key, row: row) }
         }
         try engine.deleteDocument(row: row)
+        // Unlogged databases (`local`: logs pruned by the thousand) get no event: not even one to throw away.
+        guard state.namespace.isChangeLogged else { return }
         var event: BSONDocument = [
             "operationType": "delete", "ns": namespaceDocument(state.namespace),
             "documentKey": ["_id": document["_id"]!],

@@ -106,10 +106,47 @@ extension StoreCore {
 
     func delete(_ namespace: Namespace, filter: BSONDocument, multi: Bool) throws(StoreError) -> DeleteResult {
         guard let state = collection(namespace) else { return DeleteResult(deletedCount: 0) }
+        if state.indexes.isEmpty, !namespace.isChangeLogged, let keys = Self.exactIdKeys(filter) {
+            // Nothing to learn from the documents (no index entries to remove, no event to write): deleted by
+            // key, unread. A capped log's prune deletes its oldest records this way.
+            var deleted = 0
+            for key in keys {
+                guard let row = try engine.documentRow(collection: state.record.id, key: key) else { continue }
+                try engine.deleteDocument(row: row)
+                deleted += 1
+                if !multi { break }
+            }
+            return DeleteResult(deletedCount: deleted)
+        }
         var statistics = StoreView.ScanStatistics()
         let matches = try view.matchingDocuments(state, filter: filter, limit: multi ? nil : 1, statistics: &statistics)
         for (document, _) in matches { try removeDocument(state, document) }
         return DeleteResult(deletedCount: matches.count)
+    }
+
+    /// The keys of `{_id: <id>}` or `{_id: {$in: [<id>, …]}}` whose ids are ObjectIds or strings (which match
+    /// exactly the documents stored under their keys), without repeats; nil for any other filter.
+    static func exactIdKeys(_ filter: BSONDocument) -> [[UInt8]]? {
+        guard filter.count == 1, let id = filter["_id"] else { return nil }
+        let ids: [BSON]
+        switch id {
+        case .objectId, .string: ids = [id]
+        case .document(let condition):
+            guard condition.count == 1, case .array(let values)? = condition["$in"] else { return nil }
+            ids = values
+        default: return nil
+        }
+        var seen = Set<[UInt8]>()
+        var keys: [[UInt8]] = []
+        for id in ids {
+            switch id {
+            case .objectId, .string: break
+            default: return nil
+            }
+            guard let key = try? IndexKey.encode(id) else { return nil }
+            if seen.insert(key).inserted { keys.append(key) }
+        }
+        return keys
     }
 
     enum Modification {

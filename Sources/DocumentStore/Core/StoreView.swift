@@ -144,14 +144,21 @@ struct StoreView {
                 guard try visit(try DocumentEncoding.decode(body)) else { return }
             }
         case .indexScan(let index, let ranges):
-            // A multikey document has several entries; it is a candidate once, at its first.
+            // A multikey document has several entries; it is a candidate once, at its first. The first
+            // row is kept aside: a lookup that finds one document needs no set.
+            var first: DocumentRow?
             var seen = Set<DocumentRow>()
             for range in ranges {
                 var stopped = false
                 try engine.scanIndexedDocuments(index: index.id, from: range.lower, to: range.upper) {
                     row, body throws(StoreError) in
                     statistics.keysExamined += 1
-                    guard seen.insert(row).inserted else { return true }
+                    if let first {
+                        if seen.isEmpty { seen.insert(first) }
+                        guard seen.insert(row).inserted else { return true }
+                    } else {
+                        first = row
+                    }
                     statistics.documentsExamined += 1
                     stopped = try !visit(try DocumentEncoding.decode(body))
                     return !stopped

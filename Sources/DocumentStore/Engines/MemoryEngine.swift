@@ -216,7 +216,7 @@ final class MemoryEngine: StorageEngine {
 
     func scanIndexedDocuments(
         index: Int64, from lower: [UInt8], to upper: [UInt8]?,
-        _ visit: (DocumentRow, [UInt8]) throws(StoreError) -> Bool
+        _ visit: (DocumentRow, UnsafeRawBufferPointer) throws(StoreError) -> Bool
     ) throws(StoreError) {
         try entries[index]?.forEach(from: lower) { entry, _ throws(StoreError) in
             let split = Self.splitEntry(entry)
@@ -224,7 +224,9 @@ final class MemoryEngine: StorageEngine {
             guard let (collection, key) = rows[split.row], let stored = documents[collection]?.value(for: key) else {
                 return true
             }
-            return try visit(split.row, stored.body)
+            return try stored.body.withUnsafeBytes { body in
+                Result { () throws(StoreError) in try visit(split.row, body) }
+            }.get()
         }
     }
 

@@ -163,6 +163,15 @@ struct SQLiteStatement {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
+    /// The blob's bytes where SQLite keeps them: valid until the statement steps again or is reset.
+    func blobBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: pointer, count: count)
+    }
+
     func finish() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)

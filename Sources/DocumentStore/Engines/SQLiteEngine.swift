@@ -277,7 +277,7 @@ final class SQLiteEngine: StorageEngine {
 
     func scanIndexedDocuments(
         index: Int64, from lower: [UInt8], to upper: [UInt8]?,
-        _ visit: (DocumentRow, [UInt8]) throws(StoreError) -> Bool
+        _ visit: (DocumentRow, UnsafeRawBufferPointer) throws(StoreError) -> Bool
     ) throws(StoreError) {
         let sql: StaticString =
             upper == nil
@@ -295,7 +295,7 @@ final class SQLiteEngine: StorageEngine {
         statement.bind(2, lower)
         if let upper { statement.bind(3, upper) }
         while try statement.step(sql) {
-            guard try visit(statement.int64(0), statement.blob(1)) else { return }
+            guard try visit(statement.int64(0), statement.blobBytes(1)) else { return }
         }
     }
 

@@ -81,10 +81,11 @@ protocol StorageEngine: AnyObject {
 
     /// Visits the documents of the entries with `lower <= key < upper` (nil upper: no bound), in entry
     /// order (key, then row), as (row, body), until `visit` returns false: one statement where SQLite
-    /// would otherwise need one for the entries and one per document. `visit` must not use the engine.
+    /// would otherwise need one for the entries and one per document. `visit` must not use the engine,
+    /// and `body` is valid only during its call (SQLite: the row's own memory, decoded without a copy).
     func scanIndexedDocuments(
         index: Int64, from lower: [UInt8], to upper: [UInt8]?,
-        _ visit: (_ row: DocumentRow, _ body: [UInt8]) throws(StoreError) -> Bool
+        _ visit: (_ row: DocumentRow, _ body: UnsafeRawBufferPointer) throws(StoreError) -> Bool
     ) throws(StoreError)
 
     func appendChange(_ change: ChangeRecord) throws(StoreError)

@@ -10,7 +10,10 @@ struct FieldPath: Sendable, Equatable {
 
     init(_ dotted: String) {
         self.dotted = dotted
-        components = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // Most paths are one field name: no splitting.
+        components =
+            dotted.utf8.contains(UInt8(ascii: "."))
+            ? dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init) : [dotted]
         indexes = components.map { component in
             guard !component.isEmpty, component.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
             return Int(component)

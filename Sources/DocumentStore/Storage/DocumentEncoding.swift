@@ -12,6 +12,17 @@ enum DocumentEncoding {
 
     static func decode(_ bytes: [UInt8]) throws(StoreError) -> BSONDocument {
         do {
+            return try bytes.withUnsafeBytes { bytes in
+                Result { () throws(BSONDecodingError) in try BSONDocument(bsonBytes: bytes) }
+            }.get()
+        } catch {
+            throw .location(17_000, "a stored document is corrupt: \(error)")
+        }
+    }
+
+    /// Decodes from memory the caller owns for the duration of the call (a row being read).
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> BSONDocument {
+        do {
             return try BSONDocument(bsonBytes: bytes)
         } catch {
             throw .location(17_000, "a stored document is corrupt: \(error)")

@@ -63,6 +63,7 @@ struct IndexDefinition: Sendable {
     /// The index entries of a document: one per array element for a multikey field, deduplicated.
     /// A missing field indexes as null, an empty array as undefined (as MongoDB does).
     func entries(for document: BSONDocument) throws(StoreError) -> [Entry] {
+        if let entry = try singleEntry(for: document) { return [entry] }
         var perField: [[(bytes: [UInt8], value: BSON)]] = []
         var arrayFields: [String] = []
         for field in fields {
@@ -89,6 +90,28 @@ struct IndexDefinition: Sendable {
             }
         }
         return entries
+    }
+
+    /// The one entry of a document whose indexed fields are all top-level and none an array (most documents of
+    /// most indexes: every write computes its entries), built without the general path's sets and products;
+    /// nil when the general path must decide.
+    private func singleEntry(for document: BSONDocument) throws(StoreError) -> Entry? {
+        var key: [UInt8] = []
+        var values: [BSON] = []
+        values.reserveCapacity(fields.count)
+        for field in fields {
+            guard field.components.count == 1 else { return nil }
+            let value = document[field.components[0]] ?? .null
+            if case .array = value { return nil }
+            let bytes = try IndexKey.encode(value)
+            if field.descending {
+                key.append(contentsOf: bytes.lazy.map { ~$0 })
+            } else {
+                key.append(contentsOf: bytes)
+            }
+            values.append(value)
+        }
+        return Entry(key: key, values: values)
     }
 
     /// `{ name: "x" }`, as the duplicate-key message shows the key.

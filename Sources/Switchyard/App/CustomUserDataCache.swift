@@ -1,6 +1,5 @@
 import BSON
 import DocumentStore
-import Synchronization
 
 /// Users' custom user data as last read from the configured collection, so that a function call or a profile
 /// does not query it every time. Entries last until the collection is next written through the app's store
@@ -9,7 +8,8 @@ import Synchronization
 /// seen by the very next read. A configuration reload naming another collection starts over.
 final class CustomUserDataCache: Sendable {
     private let store: DocumentStore
-    private let current = Mutex<
+    /// Read by every call of a normal user, replaced only when the settings change.
+    private let current = ReadMostly<
         (settings: AuthSettings.CustomUserData, cache: CollectionReadCache<String, BSONDocument>)?
     >(nil)
 
@@ -19,13 +19,16 @@ final class CustomUserDataCache: Sendable {
 
     /// The user's document (`userIdField` equal to `userId`), empty when there is none.
     func document(forUser userId: String, settings: AuthSettings.CustomUserData) async throws -> BSONDocument {
-        let cache = current.withLock { current in
-            if let current, current.settings == settings { return current.cache }
-            let cache = CollectionReadCache<String, BSONDocument>(
-                collection: store.database(settings.database).collection(settings.collection))
-            current = (settings, cache)
-            return cache
-        }
+        let kept = current.read { current in current.flatMap { $0.settings == settings ? $0.cache : nil } }
+        let cache =
+            kept
+            ?? current.write { current in
+                if let current, current.settings == settings { return current.cache }
+                let cache = CollectionReadCache<String, BSONDocument>(
+                    collection: store.database(settings.database).collection(settings.collection))
+                current = (settings, cache)
+                return cache
+            }
         return try await cache.value(for: userId) { collection in
             try await collection.findOne([settings.userIdField: .string(userId)]) ?? [:]
         }

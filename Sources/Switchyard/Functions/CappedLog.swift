@@ -12,22 +12,34 @@ final class CappedLog: Sendable {
     let retention: Int
     let pruneInterval: Int
     private let insertsSincePrune = Atomic(0)
-    private let queue = Mutex(Queue())
+    /// Documents `append`ed and not yet taken by the drain; appending takes no lock (every function run does).
+    private let pending = AppendList<BSONDocument>()
+    /// Counted before each document joins `pending`, so a flush that reads it waits for every append that
+    /// returned before it.
+    private let appended = Atomic(0)
+    /// Whether a drain task runs; the appender that sets it starts one.
+    private let draining = Atomic(false)
+    private let progress = Mutex(Progress())
+    /// `progress.written`, readable without the lock: every append compares it with its position.
+    private let written = Atomic(0)
+    /// Unwritten documents beyond which `append` waits for the drain.
+    let maximumBacklog: Int
     /// The log's order, kept in memory once a prune needed it, so that later prunes delete the oldest documents
     /// by `_id` instead of sorting the whole log (which every prune did, every `pruneInterval` inserts).
     private let order = Mutex(LogOrder())
 
-    /// Documents `append`ed and not yet written, and who waits for them.
-    private struct Queue {
-        var documents: [BSONDocument] = []
-        var draining = false
-        var appended = 0
+    /// How many appended documents the drain has written, and who waits for more.
+    private struct Progress {
         var written = 0
         var waiters: [(upTo: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    init(collection: DocumentCollection, timeField: String, retention: Int, pruneInterval: Int = 100) {
+    init(
+        collection: DocumentCollection, timeField: String, retention: Int, pruneInterval: Int = 100,
+        maximumBacklog: Int = 4096
+    ) {
         self.collection = collection
+        self.maximumBacklog = max(1, maximumBacklog)
         self.timeField = timeField
         self.retention = max(1, retention)
         self.pruneInterval = max(1, pruneInterval)
@@ -35,15 +47,35 @@ final class CappedLog: Sendable {
 
     private var newestFirst: BSONDocument { [timeField: -1, "_id": -1] }
 
-    /// Creates the index the queries use and prunes what an earlier run left beyond the retention.
+    /// Prunes what an earlier run left beyond the retention.
+    ///
+    /// The log keeps no index of its own: the store sorts a query's matches in memory and plans no range on a
+    /// descending index, so the `{time: -1, _id: -1}` index earlier versions made served no query and cost every
+    /// record two index writes (its insert and its prune). One left by such a version is dropped.
     func prepare() async throws {
-        _ = try await collection.createIndex([timeField: -1, "_id": -1])
+        let unused: BSONDocument = [timeField: -1, "_id": -1]
+        let indexes: [BSONDocument]
+        do {
+            indexes = try await collection.listIndexes()
+        } catch let error as StoreError where error.code == 26 {
+            indexes = []  // no collection yet: a new log
+        }
+        for index in indexes where index["key"]?.documentValue == unused {
+            if let name = index["name"]?.stringValue { try await collection.dropIndex(name) }
+        }
         try await prune()
     }
 
     func insert(_ document: BSONDocument) async throws {
-        defer { noteInserted([document]) }
-        _ = try await collection.insertOne(document)
+        // Noted before pruning (even when the insert failed: a wrong count only makes the prune read the order
+        // again), so that the prune finds its order complete.
+        do {
+            _ = try await collection.insertOne(document)
+        } catch {
+            noteInserted([document])
+            throw error
+        }
+        noteInserted([document])
         let count = insertsSincePrune.add(1, ordering: .relaxed).newValue
         if count >= pruneInterval {
             insertsSincePrune.store(0, ordering: .relaxed)
@@ -53,23 +85,35 @@ final class CappedLog: Sendable {
 
     /// Queues `document` to be written in the background, with others appended meanwhile in one insert: for
     /// logs whose writers must not wait for the store (every function call records a run). `flush()` waits.
-    func append(_ document: BSONDocument) {
-        let startDraining = queue.withLock { queue -> Bool in
-            queue.documents.append(document)
-            queue.appended += 1
-            guard !queue.draining else { return false }
-            queue.draining = true
-            return true
+    ///
+    /// It returns at once unless more than `maximumBacklog` documents are still unwritten: then it waits until
+    /// the drain is back under that bound, so that writers faster than the store slow to its pace instead of
+    /// queueing without end.
+    func append(_ document: BSONDocument) async {
+        let position = appended.add(1, ordering: .sequentiallyConsistent).newValue
+        pending.append(document)
+        // Usually a drain runs already: reading the flag costs less than exchanging it.
+        if !draining.load(ordering: .sequentiallyConsistent),
+            !draining.exchange(true, ordering: .sequentiallyConsistent)
+        {
+            Task { await drain() }
         }
-        if startDraining { Task { await drain() } }
+        if position - written.load(ordering: .relaxed) > maximumBacklog {
+            await waitUntilWritten(position - maximumBacklog)
+        }
     }
 
     /// Waits until everything appended before the call is written (or failed to be, which is reported).
     func flush() async {
+        await waitUntilWritten(appended.load(ordering: .sequentiallyConsistent))
+    }
+
+    /// Waits until the drain has written `target` documents in all.
+    private func waitUntilWritten(_ target: Int) async {
         await withCheckedContinuation { continuation in
-            let done = queue.withLock { queue -> Bool in
-                guard queue.written < queue.appended else { return true }
-                queue.waiters.append((queue.appended, continuation))
+            let done = progress.withLock { progress -> Bool in
+                guard progress.written < target else { return true }
+                progress.waiters.append((target, continuation))
                 return false
             }
             if done { continuation.resume() }
@@ -78,15 +122,22 @@ final class CappedLog: Sendable {
 
     private func drain() async {
         while true {
-            let batch = queue.withLock { queue -> [BSONDocument] in
-                defer { queue.documents = [] }
-                if queue.documents.isEmpty { queue.draining = false }
-                return queue.documents
+            let batch = pending.takeAll()
+            guard !batch.isEmpty else {
+                draining.store(false, ordering: .sequentiallyConsistent)
+                // An append that saw this drain still running left its document for it: take it up again.
+                if !pending.isEmpty, !draining.exchange(true, ordering: .sequentiallyConsistent) { continue }
+                return
             }
-            guard !batch.isEmpty else { return }
             do {
-                defer { noteInserted(batch) }
-                _ = try await collection.insertMany(batch, ordered: false)
+                // As in `insert`: noted before the prune that follows.
+                do {
+                    _ = try await collection.insertMany(batch, ordered: false)
+                } catch {
+                    noteInserted(batch)
+                    throw error
+                }
+                noteInserted(batch)
                 let count = insertsSincePrune.add(batch.count, ordering: .relaxed).newValue
                 if count >= pruneInterval {
                     insertsSincePrune.store(0, ordering: .relaxed)
@@ -100,10 +151,11 @@ final class CappedLog: Sendable {
                         "switchyard: could not write \(batch.count) record(s) to \(collection.namespace): \(error)\n"
                             .utf8))
             }
-            let ready = queue.withLock { queue -> [CheckedContinuation<Void, Never>] in
-                queue.written += batch.count
-                let ready = queue.waiters.filter { $0.upTo <= queue.written }.map(\.continuation)
-                queue.waiters.removeAll { $0.upTo <= queue.written }
+            let ready = progress.withLock { progress -> [CheckedContinuation<Void, Never>] in
+                progress.written += batch.count
+                written.store(progress.written, ordering: .relaxed)
+                let ready = progress.waiters.filter { $0.upTo <= progress.written }.map(\.continuation)
+                progress.waiters.removeAll { $0.upTo <= progress.written }
                 return ready
             }
             for continuation in ready { continuation.resume() }
@@ -127,11 +179,22 @@ final class CappedLog: Sendable {
         }
         let oldest = keys.prefix(max(0, keys.count - retention))
         _ = try await collection.deleteMany(["_id": ["$in": .array(oldest.map { .objectId($0.id) })]])
-        let deleted = Set(oldest.map(\.id))
         let kept = Array(keys.dropFirst(oldest.count))
         order.withLock { order in
             // Documents noted meanwhile stay; had nothing been kept, the ones read are the order from now on.
-            order.keys = order.keys.map { $0.filter { !deleted.contains($0.id) } } ?? kept
+            guard var current = order.keys else {
+                order.keys = kept
+                return
+            }
+            order.keys = nil  // `current` alone holds the keys now: edited in place.
+            // The deleted ones are the oldest, so usually the order's first ones: dropped without a search.
+            if current.starts(with: oldest) {
+                current.removeFirst(oldest.count)
+            } else {
+                let deleted = Set(oldest.map(\.id))
+                current.removeAll { deleted.contains($0.id) }
+            }
+            order.keys = current
         }
     }
 

@@ -1,6 +1,5 @@
 import BSON
 import Foundation
-import Synchronization
 
 /// What every function context of one app shares, and the one place executions run: with the function's
 /// time limit, a bounded log, and an invocation record written afterwards.
@@ -8,11 +7,11 @@ final class FunctionRuntime: Sendable {
     let registry: FunctionRegistry
     let services: FunctionContext.Services
     let invocationLog: InvocationLog
-    private let current: Mutex<Loaded>
+    private let current: ReadMostly<Loaded>
 
     /// What a configuration gives every execution; replaced whole when the app reloads its configuration, so
     /// each execution sees one configuration from start to end. A class, so that taking it under the lock at
-    /// every call costs one retain rather than a copy of every field (the lock is contended under load).
+    /// every call costs one retain rather than a copy of every field (every served call reads it).
     final class Loaded: Sendable {
         let definition: AppDefinition
         let values: FunctionContext.Values
@@ -38,15 +37,15 @@ final class FunctionRuntime: Sendable {
         self.registry = registry
         self.services = services
         self.invocationLog = invocationLog
-        current = Mutex(Loaded(configuration))
+        current = ReadMostly(Loaded(configuration))
     }
 
-    var loaded: Loaded { current.withLock { $0 } }
+    var loaded: Loaded { current.read { $0 } }
 
     /// Later executions use `configuration`; running ones finish with what they started with.
     func reload(_ configuration: AppConfiguration) {
         let loaded = Loaded(configuration)
-        current.withLock { $0 = loaded }
+        current.write { $0 = loaded }
     }
 
     func settings(for function: String) -> FunctionSettings {
@@ -104,7 +103,7 @@ final class FunctionRuntime: Sendable {
             record.error = FunctionCallError.timedOut(origin.function, after: limit).message
         }
         record.logs = lines.close()
-        invocationLog.record(record)
+        await invocationLog.record(record)
         return outcome
     }
 }

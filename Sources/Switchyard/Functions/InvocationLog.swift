@@ -26,12 +26,12 @@ public final class InvocationLog: Sendable {
         try await log.prepare()
     }
 
-    /// Hands a record to followers and queues it for the store, batched with others (a run never waits for its
-    /// record to be written; reads through this log see every record written before them, and a process killed
-    /// with SIGKILL may lose the last few).
-    public func record(_ record: InvocationRecord) {
+    /// Hands a record to followers and queues it for the store, batched with others (a run does not wait for
+    /// its record to be written unless thousands are waiting already; reads through this log see every record
+    /// written before them, and a process killed with SIGKILL may lose those not written yet).
+    public func record(_ record: InvocationRecord) async {
         feed.publish(record)
-        log.append(record.document)
+        await log.append(record.document)
     }
 
     /// Waits until every record handed over so far is in the store.

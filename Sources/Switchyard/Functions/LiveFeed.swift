@@ -1,10 +1,9 @@
-import Synchronization
-
 /// Hands each new element to every current follower (`logs --follow`, the dashboard's live views). A follower
 /// that falls behind keeps the newest `bufferLimit` elements; one that stops iterating is forgotten.
 final class LiveFeed<Element: Sendable>: Sendable {
     private let bufferLimit: Int
-    private let state = Mutex(State())
+    /// Read by every publish (every function run), changed only when followers come and go.
+    private let state = ReadMostly(State())
 
     private struct State {
         var followers: [UInt64: AsyncStream<Element>.Continuation] = [:] {
@@ -24,7 +23,7 @@ final class LiveFeed<Element: Sendable>: Sendable {
     func follow() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: .bufferingNewest(bufferLimit))
-        let id: UInt64? = state.withLock { state in
+        let id: UInt64? = state.write { state in
             guard !state.finished else { return nil }
             state.nextId += 1
             state.followers[state.nextId] = continuation
@@ -35,19 +34,19 @@ final class LiveFeed<Element: Sendable>: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.followers.removeValue(forKey: id) }
+            _ = self?.state.write { $0.followers.removeValue(forKey: id) }
         }
         return stream
     }
 
     func publish(_ element: Element) {
-        let followers = state.withLock { $0.current }
+        let followers = state.read { $0.current }
         for follower in followers { follower.yield(element) }
     }
 
     /// Ends every follower's stream; later `follow()` streams end at once.
     func finish() {
-        let followers = state.withLock { state in
+        let followers = state.write { state in
             state.finished = true
             defer { state.followers.removeAll() }
             return Array(state.followers.values)

@@ -1,7 +1,6 @@
 import BSON
 import Foundation
 import Switchyard
-import Synchronization
 
 /// Issues and checks the client API's tokens: HS256 JWTs signed with the data directory's key.
 ///
@@ -43,8 +42,9 @@ public final class SessionTokens: Sendable {
     let users: UserDirectory
     /// Tokens that verified, with their claims. Verifying is a function of the token, the key and the app id
     /// alone (all fixed here), so a token seen again skips the HMAC and the JSON; the expiry and the session
-    /// are still checked at every use. Forged and malformed tokens are never kept.
-    private let verified = Mutex<[String: VerifiedClaims]>([:])
+    /// are still checked at every use. Forged and malformed tokens are never kept. Every request reads it,
+    /// few write it: readers share the lock.
+    private let verified = ReadMostly<[String: VerifiedClaims]>([:])
     static let verifiedCapacity = 1024
 
     /// Claims in a box: a lookup under the lock costs one retain.
@@ -91,7 +91,7 @@ public final class SessionTokens: Sendable {
     /// - Throws: `APIError` 401 `InvalidSession`.
     public func verify(_ token: String, as kind: Kind) throws(APIError) -> Claims {
         let claims: Claims
-        if let kept = verified.withLock({ $0[token] })?.claims {
+        if let kept = verified.read({ $0[token] })?.claims {
             // It verified before: only what a token's own checks say for this use is left (its kind, its expiry).
             guard kept.kind == kind else {
                 throw .invalidSession("expected an \(kind.rawValue) token, got \(kept.kind.rawValue) token")
@@ -99,7 +99,7 @@ public final class SessionTokens: Sendable {
             claims = kept
         } else {
             claims = try verifiedClaims(token, as: kind)
-            verified.withLock { verified in
+            verified.write { verified in
                 if verified.count >= Self.verifiedCapacity { verified.removeAll(keepingCapacity: true) }
                 verified[token] = VerifiedClaims(claims: claims)
             }

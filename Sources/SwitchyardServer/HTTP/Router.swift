@@ -47,22 +47,26 @@ public struct Router: Sendable {
     public func respond(to request: ServerRequest) async -> ServerResponse {
         let path = Self.split(request.path)
         var best: (route: Route, parameters: RouteParameters, score: Int)?
-        var allowed: Set<String> = []
-        let method = request.method.uppercased()
+        // Methods of the routes whose pattern matched, for a 405; a request that finds its route needs no set.
+        var allowed: [String] = []
+        // Clients send methods upper-cased: upper-casing again would cost every request a Unicode mapping.
+        let method =
+            request.method.utf8.allSatisfy({ !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
+            ? request.method : request.method.uppercased()
         for route in routes {
             guard let (parameters, score) = Self.match(route.segments, path) else { continue }
-            allowed.insert(route.method)
+            allowed.append(route.method)
             guard route.method == method || (method == "HEAD" && route.method == "GET") else { continue }
             if best == nil || score > best!.score || (score == best!.score && route.method == method) {
                 best = (route, parameters, score)
             }
         }
-        let logs = request.headers["host"].map { "http://\($0)/#logs" } ?? ""
+        var logs: String { request.headers["host"].map { "http://\($0)/#logs" } ?? "" }
         guard let best else {
             if allowed.isEmpty {
                 return APIError.notFound("no such endpoint: \(request.path)").response(defaultLink: logs)
             }
-            return APIError.methodNotAllowed(request.method, request.path, allowed: allowed.sorted())
+            return APIError.methodNotAllowed(request.method, request.path, allowed: Set(allowed).sorted())
                 .response(defaultLink: logs)
         }
         do {

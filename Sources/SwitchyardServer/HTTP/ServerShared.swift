@@ -139,19 +139,34 @@ final class ServerShared: Sendable {
             { cls, _, key, value in
                 guard let cls, let key else { return MHD_Result.YES }
                 let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
-                collector.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+                let name = collector.lowercasingNames ? ServerShared.lowercasedName(key) : String(cString: key)
+                collector.add(name, value.map { String(cString: $0) } ?? "")
                 return MHD_Result.YES
             }, Unmanaged.passUnretained(collector).toOpaque())
         return collector.values
     }
 
-    private static func remoteAddress(_ connection: OpaquePointer) -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        let status = buffer.withUnsafeMutableBufferPointer {
-            cmhd_client_address(connection, $0.baseAddress, socklen_t($0.count))
+    /// Read into stack memory: every request asks.
+    /// A header name lower-cased straight from its C string: names are ASCII tokens, and `lowercased()` of a
+    /// `String` made first costs every header of every request a Unicode mapping and a second string.
+    private static func lowercasedName(_ key: UnsafePointer<CChar>) -> String {
+        let bytes = UnsafeRawBufferPointer(start: key, count: strlen(key))
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(cString: key).lowercased() }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[index] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            }
+            return bytes.count
         }
-        guard status == 0 else { return "" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func remoteAddress(_ connection: OpaquePointer) -> String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            buffer.initialize(repeating: 0)
+            guard cmhd_client_address(connection, buffer.baseAddress, socklen_t(buffer.count)) == 0 else { return "" }
+            let length = buffer.firstIndex(of: 0) ?? buffer.count
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: length), as: UTF8.self)
+        }
     }
 }
 
@@ -168,8 +183,9 @@ private final class ValueCollector {
 
     init(lowercasingNames: Bool) { self.lowercasingNames = lowercasingNames }
 
+    /// `name` comes lower-cased already when `lowercasingNames` is set.
     func add(_ name: String, _ value: String) {
-        let key = lowercasingNames ? name.lowercased() : name
+        let key = name
         if lowercasingNames, let earlier = values[key] {
             values[key] = "\(earlier), \(value)"
         } else {
