@@ -17,8 +17,8 @@ import Testing
     /// The `_id`s of the next `count` events of `cursor`.
     static func keys(_ count: Int, from cursor: inout ChangeFeed.Cursor) async throws -> [Int] {
         var keys: [Int] = []
-        while keys.count < count, let event = try await cursor.next() {
-            if case .int32(let key) = event.documentKey?["_id"] { keys.append(Int(key)) }
+        while keys.count < count, let entry = try await cursor.next() {
+            if case .int32(let key) = entry.event.documentKey?["_id"] { keys.append(Int(key)) }
         }
         return keys
     }
@@ -62,7 +62,7 @@ import Testing
             let feed = ChangeFeed(store: store, preImages: false, after: start)
             let reader = Task {
                 var cursor = try await ChangeFeed.Cursor.open(feed, after: start)
-                return try await cursor.next()
+                return try await cursor.next()?.event
             }
             try await Task.sleep(for: .milliseconds(20))
             reader.cancel()
@@ -82,8 +82,10 @@ import Testing
         let waiting = Task {
             do {
                 var cursor = try await ChangeFeed.Cursor.open(feed, after: 0)
-                while let event = try await cursor.next() {
-                    if case .int32(let key) = event.documentKey?["_id"] { read.withLock { $0.append(Int(key)) } }
+                while let entry = try await cursor.next() {
+                    if case .int32(let key) = entry.event.documentKey?["_id"] {
+                        read.withLock { $0.append(Int(key)) }
+                    }
                 }
             } catch let error as StoreError {
                 #expect(error.code == 17_003)

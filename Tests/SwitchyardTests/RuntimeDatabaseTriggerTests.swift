@@ -232,6 +232,58 @@ import Testing
         }
     }
 
+    /// Functions run inline in their trigger's task: stopping while one runs must neither cancel it nor
+    /// return before it finished, and the token saved on the way out covers its event, so a restart does
+    /// not deliver it again. No further event starts once stopping began.
+    @Test(arguments: [DeliveryOrder.ordered, .unordered(maxConcurrency: 2)])
+    func stopLetsARunningFunctionFinishUncancelledAndSavesItsToken(order: DeliveryOrder) async throws {
+        try await withStore(.sqlite) { store, _ in
+            let log = DeliveryLog()
+            let entered = AsyncStream.makeStream(of: Void.self)
+            let release = Mutex(false)
+            let stopReturned = Mutex(false)
+            let handler: TriggerHandler = { invocation in
+                guard case .database(let event) = invocation.input, event.documentKey?["_id"] == 1,
+                    invocation.attempt == 1
+                else {
+                    log.record(invocation)
+                    return
+                }
+                entered.continuation.yield()
+                // Throws if the stop cancelled this task: the attempt would fail and no retry would start.
+                while !release.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+                log.record(invocation)
+            }
+            let definitions = [databaseTrigger("slow", delivery: order)]
+            let runtime = TriggerRuntime(store: store, definitions: definitions, handler: handler)
+            try await runtime.start()
+            let books = store.database("app").collection("books")
+            try await books.insertOne(["_id": 1])
+            var waiting = entered.stream.makeAsyncIterator()
+            _ = await waiting.next()
+            if order == .ordered { try await books.insertOne(["_id": 2]) }
+            let stopping = Task {
+                await runtime.stop()
+                stopReturned.withLock { $0 = true }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(!stopReturned.withLock { $0 }, "stop returned while a function was still running")
+            release.withLock { $0 = true }
+            await stopping.value
+            #expect(log.keys("slow") == [1], "the function was cut short, or another event started after stop")
+            let logEnd = try await store.watch().startingPoint.sequence
+            let saved = try await runtime.savedState("slow")?.position
+            #expect(saved == (order == .ordered ? logEnd - 1 : logEnd))
+
+            // A restart delivers what was not finished (2, when written) and never 1 again.
+            let restarted = TriggerRuntime(store: store, definitions: definitions, handler: handler)
+            try await restarted.start()
+            try await restarted.awaitIdle()
+            #expect(log.keys("slow") == (order == .ordered ? [1, 2] : [1]))
+            await restarted.stop()
+        }
+    }
+
     @Test func failedAttemptsAreRetriedWithTheSameEventId() async throws {
         try await withStore(.memory) { store, _ in
             let log = DeliveryLog()

@@ -22,9 +22,7 @@ import Testing
             progress.begin(1)
             for sequence in Int64(1)...50 {
                 progress.begin(sequence + 1)
-                progress.finish(
-                    Self.event(sequence), eventId: ResumeToken(sequence: sequence).data, at: Date(), deadLettered: false
-                )
+                progress.finish(ChangeFeed.Entry(Self.event(sequence)), at: Date(), deadLettered: false)
                 let saved = try await ledger.loadStates()["paced"]
                 #expect((saved?.position ?? 0) <= sequence)
             }
@@ -44,9 +42,7 @@ import Testing
             progress.startConsuming(at: 0)
             for sequence in Int64(1)...3 {
                 progress.begin(sequence)
-                progress.finish(
-                    Self.event(sequence), eventId: ResumeToken(sequence: sequence).data, at: Date(), deadLettered: false
-                )
+                progress.finish(ChangeFeed.Entry(Self.event(sequence)), at: Date(), deadLettered: false)
             }
             while try await ledger.loadStates()["paced"]?.position != 3 {
                 try await Task.sleep(for: .milliseconds(1))
@@ -62,7 +58,7 @@ import Testing
             let progress = TriggerProgress(state: TriggerState(name: "paced", identity: "i"), ledger: ledger)
             progress.startConsuming(at: 0)
             progress.begin(1)
-            progress.finish(Self.event(1), eventId: ResumeToken(sequence: 1).data, at: Date(), deadLettered: false)
+            progress.finish(ChangeFeed.Entry(Self.event(1)), at: Date(), deadLettered: false)
             progress.begin(2)
             progress.abandon()
             progress.suspend(TriggerSuspension(reason: "stopped by a test", time: Date()))

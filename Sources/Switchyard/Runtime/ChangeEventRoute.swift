@@ -48,11 +48,16 @@ struct ChangeEventRoute: Sendable {
         fullDocument && event.operationType == .update
     }
 
+    /// Whether the function receives the event as the stream gave it (no lookup, no `match` or `project`).
+    func deliversUnchanged(_ event: ChangeEvent) -> Bool {
+        pipeline == nil && !needsLookup(event)
+    }
+
     /// The event as the trigger's function receives it, or nil when `match` filters it out.
     /// `currentDocument` is the looked-up document for `needsLookup` events (nil when since deleted).
     func deliverable(_ event: ChangeEvent, currentDocument: BSONDocument?) throws(StoreError) -> ChangeEvent? {
         // The common case is the event as the stream gave it: not copied, not parsed again.
-        if pipeline == nil && !needsLookup(event) { return event }
+        if deliversUnchanged(event) { return event }
         var document = event.raw
         if needsLookup(event) {
             // Where MongoDB puts it: after wallTime, before ns.

@@ -13,12 +13,24 @@ import Synchronization
 /// There is no reading task: the first cursor that wants an event the feed does not have yet reads it
 /// from the shared stream (the others wait for it), so one trigger alone costs no extra hop.
 final class ChangeFeed: Sendable {
-    /// The most events a cursor takes from the feed at once.
-    static let batchSize = 256
+    /// An event as the feed holds it: one reference that every cursor shares (a `ChangeEvent` copied
+    /// to each of 20 triggers cost more than their functions), with its id formatted once for all.
+    final class Entry: Sendable {
+        let event: ChangeEvent
+        /// `event.id.data`: what invocations and saved states carry.
+        let eventId: String
+
+        init(_ event: ChangeEvent) {
+            self.event = event
+            eventId = event.id.data
+        }
+
+        var sequence: Int64 { event.id.sequence }
+    }
 
     private struct State {
         /// Events after `floor` up to `newest`, in log order: every event in that range is here.
-        var events: [ChangeEvent] = []
+        var events: [Entry] = []
         var floor: Int64
         var newest: Int64
         /// The shared stream, after `newest`; nil while a cursor reads from it (or before the first read).
@@ -28,21 +40,23 @@ final class ChangeFeed: Sendable {
         var ended = false
         /// Opening or reading the stream failed: cursors read the store directly and meet the error themselves.
         var failed = false
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var waiters: [Int: UnsafeContinuation<Void, Never>] = [:]
         var nextWaiter = 0
         let capacity: Int
 
-        mutating func takeWaiters() -> [CheckedContinuation<Void, Never>] {
-            defer { waiters = [:] }
+        mutating func takeWaiters() -> [UnsafeContinuation<Void, Never>] {
+            guard !waiters.isEmpty else { return [] }
+            // The table keeps its storage: the same cursors wait again after the next event.
+            defer { waiters.removeAll(keepingCapacity: true) }
             return Array(waiters.values)
         }
 
-        mutating func append(_ event: ChangeEvent) {
-            events.append(event)
-            newest = event.id.sequence
+        mutating func append(_ entry: Entry) {
+            events.append(entry)
+            newest = entry.sequence
             guard events.count > capacity else { return }
             let dropped = events.count - capacity / 2
-            floor = events[dropped - 1].id.sequence
+            floor = events[dropped - 1].sequence
             events.removeFirst(dropped)
         }
     }
@@ -77,7 +91,7 @@ final class ChangeFeed: Sendable {
     }
 
     private enum Read {
-        case events(ArraySlice<ChangeEvent>)
+        case entry(Entry)
         /// Nothing after the position yet.
         case caughtUp
         /// The position is before the feed's window (or reading the feed failed): read the store directly.
@@ -85,7 +99,8 @@ final class ChangeFeed: Sendable {
         case ended
     }
 
-    private func events(after position: Int64) -> Read {
+    /// The entry right after `position`: one at a time, so a cursor following the log allocates nothing.
+    private func entry(after position: Int64) -> Read {
         state.withLock { state in
             if state.ended { return .ended }
             guard !state.failed, position >= state.floor else { return .outside }
@@ -95,10 +110,11 @@ final class ChangeFeed: Sendable {
             var high = state.events.count
             while low < high {
                 let middle = (low + high) / 2
-                if state.events[middle].id.sequence <= position { low = middle + 1 } else { high = middle }
+                if state.events[middle].sequence <= position { low = middle + 1 } else { high = middle }
             }
-            // Copied out: a slice would share the buffer, and the next append would copy all of it.
-            return .events(ArraySlice(Array(state.events[low..<min(low + Self.batchSize, state.events.count)])))
+            // `newest` is the last of `events` and after `position`: there is one.
+            guard low < state.events.count else { return .caughtUp }
+            return .entry(state.events[low])
         }
     }
 
@@ -143,7 +159,7 @@ final class ChangeFeed: Sendable {
         let waiters = state.withLock { state in
             state.reading = false
             if let event = outcome.event {
-                state.append(event)
+                state.append(Entry(event))
                 state.stream = outcome.stream
             } else if outcome.failed {
                 state.failed = true
@@ -164,7 +180,7 @@ final class ChangeFeed: Sendable {
             return state.nextWaiter
         }
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 let ready = state.withLock { state -> Bool in
                     // A cancellation before this point set the flag first: checked under the same lock.
                     if !state.reading || state.newest > position || Task.isCancelled { return true }
@@ -183,7 +199,6 @@ final class ChangeFeed: Sendable {
         let feed: ChangeFeed
         /// The last event returned (or the position it started after).
         private(set) var position: Int64
-        private var buffered: ArraySlice<ChangeEvent> = []
         /// While the position is outside the feed's window: a stream of the trigger's own.
         private var ownStream: ChangeStream.Iterator?
 
@@ -195,7 +210,7 @@ final class ChangeFeed: Sendable {
                 return Cursor(feed: feed, position: end.sequence)
             }
             var cursor = Cursor(feed: feed, position: position)
-            if case .outside = feed.events(after: position) {
+            if case .outside = feed.entry(after: position) {
                 cursor.ownStream = try await feed.store.watch([], options: feed.options(resumeAfter: position))
                     .makeAsyncIterator()
             }
@@ -208,17 +223,14 @@ final class ChangeFeed: Sendable {
         }
 
         /// The next event in log order; nil when the task is cancelled or the store closed.
-        mutating func next() async throws -> ChangeEvent? {
+        mutating func next() async throws -> Entry? {
             while true {
-                if let event = buffered.popFirst() {
-                    position = event.id.sequence
-                    return event
-                }
                 if Task.isCancelled { return nil }
-                switch feed.events(after: position) {
-                case .events(let events):
+                switch feed.entry(after: position) {
+                case .entry(let entry):
                     ownStream = nil
-                    buffered = events
+                    position = entry.sequence
+                    return entry
                 case .caughtUp:
                     ownStream = nil
                     await feed.advance(after: position)
@@ -231,7 +243,7 @@ final class ChangeFeed: Sendable {
                     }
                     guard let event = try await ownStream?.next() else { return nil }
                     position = event.id.sequence
-                    return event
+                    return Entry(event)
                 }
             }
         }

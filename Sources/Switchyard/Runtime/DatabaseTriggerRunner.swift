@@ -72,23 +72,21 @@ struct DatabaseTriggerRunner: Sendable {
     /// One event at a time, in commit order; a failure after the last retry suspends the trigger.
     private func consumeInOrder(_ cursor: ChangeFeed.Cursor, route: ChangeEventRoute) async throws {
         var cursor = cursor
-        while let event = try await cursor.next() {
-            guard let routed = try await deliverable(event, route: route) else {
-                progress.skip(event.id.sequence)
+        while let entry = try await cursor.next() {
+            guard let routed = try await deliverable(entry, route: route) else {
+                progress.skip(entry.sequence)
                 continue
             }
-            progress.begin(event.id.sequence)
-            // Formatted once per event: the invocation and the saved state both carry it.
-            let eventId = routed.id.data
-            switch await deliver(routed, eventId: eventId) {
+            progress.begin(entry.sequence)
+            switch await deliver(routed, eventId: entry.eventId) {
             case .delivered:
-                progress.finish(routed, eventId: eventId, at: clock.now(), deadLettered: false)
+                progress.finish(entry, at: clock.now(), deadLettered: false)
             case .failed(let error, let attempts):
                 progress.abandon()
                 progress.suspend(
                     TriggerSuspension(
                         reason: "function \(definition.function) failed \(attempts) times: \(error)",
-                        code: (error as? StoreError)?.code, failedEventId: event.id.data, time: clock.now()))
+                        code: (error as? StoreError)?.code, failedEventId: entry.eventId, time: clock.now()))
                 return
             case .interrupted:
                 progress.abandon()
@@ -105,34 +103,35 @@ struct DatabaseTriggerRunner: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             // Children added and not yet collected: finished ones are collected only when a slot is needed.
             var uncollected = 0
-            while let event = try await cursor.next() {
-                guard let routed = try await deliverable(event, route: route) else {
-                    progress.skip(event.id.sequence)
+            while let entry = try await cursor.next() {
+                guard let routed = try await deliverable(entry, route: route) else {
+                    progress.skip(entry.sequence)
                     continue
                 }
                 if uncollected >= maxConcurrency {
                     _ = try await group.next()
                     uncollected -= 1
                 }
-                progress.begin(event.id.sequence)
-                group.addTask { await deliverUnordered(routed) }
+                progress.begin(entry.sequence)
+                group.addTask { await deliverUnordered(routed, of: entry) }
                 uncollected += 1
             }
         }
     }
 
-    private func deliverUnordered(_ event: ChangeEvent) async {
-        let eventId = event.id.data
+    /// `event` is what the route made of `entry`'s event.
+    private func deliverUnordered(_ event: ChangeEvent, of entry: ChangeFeed.Entry) async {
+        let eventId = entry.eventId
         switch await deliver(event, eventId: eventId) {
         case .delivered:
-            progress.finish(event, eventId: eventId, at: clock.now(), deadLettered: false)
+            progress.finish(entry, at: clock.now(), deadLettered: false)
         case .failed(let error, let attempts):
             let letter = DeadLetter(
                 trigger: definition.name, eventId: eventId, input: .database(event), error: "\(error)",
                 attempts: attempts, failedAt: clock.now())
             do {
                 try await ledger.add(letter)
-                progress.finish(event, eventId: eventId, at: clock.now(), deadLettered: true)
+                progress.finish(entry, at: clock.now(), deadLettered: true)
             } catch {
                 // Not recorded, so not finished: the saved position stays before it until a restart redelivers it.
                 progress.abandon()
@@ -143,14 +142,22 @@ struct DatabaseTriggerRunner: Sendable {
         }
     }
 
-    private func deliver(_ event: ChangeEvent, eventId: String) async -> DeliveryOutcome {
-        await delivery.deliver(definition, input: .database(event), eventId: eventId) { _ in
-            progress.recordFailedAttempt()
-        }
+    private func deliver(_ event: consuming ChangeEvent, eventId: String) async -> DeliveryOutcome {
+        await delivery.deliver(
+            TriggerInvocation(trigger: definition, input: .database(event), eventId: eventId, attempt: 1)
+        ) { _ in progress.recordFailedAttempt() }
     }
 
-    private func deliverable(_ event: ChangeEvent, route: ChangeEventRoute) async throws -> ChangeEvent? {
-        guard route.watches(event) else { return nil }
+    /// `entry`'s event as the trigger's function receives it; nil when the trigger does not take it.
+    private func deliverable(_ entry: ChangeFeed.Entry, route: ChangeEventRoute) async throws -> ChangeEvent? {
+        // Most events go as they are: copied once, here, into what the function receives.
+        guard route.watches(entry.event) else { return nil }
+        if route.deliversUnchanged(entry.event) { return entry.event }
+        return try await transformed(entry.event, route: route)
+    }
+
+    /// The event after the route's lookup, `match` and `project`.
+    private func transformed(_ event: ChangeEvent, route: ChangeEventRoute) async throws -> ChangeEvent? {
         var current: BSONDocument?
         if route.needsLookup(event), let namespace = event.namespace, let id = event.documentKey?["_id"] {
             current = try await store.database(namespace.database).collection(namespace.collection).findOne([

@@ -35,9 +35,9 @@ struct ScheduledTriggerRunner: Sendable {
         let event = ScheduledEvent(triggerName: definition.name, scheduledTime: time)
         let eventId = Self.eventId(name: definition.name, time: time)
         progress.beginDelivery()
-        let outcome = await delivery.deliver(definition, input: .scheduled(event), eventId: eventId) { _ in
-            progress.recordFailedAttempt()
-        }
+        let outcome = await delivery.deliver(
+            TriggerInvocation(trigger: definition, input: .scheduled(event), eventId: eventId, attempt: 1)
+        ) { _ in progress.recordFailedAttempt() }
         if case .failed(let error, let attempts) = outcome {
             let letter = DeadLetter(
                 trigger: definition.name, eventId: eventId, input: .scheduled(event), error: "\(error)",

@@ -11,33 +11,47 @@ enum DeliveryOutcome: Sendable {
 struct TriggerDelivery: Sendable {
     let handler: TriggerHandler
     let retry: RetryPolicy
+    /// The runner's stop switch: no attempt starts once a stop was requested. A delivery no runtime
+    /// stops (a redelivery by request) has one of its own that is never asked.
+    var stop = TriggerStop()
 
-    /// Attempts are numbered from `firstAttempt` (a redelivery continues a dead letter's count), and
-    /// `retry.maxAttempts` of them are made at most. Each attempt runs in a task of its own, so stopping
-    /// the runtime (cancelling the caller) lets a running function finish instead of cancelling it.
-    func deliver(
-        _ trigger: TriggerDefinition, input: TriggerInput, eventId: String, firstAttempt: Int = 1,
-        onFailedAttempt: (any Error) -> Void
-    ) async -> DeliveryOutcome {
+    /// Makes `invocation` (its first attempt) and retries, numbering attempts on from its `attempt` (a
+    /// redelivery continues a dead letter's count); `retry.maxAttempts` of them are made at most. Each
+    /// attempt runs inline, in the caller's task: `stop` keeps the runtime from cancelling that task while
+    /// a function runs, so stopping lets a running function finish; the backoff between attempts ends on
+    /// cancellation.
+    func deliver(_ invocation: consuming TriggerInvocation, onFailedAttempt: (any Error) -> Void) async
+        -> DeliveryOutcome
+    {
+        var invocation = invocation
+        let firstAttempt = invocation.attempt
         let lastAttempt = firstAttempt + max(1, retry.maxAttempts) - 1
-        var attempt = firstAttempt
         let handler = self.handler
         while true {
-            let invocation = TriggerInvocation(trigger: trigger, input: input, eventId: eventId, attempt: attempt)
-            switch await Task(operation: { try await handler(invocation) }).result {
-            case .success:
-                return .delivered(attempts: attempt)
-            case .failure(let error):
+            let result = await stop.run { () async -> Result<Void, any Error> in
+                do {
+                    try await handler(invocation)
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch result {
+            case nil:
+                return .interrupted
+            case .success?:
+                return .delivered(attempts: invocation.attempt)
+            case .failure(let error)?:
                 onFailedAttempt(error)
-                if attempt >= lastAttempt { return .failed(error: error, attempts: attempt) }
+                if invocation.attempt >= lastAttempt { return .failed(error: error, attempts: invocation.attempt) }
             }
             do {
-                try await Task.sleep(for: retry.backoff(afterAttempt: attempt - firstAttempt + 1))
+                try await Task.sleep(for: retry.backoff(afterAttempt: invocation.attempt - firstAttempt + 1))
             } catch {
                 return .interrupted
             }
             if Task.isCancelled { return .interrupted }
-            attempt += 1
+            invocation.attempt += 1
         }
     }
 }

@@ -19,14 +19,15 @@ extension TriggerRuntime {
                 let item = progress[definition.name], item.snapshot.runState == .running
             else { continue }
             delivered.append(definition.name)
-            let delivery = TriggerDelivery(handler: handler, retry: configuration.retry)
+            let stop = TriggerStop()
+            let delivery = TriggerDelivery(handler: handler, retry: configuration.retry, stop: stop)
             let (ledger, clock) = (ledger, configuration.clock)
             let id = ObjectId()
             item.beginDelivery()
-            authenticationDeliveries[id] = Task {
-                let outcome = await delivery.deliver(definition, input: .authentication(event), eventId: eventId) { _ in
-                    item.recordFailedAttempt()
-                }
+            let task = Task {
+                let outcome = await delivery.deliver(
+                    TriggerInvocation(trigger: definition, input: .authentication(event), eventId: eventId, attempt: 1)
+                ) { _ in item.recordFailedAttempt() }
                 var recorded = outcome
                 if case .failed(let error, let attempts) = outcome {
                     let letter = DeadLetter(
@@ -37,6 +38,7 @@ extension TriggerRuntime {
                 item.endDelivery(eventId: eventId, eventTime: event.time, at: clock.now(), outcome: recorded)
                 self.finishAuthenticationDelivery(id)
             }
+            authenticationDeliveries[id] = TriggerTask(task: task, stop: stop)
         }
         return delivered
     }

@@ -127,7 +127,8 @@ extension TriggerRuntime {
         let item = progress[definition.name]
         let delivery = TriggerDelivery(handler: handler, retry: retryPolicy(of: definition))
         let outcome = await delivery.deliver(
-            definition, input: letter.input, eventId: letter.eventId, firstAttempt: letter.attempts + 1
+            TriggerInvocation(
+                trigger: definition, input: letter.input, eventId: letter.eventId, attempt: letter.attempts + 1)
         ) { _ in item?.recordFailedAttempt() }
         switch outcome {
         case .delivered:

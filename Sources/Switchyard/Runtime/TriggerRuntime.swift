@@ -18,8 +18,9 @@ import Foundation
 ///   events carry `fullDocumentBeforeChange: null` (recreate it, or create it before first use).
 /// - Scheduled triggers save their last fire time after the function finished and catch up missed
 ///   fire times on start. Authentication events are delivered from memory only (see `fire(authEvent:)`).
-/// - `stop()` lets running functions finish; a function that never returns holds it up, so functions
-///   are expected to enforce their own timeout.
+/// - Functions run inline in their trigger's task (no task per event); `stop()` never cancels a running
+///   one but lets it finish, so a function that never returns holds it up: functions are expected to
+///   enforce their own timeout (`SwitchyardApp` does).
 ///
 /// ```swift
 /// let runtime = TriggerRuntime(store: store, definitions: app.triggers) { invocation in
@@ -34,10 +35,10 @@ public actor TriggerRuntime {
     let ledger: TriggerLedger
     private(set) var definitions: [TriggerDefinition]
     var progress: [String: TriggerProgress] = [:]
-    var runners: [String: Task<Void, Never>] = [:]
+    var runners: [String: TriggerTask] = [:]
     /// The change log read once for all database triggers, by whether they ask for pre-images.
     var feeds: [Bool: ChangeFeed] = [:]
-    var authenticationDeliveries: [ObjectId: Task<Void, Never>] = [:]
+    var authenticationDeliveries: [ObjectId: TriggerTask] = [:]
     /// Whether `start()` ran and `stop()` did not since.
     public private(set) var isRunning = false
 
@@ -77,7 +78,7 @@ public actor TriggerRuntime {
         isRunning = false
         let tasks = Array(runners.values) + Array(authenticationDeliveries.values)
         runners = [:]
-        for task in tasks { task.cancel() }
+        for task in tasks { task.requestStop() }
         for task in tasks { await task.value }
         feeds = [:]
         for item in progress.values {
@@ -145,7 +146,8 @@ public actor TriggerRuntime {
             return
         }
         let clock = configuration.clock
-        let delivery = TriggerDelivery(handler: handler, retry: retryPolicy(of: definition))
+        let stop = TriggerStop()
+        let delivery = TriggerDelivery(handler: handler, retry: retryPolicy(of: definition), stop: stop)
         switch definition.kind {
         case .database(let trigger):
             if item.state.position == nil || trigger.skipCatchupEvents { item.update { $0.position = logEnd } }
@@ -156,7 +158,7 @@ public actor TriggerRuntime {
             let runner = DatabaseTriggerRunner(
                 definition: definition, trigger: trigger, store: store, feed: feed, progress: item,
                 delivery: delivery, ledger: ledger, clock: clock)
-            runners[definition.name] = Task { await runner.run() }
+            runners[definition.name] = TriggerTask(task: Task { await runner.run() }, stop: stop)
         case .scheduled(let trigger):
             // Recorded at once, so a crash before the first fire still catches that fire up at the next start.
             if item.state.lastFireTime == nil || trigger.skipCatchupEvents {
@@ -167,16 +169,16 @@ public actor TriggerRuntime {
             let runner = ScheduledTriggerRunner(
                 definition: definition, trigger: trigger, progress: item, delivery: delivery, ledger: ledger,
                 clock: clock)
-            runners[definition.name] = Task { await runner.run() }
+            runners[definition.name] = TriggerTask(task: Task { await runner.run() }, stop: stop)
         case .authentication:
             item.setRunState(.running)
         }
     }
 
-    /// Cancels a trigger's runner and waits for its in-flight functions.
+    /// Stops a trigger's runner and waits for its in-flight functions.
     func halt(_ name: String) async {
         guard let task = runners.removeValue(forKey: name) else { return }
-        task.cancel()
+        task.requestStop()
         await task.value
     }
 

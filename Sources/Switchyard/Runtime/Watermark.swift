@@ -5,13 +5,15 @@
 struct Watermark: Sendable, Equatable {
     /// The last log sequence read from the stream.
     private(set) var scanned: Int64
-    private(set) var inFlight: Set<Int64> = []
+    /// Ascending. Events begin in log order, so a begin appends; at most `maxConcurrency` long, so a
+    /// linear search beats hashing (this runs twice per event per trigger).
+    private(set) var inFlight: [Int64] = []
 
     init(position: Int64) {
         scanned = position
     }
 
-    var position: Int64 { inFlight.min().map { $0 - 1 } ?? scanned }
+    var position: Int64 { inFlight.first.map { $0 - 1 } ?? scanned }
 
     /// An entry read from the log that needs no delivery (another namespace, filtered out).
     mutating func skip(_ sequence: Int64) {
@@ -20,10 +22,11 @@ struct Watermark: Sendable, Equatable {
 
     mutating func begin(_ sequence: Int64) {
         scanned = max(scanned, sequence)
-        inFlight.insert(sequence)
+        guard !inFlight.contains(sequence) else { return }
+        inFlight.insert(sequence, at: inFlight.firstIndex { $0 > sequence } ?? inFlight.endIndex)
     }
 
     mutating func finish(_ sequence: Int64) {
-        inFlight.remove(sequence)
+        if let index = inFlight.firstIndex(of: sequence) { inFlight.remove(at: index) }
     }
 }
