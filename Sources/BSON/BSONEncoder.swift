@@ -207,7 +207,7 @@ enum BSONEncoder {
         /// A string's UTF-8, without terminator (a native string's is contiguous: one copy).
         mutating func utf8(_ string: String) {
             let utf8 = string.utf8
-            let copied = utf8.withContiguousStorageIfAvailable { raw(UnsafeRawBufferPointer($0)) }
+            let copied: Void? = utf8.withContiguousStorageIfAvailable { raw(UnsafeRawBufferPointer($0)) }
             if copied == nil {
                 for unit in utf8 { byte(unit) }
             }
