@@ -41,6 +41,12 @@ struct AppOptions {
         }
     }
 
+    /// The arguments of a command that takes nothing but `options` (`names` or `dataNames`).
+    init(only arguments: [String], options: [String], usage: String) throws(UsageError) {
+        try self.init(
+            Arguments(arguments, options: options, flags: [], takesPositionals: false, usage: usage), usage: usage)
+    }
+
     /// Loads and validates the configuration against the app's functions (those linked into this executable), printing every problem as `file:line:col: message`.
     func load() -> AppConfiguration? {
         do {

@@ -27,9 +27,7 @@ struct RunCommand: Command {
     var app: AppOptions
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments, options: AppOptions.dataNames, flags: [], takesPositionals: false, usage: Self.usage)
-        app = try AppOptions(parsed, usage: Self.usage)
+        app = try AppOptions(only: arguments, options: AppOptions.dataNames, usage: Self.usage)
     }
 
     func run() async throws(CommandFailure) -> Int32 {

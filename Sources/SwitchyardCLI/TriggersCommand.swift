@@ -21,9 +21,7 @@ struct TriggersCommand: Command {
     var app: AppOptions
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments, options: AppOptions.dataNames, flags: [], takesPositionals: false, usage: Self.usage)
-        app = try AppOptions(parsed, usage: Self.usage)
+        app = try AppOptions(only: arguments, options: AppOptions.dataNames, usage: Self.usage)
     }
 
     func run() async -> Int32 {

@@ -20,9 +20,7 @@ struct ValidateCommand: Command {
     var app: AppOptions
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(
-            arguments, options: AppOptions.names, flags: [], takesPositionals: false, usage: Self.usage)
-        app = try AppOptions(parsed, usage: Self.usage)
+        app = try AppOptions(only: arguments, options: AppOptions.names, usage: Self.usage)
     }
 
     func run() -> Int32 {
