@@ -34,7 +34,7 @@ final class StoreWorker: @unchecked Sendable {
     private var checkpointRequested = false
     private var isClosed = false
     private var core: StoreCore?
-    /// Checkpoints beside the writers' commits (SQLite); nil: every checkpoint holds the core.
+    /// Checkpoints beside concurrent writers' commits (SQLite); nil: every checkpoint holds the core.
     private var checkpointer: Checkpointer?
     private let maximumBatch: Int
     let notifier = ChangeNotifier()
@@ -132,10 +132,15 @@ final class StoreWorker: @unchecked Sendable {
                 commit(batchWrites, core: core)
                 lastCommit = ContinuousClock.now - start
             }
-            // A large log is copied beside the writers (below, without the core), an overlarge one
-            // with them waiting, which lets it start over.
+            // A large log is copied beside concurrent writers (below, without the core), an overlarge one
+            // with them waiting, which lets it start over. A lone writer (its batches of one, or its request
+            // alone) waits for every checkpoint, as under SQLite's own automatic checkpoint: the copy then
+            // catches up with the log, which starts over small, where one beside a writer that commits on
+            // never catches up and the log grows to its bound; that was slower for the writer.
+            let lone = batchWrites.count <= 1
             var checkpointNeed = core.engine.checkpointNeed
-            if checkpointNeed == .blockingWriters || (checkpointNeed == .besideWriters && checkpointer == nil) {
+            if checkpointNeed == .blockingWriters || (checkpointNeed == .besideWriters && (checkpointer == nil || lone))
+            {
                 core.engine.checkpoint()
                 checkpointNeed = .none
             }
@@ -235,9 +240,9 @@ final class StoreWorker: @unchecked Sendable {
         guard alone, coreLock.try() else { return nil }
         defer { coreLock.unlock() }
         guard let core else { return nil }
-        // Past the log's bound the writer waits, in the queue, for the store's thread to checkpoint:
-        // committing on while a checkpoint runs beside it would grow the log without end.
-        if core.engine.checkpointNeed == .blockingWriters {
+        // Past the automatic checkpoint's size the writer waits, in the queue, for the store's thread to
+        // checkpoint with the core held (a checkpoint fsyncs: not on the caller's thread); see `runLoop`.
+        if core.engine.checkpointNeed != .none {
             requestCheckpoint()
             return nil
         }
@@ -261,8 +266,6 @@ final class StoreWorker: @unchecked Sendable {
             return .failure(error)
         }
         if core.needsPruning { prune(core) }
-        // A checkpoint writes the database file and fsyncs: the store's thread does it. Not as a queued
-        // job: the writer would no longer be alone, and queue its next writes behind the checkpoint.
         if core.engine.checkpointNeed != .none { requestCheckpoint() }
         return result
     }
