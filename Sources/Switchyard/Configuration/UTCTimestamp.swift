@@ -1,6 +1,8 @@
 import Foundation
 
-/// `YYYY-MM-DDTHH:MM:SS[.mmm]Z` for reports and logs, computed without calendars or locales.
+/// `YYYY-MM-DDTHH:MM:SS[.mmm]Z` for reports and logs, computed without calendars or locales, digit by digit
+/// into the string's own storage (`serve` prints one per call). Years past 9999 take more digits; years
+/// before 0 a leading `-`.
 public enum UTCTimestamp {
     public static func text(_ date: Date, milliseconds: Bool = false) -> String {
         let total = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
@@ -8,28 +10,22 @@ public enum UTCTimestamp {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
         let day = CivilDate(daysSinceEpoch: days)
-        if (0...9999).contains(day.year) {
-            return fixedWidth(
-                [Int(day.year), day.month, day.day, secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60],
-                milliseconds: milliseconds ? Int(total - seconds * 1000) : nil)
+        let year = day.year.magnitude
+        var yearWidth = 4
+        var limit: UInt64 = 10_000
+        while year >= limit && yearWidth < 19 {
+            yearWidth += 1
+            limit *= 10
         }
-        func padded(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        var text = "\(padded(day.year, 4))-\(padded(Int64(day.month), 2))-\(padded(Int64(day.day), 2))T"
-        text += "\(padded(Int64(secondOfDay / 3600), 2)):\(padded(Int64(secondOfDay / 60 % 60), 2)):"
-        text += padded(Int64(secondOfDay % 60), 2)
-        if milliseconds { text += "." + padded(total - seconds * 1000, 3) }
-        return text + "Z"
-    }
-
-    /// Years 0 to 9999, digit by digit into the string's own storage (`serve` prints a timestamp per call).
-    private static func fixedWidth(_ fields: [Int], milliseconds: Int?) -> String {
-        let separators: [UInt8] = Array("--T::".utf8)
-        return String(unsafeUninitializedCapacity: milliseconds == nil ? 20 : 24) { buffer in
+        let sign = day.year < 0 ? 1 : 0
+        let capacity = sign + yearWidth + 16 + (milliseconds ? 4 : 0)
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
             var position = 0
-            func write(_ value: Int, width: Int) {
+            func put(_ character: Unicode.Scalar) {
+                buffer[position] = UInt8(ascii: character)
+                position += 1
+            }
+            func write(_ value: UInt64, width: Int) {
                 var remaining = value
                 for offset in stride(from: width - 1, through: 0, by: -1) {
                     buffer[position + offset] = UInt8(ascii: "0") + UInt8(remaining % 10)
@@ -37,20 +33,24 @@ public enum UTCTimestamp {
                 }
                 position += width
             }
-            for (index, field) in fields.enumerated() {
-                write(field, width: index == 0 ? 4 : 2)
-                if index < separators.count {
-                    buffer[position] = separators[index]
-                    position += 1
-                }
+            if sign == 1 { put("-") }
+            write(year, width: yearWidth)
+            put("-")
+            write(UInt64(day.month), width: 2)
+            put("-")
+            write(UInt64(day.day), width: 2)
+            put("T")
+            write(UInt64(secondOfDay / 3600), width: 2)
+            put(":")
+            write(UInt64(secondOfDay / 60 % 60), width: 2)
+            put(":")
+            write(UInt64(secondOfDay % 60), width: 2)
+            if milliseconds {
+                put(".")
+                write(UInt64(total - seconds * 1000), width: 3)
             }
-            if let milliseconds {
-                buffer[position] = UInt8(ascii: ".")
-                position += 1
-                write(milliseconds, width: 3)
-            }
-            buffer[position] = UInt8(ascii: "Z")
-            return position + 1
+            put("Z")
+            return position
         }
     }
 }

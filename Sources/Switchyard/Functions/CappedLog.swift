@@ -67,16 +67,25 @@ final class CappedLog: Sendable {
     }
 
     func insert(_ document: BSONDocument) async throws {
+        try await write([document])
+    }
+
+    /// Inserts `documents` (one insert), pruning once `pruneInterval` of them have been written since the last.
+    private func write(_ documents: [BSONDocument]) async throws {
         // Noted before pruning (even when the insert failed: a wrong count only makes the prune read the order
         // again), so that the prune finds its order complete.
         do {
-            _ = try await collection.insertOne(document)
+            if documents.count == 1 {
+                _ = try await collection.insertOne(documents[0])
+            } else {
+                _ = try await collection.insertMany(documents, ordered: false)
+            }
         } catch {
-            noteInserted([document])
+            noteInserted(documents)
             throw error
         }
-        noteInserted([document])
-        let count = insertsSincePrune.add(1, ordering: .relaxed).newValue
+        noteInserted(documents)
+        let count = insertsSincePrune.add(documents.count, ordering: .relaxed).newValue
         if count >= pruneInterval {
             insertsSincePrune.store(0, ordering: .relaxed)
             try await prune()
@@ -130,19 +139,7 @@ final class CappedLog: Sendable {
                 return
             }
             do {
-                // As in `insert`: noted before the prune that follows.
-                do {
-                    _ = try await collection.insertMany(batch, ordered: false)
-                } catch {
-                    noteInserted(batch)
-                    throw error
-                }
-                noteInserted(batch)
-                let count = insertsSincePrune.add(batch.count, ordering: .relaxed).newValue
-                if count >= pruneInterval {
-                    insertsSincePrune.store(0, ordering: .relaxed)
-                    try await prune()
-                }
+                try await write(batch)
             } catch {
                 // The runs themselves are over; a log the store refused (it is closing) is reported where the
                 // operator sees it rather than failing anything.

@@ -146,7 +146,6 @@ final class ServerShared: Sendable {
         return collector.values
     }
 
-    /// Read into stack memory: every request asks.
     /// A header name lower-cased straight from its C string: names are ASCII tokens, and `lowercased()` of a
     /// `String` made first costs every header of every request a Unicode mapping and a second string.
     private static func lowercasedName(_ key: UnsafePointer<CChar>) -> String {
@@ -160,6 +159,7 @@ final class ServerShared: Sendable {
         }
     }
 
+    /// Read into stack memory: every request asks.
     private static func remoteAddress(_ connection: OpaquePointer) -> String {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
             buffer.initialize(repeating: 0)
@@ -185,11 +185,10 @@ private final class ValueCollector {
 
     /// `name` comes lower-cased already when `lowercasingNames` is set.
     func add(_ name: String, _ value: String) {
-        let key = name
-        if lowercasingNames, let earlier = values[key] {
-            values[key] = "\(earlier), \(value)"
+        if lowercasingNames, let earlier = values[name] {
+            values[name] = "\(earlier), \(value)"
         } else {
-            values[key] = value
+            values[name] = value
         }
     }
 }
