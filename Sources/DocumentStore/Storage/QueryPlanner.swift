@@ -23,6 +23,15 @@ enum QueryPlan: Sendable {
         }
     }
 
+    /// Whether reading the candidates takes one SQL statement (which sees one commit by itself).
+    var isSingleStatement: Bool {
+        switch self {
+        case .collectionScan: true
+        case .idLookup(let ids): ids.count <= 1
+        case .indexScan(_, let ranges): ranges.count <= 1
+        }
+    }
+
     var indexName: String? {
         switch self {
         case .collectionScan: nil
@@ -47,7 +56,7 @@ enum QueryPlanner {
                 if ranges.count == points.count { return .indexScan(index, deduplicated(ranges)) }
             }
             if rangeCandidate == nil, !leading.descending,
-                let range = conditions.lazy.filter({ $0.path == leading.path }).compactMap({
+                let range = conditions.lazy.filter({ samePath($0.path, leading.path) }).compactMap({
                     try? boundRange($0.bounds)
                 })
                 .first
@@ -56,6 +65,12 @@ enum QueryPlanner {
             }
         }
         return rangeCandidate ?? .collectionScan
+    }
+
+    /// Field paths name the same field when their bytes agree, as a document's keys do: Swift's `==`
+    /// also equates two spellings of "é", which are different fields.
+    static func samePath(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
     }
 
     /// The fields an upsert copies from its filter: top-level equalities (and `$eq`), also under `$and`.
@@ -91,7 +106,8 @@ enum QueryPlanner {
         return true
     }
 
-    private static func pointRange(_ value: BSON, descending: Bool) throws(StoreError) -> KeyRange {
+    /// The keys equal to `value` in an index field of that direction.
+    static func pointRange(_ value: BSON, descending: Bool) throws(StoreError) -> KeyRange {
         var key = try IndexKey.encode(value)
         if descending { key = key.map { ~$0 } }
         return KeyRange(lower: key, upper: IndexKey.successor(of: key))
@@ -121,7 +137,7 @@ enum QueryPlanner {
 extension Array where Element == IndexableCondition {
     /// The values of the first equality or `$in` on `path` whose values the index holds exactly.
     fileprivate func points(on path: String) -> [BSON]? {
-        for condition in self where condition.path == path {
+        for condition in self where QueryPlanner.samePath(condition.path, path) {
             switch condition.bounds {
             case .equal(let value) where QueryPlanner.isExact(value): return [value]
             case .in(let values) where values.allSatisfy(QueryPlanner.isExact): return values
