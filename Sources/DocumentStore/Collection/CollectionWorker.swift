@@ -4,7 +4,7 @@ struct CollectionWorker: Sendable {
     let store: DocumentStore
     let namespace: Namespace
 
-    func query<T: Sendable>(
+    nonisolated(nonsending) func query<T: Sendable>(
         deferringTransaction: Bool = false, _ body: @escaping @Sendable (StoreView) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
         try await store.worker.query(deferringTransaction: deferringTransaction, body)

@@ -21,7 +21,7 @@ final class QueryPlanCache: Sendable {
     private enum Access: Sendable {
         case collectionScan
         case idLookup(field: Int)
-        case indexScan(IndexDefinition, field: Int)
+        case indexScan(IndexReference, descending: Bool, field: Int)
     }
 
     private final class Shape: Sendable {
@@ -53,7 +53,7 @@ final class QueryPlanCache: Sendable {
             return (Self.matcher(shape, filter.values), try Self.plan(shape.access, filter.values))
         }
         let compiled = try Self.plan(filter, indexes: indexes)
-        if let access = Self.access(of: compiled.plan, fields: filter.keys) {
+        if let access = Self.access(of: compiled.plan, fields: filter.keys, indexes: indexes) {
             let shape = Shape(fields: filter.keys, access: access)
             shapes.withLock { shapes in
                 guard !shapes.contains(where: { $0.matches(filter) }) else { return }
@@ -95,7 +95,7 @@ final class QueryPlanCache: Sendable {
 
     /// The shape of the planner's choice: the field whose value it looked up (the first one with the
     /// path, as the planner takes it); nil for a plan that does not bind one value.
-    private static func access(of plan: QueryPlan, fields: [String]) -> Access? {
+    private static func access(of plan: QueryPlan, fields: [String], indexes: [IndexDefinition]) -> Access? {
         switch plan {
         case .collectionScan:
             return .collectionScan
@@ -105,10 +105,10 @@ final class QueryPlanCache: Sendable {
             }
             return .idLookup(field: field)
         case .indexScan(let index, let ranges):
-            guard ranges.count == 1, let leading = index.fields.first,
+            guard ranges.count == 1, let leading = indexes.first(where: { $0.id == index.id })?.fields.first,
                 let field = fields.firstIndex(where: { QueryPlanner.samePath($0, leading.path) })
             else { return nil }
-            return .indexScan(index, field: field)
+            return .indexScan(index, descending: leading.descending, field: field)
         }
     }
 
@@ -118,8 +118,7 @@ final class QueryPlanCache: Sendable {
             return .collectionScan
         case .idLookup(let field):
             return .idLookup([values[field]])
-        case .indexScan(let index, let field):
-            let descending = index.fields.first?.descending ?? false
+        case .indexScan(let index, let descending, let field):
             return .indexScan(index, [try QueryPlanner.pointRange(values[field], descending: descending)])
         }
     }

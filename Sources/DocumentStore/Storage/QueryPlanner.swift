@@ -1,9 +1,27 @@
 import BSON
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A range of index keys, `lower <= key < upper` (nil upper: no bound).
 struct KeyRange: Sendable, Equatable {
     var lower: [UInt8]
     var upper: [UInt8]?
+}
+
+/// The index a scan reads: its catalog id, under which its entries are stored, and its name for `explain`.
+/// A plan carries only these, not the whole definition, as it is made for every query.
+struct IndexReference: Sendable {
+    var id: Int64
+    var name: String
+
+    init(_ index: IndexDefinition) {
+        id = index.id
+        name = index.name
+    }
 }
 
 /// How a query reads its candidates. Candidates are always a superset of the matches: the filter is
@@ -12,7 +30,7 @@ enum QueryPlan: Sendable {
     case collectionScan
     /// Point lookups of `_id` values in the documents table.
     case idLookup([BSON])
-    case indexScan(IndexDefinition, [KeyRange])
+    case indexScan(IndexReference, [KeyRange])
 
     /// The stage name `explain` reports.
     var stage: String {
@@ -53,7 +71,7 @@ enum QueryPlanner {
             guard let leading = index.fields.first else { continue }
             if let points = conditions.points(on: leading.path) {
                 let ranges = points.compactMap { try? pointRange($0, descending: leading.descending) }
-                if ranges.count == points.count { return .indexScan(index, deduplicated(ranges)) }
+                if ranges.count == points.count { return .indexScan(IndexReference(index), deduplicated(ranges)) }
             }
             if rangeCandidate == nil, !leading.descending,
                 let range = conditions.lazy.filter({ samePath($0.path, leading.path) }).compactMap({
@@ -61,7 +79,7 @@ enum QueryPlanner {
                 })
                 .first
             {
-                rangeCandidate = .indexScan(index, [range])
+                rangeCandidate = .indexScan(IndexReference(index), [range])
             }
         }
         return rangeCandidate ?? .collectionScan
@@ -70,7 +88,11 @@ enum QueryPlanner {
     /// Field paths name the same field when their bytes agree, as a document's keys do: Swift's `==`
     /// also equates two spellings of "é", which are different fields.
     static func samePath(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+            }
+        }
     }
 
     /// The fields an upsert copies from its filter: top-level equalities (and `$eq`), also under `$and`.
