@@ -132,7 +132,7 @@ final class StoreWorker: @unchecked Sendable {
                 commit(batchWrites, core: core)
                 lastCommit = ContinuousClock.now - start
             }
-            // A large log is copied beside concurrent writers (below, without the core), an overlarge one
+            // A large log is copied beside concurrent writers (by the checkpointer's thread), an overlarge one
             // with them waiting, which lets it start over. A lone writer (its batches of one, or its request
             // alone) waits for every checkpoint, as under SQLite's own automatic checkpoint: the copy then
             // catches up with the log, which starts over small, where one beside a writer that commits on

@@ -93,7 +93,16 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func makeCheckpointer() throws(StoreError) -> Checkpointer? {
-        SQLiteCheckpointer(connection: try SQLiteConnection(path: path, create: false), frames: walFrames)
+        let checkpointing = try SQLiteConnection(path: path, create: false)
+        // A connection learns that the file is in WAL mode when it first reads it; until then its checkpoints
+        // return at once, having copied nothing.
+        do {
+            try checkpointing.execute("PRAGMA journal_mode=WAL")
+        } catch {
+            checkpointing.close()
+            throw error
+        }
+        return SQLiteCheckpointer(connection: checkpointing, frames: walFrames)
     }
 
     /// Starts a read transaction: the statements until `endRead` see one committed snapshot.
@@ -361,24 +370,59 @@ final class SQLiteEngine: StorageEngine {
     }
 }
 
-/// A second connection to the store's file that only checkpoints (passively: it copies the frames no
-/// reader needs and never waits for the writer), so that the writers' commits go on meanwhile. Used by the
-/// store's thread alone.
-private final class SQLiteCheckpointer: Checkpointer {
+/// A second connection to the store's file that only checkpoints, passively (it copies the frames no reader
+/// needs and never waits for the writer), on a thread of its own: the copy and its fsync, milliseconds per
+/// thousand pages, run while the store's thread goes on committing. Requests made while one runs are met by
+/// the next.
+private final class SQLiteCheckpointer: Checkpointer, @unchecked Sendable {
+    // Used by the checkpointing thread alone once started (and closed after it ended).
     private let connection: SQLiteConnection
     private let frames: WALFrameCount
+    // `requested`, `closing` and `ended` are guarded by `condition`'s lock.
+    private let condition = NSCondition()
+    private var requested = false
+    private var closing = false
+    private var ended = false
 
     init(connection: SQLiteConnection, frames: WALFrameCount) {
         self.connection = connection
         self.frames = frames
+        Thread.detachNewThread { [self] in run() }
     }
 
     func checkpoint() {
         // Cleared first: a commit during the checkpoint reports the log's size again, so the next
         // checkpoint is not missed.
         frames.value = 0
-        connection.checkpoint()
+        condition.lock()
+        requested = true
+        condition.signal()
+        condition.unlock()
     }
 
-    func close() { connection.close() }
+    private func run() {
+        while true {
+            condition.lock()
+            while !requested && !closing { condition.wait() }
+            guard !closing else {
+                ended = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            requested = false
+            condition.unlock()
+            connection.checkpoint()
+        }
+    }
+
+    /// Waits for a checkpoint under way to end.
+    func close() {
+        condition.lock()
+        closing = true
+        condition.broadcast()
+        while !ended { condition.wait() }
+        condition.unlock()
+        connection.close()
+    }
 }

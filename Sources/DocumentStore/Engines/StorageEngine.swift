@@ -111,7 +111,7 @@ enum CheckpointNeed: Sendable, Equatable {
     case blockingWriters
 }
 
-/// Checkpoints on a connection of its own, beside the writers' commits, from the store's thread.
+/// Checkpoints on a connection of its own, beside the writers' commits, when the store's thread asks.
 protocol Checkpointer: AnyObject {
     func checkpoint()
     func close()
