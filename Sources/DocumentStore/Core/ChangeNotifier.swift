@@ -108,9 +108,9 @@ final class ChangeNotifier: Sendable {
     private let polling = Atomic<Bool>(false)
 
     /// How long a stream whose commits come quickly polls before it suspends. A wake-up costs the
-    /// committing writer a system call and the woken stream's thread a round trip through the kernel,
-    /// together about a third of a lone writer's insert; a stream that follows such a writer (a trigger
-    /// whose function is quick) is usually waiting for the next commit for less than this.
+    /// committing writer a system call (a fifth of a lone writer's insert, in the trigger benchmark) and
+    /// the woken stream's thread a round trip through the kernel; a stream that follows such a writer (a
+    /// trigger whose function is quick) usually waits less than this for the next commit.
     static let pollWindow = Duration.microseconds(100)
 
     /// The log ends at `sequence` when the store opens; nothing is in memory yet.
