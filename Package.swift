@@ -1,6 +1,22 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The `switchyard` executable carries the Swift runtime and Foundation inside instead of loading them as shared
+/// libraries: an idle `switchyard serve` then maps only the parts it uses (dead-stripped, no symbol binding or
+/// relocation of a dozen libraries at start), about 6 MB less resident memory. Linked by lld for compact relative
+/// relocations (`pack-relative-relocs`, which gold lacks). `-static-stdlib` here applies to linking only, so the
+/// libraries Foundation's archives need are named (the shared libraries bring their own).
+let switchyardLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+        .when(platforms: [.linux])),
+    .linkedLibrary("FoundationInternationalization", .when(platforms: [.linux])),
+    .linkedLibrary("_FoundationICU", .when(platforms: [.linux])),
+    .linkedLibrary("CoreFoundation", .when(platforms: [.linux])),
+    .linkedLibrary("_FoundationCShims", .when(platforms: [.linux])),
+    .linkedLibrary("_FoundationCollections", .when(platforms: [.linux])),
+]
+
 let package = Package(
     name: "Switchyard",
     platforms: [.macOS(.v15)],
@@ -48,7 +64,9 @@ let package = Package(
         .target(
             name: "SwitchyardCLI",
             dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer"]),
-        .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI", "Functions"]),
+        .executableTarget(
+            name: "switchyard", dependencies: ["SwitchyardCLI", "Functions"],
+            linkerSettings: switchyardLinkerSettings),
         // For users' own tests: an in-memory app, synthetic events, awaiting idle, the outbox.
         .target(name: "SwitchyardTesting", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging"]),
 

@@ -82,7 +82,7 @@ public final class AppServer: Sendable {
         clientAPI.addRoutes(to: &router)
         let fcmEmulator = FCMEmulator(outbox: app.pushOutbox)
         router.add(fcmEmulator.routes)
-        let adminToken = try AdminToken.generate()
+        let adminToken = AdminToken.generate()
         if let directory = configuration.dataDirectory { try adminToken.write(toDirectory: directory) }
         router.add(
             AdminAPI(app: app, token: adminToken, users: clientAPI.users, dataDirectory: configuration.dataDirectory)

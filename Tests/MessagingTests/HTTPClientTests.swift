@@ -147,6 +147,31 @@ import Testing
         #expect(server.state.connections.load(ordering: .relaxed) == 1)
     }
 
+    /// The transfer loop starts with the first request: requests that race to be first all run on one loop,
+    /// whose count covers every connection the server saw; a client that never sends goes away cleanly.
+    @Test func concurrentFirstRequestsShareOneTransferLoop() async throws {
+        let server = try TestHTTPServer()
+        _ = try HTTPClient()
+        let client = try HTTPClient()
+        #expect(client.connectionsOpened == 0)
+        try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await client.get(url: "\(server.url)/gate") }
+            }
+            while server.state.arrivals.load(ordering: .relaxed) < 20 {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            server.openGate()
+            var passed = 0
+            for try await response in group where response.status == 200 && response.text == "passed" {
+                passed += 1
+            }
+            #expect(passed == 20)
+        }
+        #expect(client.connectionsOpened == server.state.connections.load(ordering: .relaxed))
+        #expect(client.connectionsOpened >= 1)
+    }
+
     /// More requests in flight than the cooperative pool has threads: all 50 reach the server at once, and a
     /// cooperative task still runs while they wait. Blocking calls on the pool would stall at its width.
     @Test func fiftyConcurrentRequestsLeaveTheCooperativePoolFree() async throws {

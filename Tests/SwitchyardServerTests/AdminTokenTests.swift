@@ -5,8 +5,8 @@ import Testing
 
 @Suite struct AdminTokenTests {
     @Test func generatedTokensAre64HexDigitsAndDifferEachTime() throws {
-        let first = try AdminToken.generate()
-        let second = try AdminToken.generate()
+        let first = AdminToken.generate()
+        let second = AdminToken.generate()
         #expect(first.value.count == 64)
         #expect(first.value.allSatisfy { $0.isHexDigit && !$0.isUppercase })
         #expect(first.value != second.value)
@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func matchesOnlyTheSameToken() throws {
-        let token = try AdminToken.generate()
+        let token = AdminToken.generate()
         #expect(token.matches(token.value))
         #expect(!token.matches(nil))
         #expect(!token.matches(""))
@@ -28,12 +28,12 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
             .appendingPathComponent("nested").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try AdminToken.generate()
+        let first = AdminToken.generate()
         let path = try first.write(toDirectory: directory)
         #expect(path == "\(directory)/admin.token")
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
 
-        let second = try AdminToken.generate()
+        let second = AdminToken.generate()
         try second.write(toDirectory: directory)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)

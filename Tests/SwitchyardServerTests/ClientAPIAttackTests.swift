@@ -90,7 +90,7 @@ import Testing
         try await Self.withApp { served in
             let login = try await served.loginAnonymously()
             let claims = try Self.claims(of: login.accessToken)
-            let otherKey = SigningKey(bytes: try Cryptography.randomBytes(64))
+            let otherKey = SigningKey(bytes: Cryptography.randomBytes(64))
             Self.expectInvalidSession(try await served.call("myNotes", token: JSONWebToken.sign(claims, key: otherKey)))
 
             // A token from another data directory (another key) is refused too.

@@ -217,6 +217,10 @@ import Testing
             #expect(identity["provider_type"] == "local-userpass")
             #expect(identity["id"]?.stringValue?.count == 24)
             #expect(profile["custom_data"]?.documentValue?["role"] == "editor")
+            // The domain is the app's, the same in every user's profile.
+            let other = try await served.loginAnonymously()
+            let otherProfile = try await served.get("\(served.base)/auth/profile", token: other.accessToken)
+            #expect(otherProfile.json?.documentValue?["domain_id"] == profile["domain_id"])
         }
     }
 

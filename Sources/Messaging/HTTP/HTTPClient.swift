@@ -32,21 +32,23 @@ public final class HTTPClient: Sendable {
     }
 
     public let configuration: Configuration
-    private let loop: CurlTransferLoop
+    /// Made by the first request: a client that never sends (a served app whose functions make no HTTP calls)
+    /// keeps no thread and leaves curl and OpenSSL uninitialised, a few megabytes of an idle server.
+    private let loop = Mutex<CurlTransferLoop?>(nil)
 
+    /// Makes the client; curl is set up by the first request, whose error says so if that fails.
     public init(configuration: Configuration = Configuration()) throws(HTTPClientError) {
         self.configuration = configuration
-        loop = try CurlTransferLoop(configuration: configuration)
     }
 
-    deinit { loop.stop() }
+    deinit { loop.withLock { $0?.stop() } }
 
     /// Connections opened so far; requests that reused a kept-alive connection or joined an HTTP/2 one add none.
-    public var connectionsOpened: Int { loop.connectionsOpened.load(ordering: .relaxed) }
+    public var connectionsOpened: Int { loop.withLock { $0?.connectionsOpened.load(ordering: .relaxed) ?? 0 } }
 
     /// Sends the request and waits for the whole response. Cancelling the task aborts the exchange.
     public func send(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse {
-        let loop = self.loop
+        let loop = try startedLoop()
         let id = loop.nextId()
         // The transfer exists only once the continuation does; a cancellation before that is remembered.
         let state = Mutex(SendState.pending)
@@ -70,6 +72,15 @@ public final class HTTPClient: Sendable {
             if let transfer { loop.cancel(transfer) }
         }
         return try result.get()
+    }
+
+    private func startedLoop() throws(HTTPClientError) -> CurlTransferLoop {
+        try loop.withLock { loop throws(HTTPClientError) -> CurlTransferLoop in
+            if let loop { return loop }
+            let started = try CurlTransferLoop(configuration: configuration)
+            loop = started
+            return started
+        }
     }
 }
 

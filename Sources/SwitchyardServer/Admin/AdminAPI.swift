@@ -10,7 +10,7 @@ import Switchyard
 ///
 /// ```swift
 /// var router = Router()
-/// router.add(AdminAPI(app: app, token: try AdminToken.generate(), users: clientAPI.users).router)
+/// router.add(AdminAPI(app: app, token: AdminToken.generate(), users: clientAPI.users).router)
 /// ```
 public struct AdminAPI: Sendable {
     public static let basePath = "/admin/v1"

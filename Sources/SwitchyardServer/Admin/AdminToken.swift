@@ -1,7 +1,6 @@
-import COpenSSL
 import Foundation
 
-/// The bearer token the admin API asks for: 32 random bytes from OpenSSL as 64 hex digits, made anew at
+/// The bearer token the admin API asks for: 32 random bytes from the kernel as 64 hex digits, made anew at
 /// every start, printed by `switchyard serve` and written to `<data-dir>/admin.token` (mode 0600) for scripts.
 public struct AdminToken: Sendable, CustomStringConvertible {
     public static let fileName = "admin.token"
@@ -13,15 +12,9 @@ public struct AdminToken: Sendable, CustomStringConvertible {
         self.value = value
     }
 
-    /// 32 bytes from OpenSSL's CSPRNG.
-    /// - Throws: `AdminTokenError` when OpenSSL has no entropy to give.
-    public static func generate() throws(AdminTokenError) -> AdminToken {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else {
-            ERR_clear_error()
-            throw AdminTokenError(message: "cannot generate the admin token: OpenSSL's random generator failed")
-        }
-        return AdminToken(value: bytes.map { String(format: "%02x", $0) }.joined())
+    /// 32 bytes from the system's CSPRNG.
+    public static func generate() -> AdminToken {
+        AdminToken(value: Cryptography.randomBytes(32).map { String(format: "%02x", $0) }.joined())
     }
 
     /// Whether `candidate` is this token, in time that does not depend on where they differ.
@@ -65,7 +58,7 @@ public struct AdminToken: Sendable, CustomStringConvertible {
     public var description: String { "AdminToken(\(value.count) characters)" }
 }
 
-/// The admin token could not be made or written.
+/// The admin token could not be written.
 public struct AdminTokenError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }

@@ -1,17 +1,17 @@
 import COpenSSL
 
-/// The few OpenSSL primitives the auth layer needs: random bytes, HMAC-SHA256, SHA-256, PBKDF2 and a comparison
-/// whose time does not depend on where two byte strings differ.
+/// The few cryptographic primitives the auth layer needs: random bytes, HMAC-SHA256, SHA-256, PBKDF2 and a
+/// comparison whose time does not depend on where two byte strings differ.
 enum Cryptography {
-    /// Random bytes from OpenSSL's CSPRNG.
-    static func randomBytes(_ count: Int) throws(CryptographyError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let status = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
-        guard status == 1 else {
-            ERR_clear_error()
-            throw CryptographyError(message: "RAND_bytes could not produce \(count) random bytes")
-        }
-        return bytes
+    /// Random bytes from the system's CSPRNG (`SystemRandomNumberGenerator`: getrandom(2) on Linux, which OpenSSL's
+    /// own generator is seeded from). Not from OpenSSL: the signing key and admin token made at start would set
+    /// OpenSSL up (megabytes of its code and tables) in a server that may stay idle and never sign a token.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count { withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0) } }
+        return Array(bytes.prefix(count))
     }
 
     static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {

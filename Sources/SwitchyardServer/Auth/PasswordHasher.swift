@@ -17,7 +17,7 @@ public struct PasswordHasher: Sendable {
     }
 
     func hash(_ password: String) async throws -> PasswordHash {
-        let salt = try Cryptography.randomBytes(Self.saltLength)
+        let salt = Cryptography.randomBytes(Self.saltLength)
         let iterations = self.iterations
         let hash = try await Self.derive(Array(password.utf8), salt: salt, iterations: iterations)
         return PasswordHash(salt: salt, hash: hash, iterations: iterations)

@@ -16,7 +16,7 @@ extension SigningKey {
         if let stored = try await keys.findOne(["_id": .string(documentId)]), let key = SigningKey(document: stored) {
             return key
         }
-        let fresh = try Cryptography.randomBytes(length)
+        let fresh = Cryptography.randomBytes(length)
         do {
             try await keys.insertOne([
                 "_id": .string(documentId), "key": .binary(BSONBinary(data: fresh)),

@@ -36,15 +36,17 @@ public final class ClientAPI: Sendable {
     public let appId: String
     public let users: UserDirectory
     public let tokens: SessionTokens
-    /// App Services' `domain_id` in profiles: stable per app id.
-    let domainId: String
+    /// App Services' `domain_id` in profiles: stable per app id. Hashed when a profile is made (not at start, which
+    /// would set OpenSSL up in a server that may never be asked for one).
+    var domainId: String {
+        Cryptography.sha256(Array(appId.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
 
     private init(app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens) {
         self.app = app
         self.appId = appId
         self.users = users
         self.tokens = tokens
-        domainId = Cryptography.sha256(Array(appId.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Loads (or makes, on first start) the data directory's token signing key and prepares the user collections.

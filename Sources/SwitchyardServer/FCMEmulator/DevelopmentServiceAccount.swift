@@ -5,8 +5,9 @@ import Messaging
 /// service account of the emulator's project whose `token_uri` is this server's `/oauth2/token`, so every send
 /// makes the real OAuth2 exchange (signed assertion, cached token, refresh on 401) before reaching the emulator.
 ///
-/// Its RSA key is made once per process, on a thread of its own and in the background from the first server's
-/// start (generating one takes a good part of a second), and awaited by the first token request.
+/// Its RSA key is made once per process, on a thread of its own, when the first token is requested: generating
+/// one takes a few hundred milliseconds, which the first push after a start waits for. Made at start instead, it
+/// would set OpenSSL up (about 2 MB resident) in every served app, including those that never push.
 actor DevelopmentServiceAccount: AccessTokenProvider {
     static let key: Task<Result<Messaging.SigningKey, CredentialError>, Never> = Task {
         await withCheckedContinuation { continuation in
@@ -32,7 +33,6 @@ actor DevelopmentServiceAccount: AccessTokenProvider {
         self.http = http
         self.retry = retry
         self.httpVersion = httpVersion
-        _ = Self.key  // starts making the key now rather than at the first send
     }
 
     func accessToken() async throws(PushError) -> String {
