@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// MongoDB's comparison order (the one `sort`, range queries, `$min`/`$max` and index keys use):
 /// values of different types compare by a canonical type rank; numbers compare by value across int32,
 /// int64, double and decimal128; NaN is below every other number; strings compare by UTF-8 bytes.
@@ -138,7 +144,16 @@ extension BSON {
     }
 
     static func compareBytes(_ a: String, _ b: String) -> Int {
-        compareSequences(a.utf8, b.utf8)
+        // Compared in place: going through the UTF-8 views byte by byte costs several times more.
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                if order != 0 { return order < 0 ? -1 : 1 }
+                return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+            }
+        }
     }
 
     static func compareSequences<A: Sequence, B: Sequence>(_ a: A, _ b: B) -> Int

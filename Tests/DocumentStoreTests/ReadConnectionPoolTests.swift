@@ -98,6 +98,41 @@ import Testing
         }
     }
 
+    /// A find of one statement reads without a transaction of its own; one of several (an `$in` over
+    /// index ranges or `_id`s) must still see a single commit throughout.
+    @Test(arguments: EngineKind.allCases) func findsOfSeveralStatementsSeeOneCommit(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            try await c.createIndex(["k": 1])
+            try await c.insertOne(["_id": 1, "k": 0])
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // The document moves between the ranges `k: 0` and `k: 1` and between the ids 1 and 2,
+                    // each move one commit: a read that took the ranges or ids from different commits
+                    // could miss it or find it twice.
+                    for i in 0..<300 {
+                        try await c.updateOne(["k": .int32(Int32(i % 2))], ["$set": ["k": .int32(Int32((i + 1) % 2))]])
+                        let (from, to) = i % 2 == 0 ? (1, 2) : (2, 1)
+                        let moved = try await c.bulkWrite([
+                            .deleteOne(filter: ["_id": .int32(Int32(from))]),
+                            .insertOne(["_id": .int32(Int32(to)), "k": .int32(Int32((i + 1) % 2))]),
+                        ])
+                        #expect(moved.deletedCount == 1 && moved.insertedCount == 1)
+                    }
+                }
+                for _ in 0..<2 {
+                    group.addTask { () async throws in
+                        for _ in 0..<600 {
+                            #expect(try await c.find(["k": ["$in": [0, 1]]]).toArray().count == 1)
+                            #expect(try await c.find(["_id": ["$in": [1, 2]]]).toArray().count == 1)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
     @Test(arguments: EngineKind.allCases) func aClosedStoreRefusesReads(kind: EngineKind) async throws {
         let directory = TemporaryDirectory()
         let store = try await DocumentStore.open(configuration(kind, directory: directory.path))

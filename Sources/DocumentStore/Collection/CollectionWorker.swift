@@ -4,10 +4,10 @@ struct CollectionWorker: Sendable {
     let store: DocumentStore
     let namespace: Namespace
 
-    func query<T: Sendable>(_ body: @escaping @Sendable (StoreView) throws(StoreError) -> T) async throws(StoreError)
-        -> T
-    {
-        try await store.worker.query(body)
+    nonisolated(nonsending) func query<T: Sendable>(
+        deferringTransaction: Bool = false, _ body: @escaping @Sendable (StoreView) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        try await store.worker.query(deferringTransaction: deferringTransaction, body)
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T) async throws(StoreError)

@@ -19,9 +19,13 @@ public struct DocumentCollection: Sendable {
         FindCursor(collection: self, filter: filter, options: options)
     }
 
-    func findAll(_ filter: BSONDocument, options: FindOptions) async throws -> [BSONDocument] {
+    /// Runs on its caller's executor, as the read itself does (`StoreWorker.query`).
+    nonisolated(nonsending) func findAll(_ filter: BSONDocument, options: FindOptions) async throws
+        -> [BSONDocument]
+    {
         let namespace = self.namespace
-        return try await worker.query { view throws(StoreError) in
+        // `find` begins the read transaction itself when its plan takes more than one statement.
+        return try await worker.query(deferringTransaction: true) { view throws(StoreError) in
             try view.find(namespace, filter: filter, options: options)
         }
     }

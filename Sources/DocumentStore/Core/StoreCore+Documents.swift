@@ -224,19 +224,17 @@ struct PreparedDocument: Sendable {
     }
 }
 
-/// A filter ready to run; the empty filter matches everything without compiling.
+/// A compiled filter ready to run (`QueryPlanCache.compile`); nil (the empty filter) matches everything.
 struct DocumentMatcher {
-    private let filter: QueryFilter?
+    private let root: QueryMatcher?
 
-    init(_ filter: BSONDocument) throws(StoreError) {
-        self.filter = filter.isEmpty ? nil : try QueryFilter(filter)
+    init(_ root: QueryMatcher?) {
+        self.root = root
     }
-
-    var indexableConditions: [IndexableCondition] { filter?.indexableConditions ?? [] }
 
     /// The match, nil for no match; throws what a `$expr` raises, failing the query as MongoDB does.
     func match(_ document: BSONDocument) throws(StoreError) -> QueryMatch? {
-        guard let filter else { return QueryMatch() }
-        return try filter.evaluate(document)
+        guard let root else { return QueryMatch() }
+        return try root.match(document)
     }
 }

@@ -11,7 +11,16 @@ import BSON
 final class StoreCore {
     struct CollectionState: Sendable {
         var record: CollectionRecord
-        var indexes: [IndexDefinition]
+        var indexes: [IndexDefinition] {
+            didSet { plans = QueryPlanCache() }
+        }
+        /// Plans made for these indexes: replaced with them, so that no plan outlives its indexes.
+        private(set) var plans = QueryPlanCache()
+
+        /// The matcher and plan of `filter` in this collection.
+        func compile(_ filter: BSONDocument) throws(StoreError) -> (matcher: DocumentMatcher, plan: QueryPlan) {
+            try plans.compile(filter, indexes: indexes)
+        }
 
         var namespace: Namespace { Namespace(database: record.database, collection: record.name) }
         var recordsImages: Bool {

@@ -6,6 +6,15 @@ import BSON
 struct StoreView {
     let engine: any StorageEngine
     let catalog: [Namespace: StoreCore.CollectionState]
+    /// A read connection whose read transaction was deferred (`ReadConnectionPool.read`): begun by
+    /// `beginDeferredTransaction()` before a second statement. Nil when the view's statements are already
+    /// in a transaction or between commits on the store's thread.
+    var deferredTransaction: ReadConnection? = nil
+
+    /// Before a read that runs more than one statement, so that they all see the same commit.
+    func beginDeferredTransaction() throws(StoreError) {
+        try deferredTransaction?.beginTransaction()
+    }
 
     func collection(_ namespace: Namespace) -> StoreCore.CollectionState? { catalog[namespace] }
 
@@ -67,8 +76,9 @@ struct StoreView {
     {
         var statistics = ScanStatistics()
         let results = try findMatches(namespace, filter: filter, options: options, statistics: &statistics)
-        let conditions = try DocumentMatcher(filter).indexableConditions
-        let plan = collection(namespace).map { QueryPlanner.plan(conditions, indexes: $0.indexes) } ?? .collectionScan
+        let plan =
+            try collection(namespace).map { state throws(StoreError) in try state.compile(filter).plan }
+            ?? .collectionScan
         return QueryExplanation(
             stage: plan.stage, indexName: plan.indexName, keysExamined: statistics.keysExamined,
             documentsExamined: statistics.documentsExamined, returned: results.count)
@@ -173,8 +183,9 @@ struct StoreView {
         _ state: StoreCore.CollectionState, filter: BSONDocument, limit: Int? = nil,
         statistics: inout ScanStatistics
     ) throws(StoreError) -> [(document: BSONDocument, match: QueryMatch)] {
-        let matcher = try DocumentMatcher(filter)
-        let plan = QueryPlanner.plan(matcher.indexableConditions, indexes: state.indexes)
+        let (matcher, plan) = try state.compile(filter)
+        // A read whose transaction was deferred needs one for a plan of several statements.
+        if !plan.isSingleStatement { try beginDeferredTransaction() }
         var results: [(document: BSONDocument, match: QueryMatch)] = []
         try scanCandidates(state, plan: plan, statistics: &statistics) { document throws(StoreError) in
             if let match = try matcher.match(document) { results.append((document, match)) }

@@ -319,11 +319,18 @@ final class StoreWorker: @unchecked Sendable {
     /// Runs a read. With read connections (SQLite), on the caller's thread, in a read transaction of
     /// its own with the catalog of the last commit; otherwise (the memory engine, or while a commit
     /// changes the catalog) on the store's thread between transactions. Either way it sees every write
-    /// acknowledged before it started.
-    func query<T: Sendable>(_ body: @escaping @Sendable (StoreView) throws(StoreError) -> T) async throws(StoreError)
-        -> T
-    {
-        if let readers, let result = try readers.read(catalog: catalog, body) { return result }
+    /// acknowledged before it started. `deferringTransaction`: see `ReadConnectionPool.read`.
+    ///
+    /// It stays on its caller's executor (the public calls above it hop to the global one once): a read
+    /// that needs no hop costs less than the executor switch an async call would make.
+    nonisolated(nonsending) func query<T: Sendable>(
+        deferringTransaction: Bool = false, _ body: @escaping @Sendable (StoreView) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        if let readers,
+            let result = try readers.read(catalog: catalog, deferringTransaction: deferringTransaction, body)
+        {
+            return result
+        }
         return try await read { core throws(StoreError) in try body(core.view) }
     }
 

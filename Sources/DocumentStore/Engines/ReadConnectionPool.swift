@@ -30,18 +30,30 @@ final class ReadConnectionPool: Sendable {
 
     /// Runs `body` in a read transaction with the published catalog; nil when the catalog changed
     /// meanwhile (the caller then reads on the store's thread).
-    func read<T>(catalog published: PublishedCatalog, _ body: (StoreView) throws(StoreError) -> T) throws(StoreError)
-        -> T?
-    {
+    ///
+    /// With `deferringTransaction`, none is begun before `body`: the view's `deferredTransaction` begins
+    /// one when the read needs more than one statement (`StoreView.beginDeferredTransaction()`). A single
+    /// statement needs none: in WAL mode it reads one committed snapshot by itself, and BEGIN and COMMIT
+    /// around it cost as much as planning the query.
+    func read<T>(
+        catalog published: PublishedCatalog, deferringTransaction: Bool = false,
+        _ body: (StoreView) throws(StoreError) -> T
+    ) throws(StoreError) -> T? {
         let connection = try checkOut()
         defer { checkIn(connection) }
         // A catalog change committing concurrently is rare; retrying once covers the usual case.
         for _ in 0..<2 {
             guard let (epoch, catalog) = published.take() else { return nil }
-            let engine = connection.engine
-            try engine.beginRead()
-            let result = Result { () throws(StoreError) in try body(StoreView(engine: engine, catalog: catalog)) }
-            engine.endRead()
+            if !deferringTransaction { try connection.beginTransaction() }
+            let result = Result { () throws(StoreError) in
+                try body(
+                    StoreView(
+                        engine: connection.engine, catalog: catalog,
+                        deferredTransaction: deferringTransaction ? connection : nil))
+            }
+            connection.endTransaction()
+            // Whether or not a transaction was begun, the statements ran after `take()`: an unchanged
+            // epoch means they saw no catalog change the taken catalog lacks.
             if published.isCurrent(epoch) { return try result.get() }
         }
         return nil
@@ -77,13 +89,27 @@ final class ReadConnectionPool: Sendable {
     }
 }
 
-/// One read-only connection.
-private final class ReadConnection: @unchecked Sendable {
+/// One read-only connection, and whether a read transaction is open on it.
+final class ReadConnection: @unchecked Sendable {
     // Unchecked: a connection is used by one thread at a time: it is either idle in the pool (touched
     // only under the pool's lock) or checked out by exactly one read.
     let engine: SQLiteEngine
+    private var inTransaction = false
 
     init(engine: SQLiteEngine) {
         self.engine = engine
+    }
+
+    /// Begins a read transaction unless one is open: its statements see one committed snapshot.
+    func beginTransaction() throws(StoreError) {
+        guard !inTransaction else { return }
+        try engine.beginRead()
+        inTransaction = true
+    }
+
+    func endTransaction() {
+        guard inTransaction else { return }
+        engine.endRead()
+        inTransaction = false
     }
 }

@@ -31,9 +31,7 @@ public struct QueryFilter: Sendable {
 
     /// Like `match(_:)`, but throws what a `$expr` raises (`$divide` by zero, …) as MongoDB fails the query.
     public func evaluate(_ document: BSONDocument) throws(StoreError) -> QueryMatch? {
-        var position: Int? = nil
-        guard try root.matches(document, position: &position) else { return nil }
-        return QueryMatch(arrayPosition: position)
+        try root.match(document)
     }
 
     public func matches(_ document: BSONDocument) -> Bool { match(document) != nil }

@@ -46,6 +46,13 @@ indirect enum QueryMatcher: Sendable {
         }
     }
 
+    /// The match of a whole document, nil when it does not match (see `QueryFilter.evaluate`).
+    func match(_ document: BSONDocument) throws(StoreError) -> QueryMatch? {
+        var position: Int? = nil
+        guard try matches(document, position: &position) else { return nil }
+        return QueryMatch(arrayPosition: position)
+    }
+
     /// The node applied to one value, as `$elemMatch` on scalars does (`{$elemMatch: {$gte: 80, $lt: 85}}`).
     func matchesValue(_ value: BSON?) -> Bool {
         switch self {

@@ -11,6 +11,12 @@ import BSON
 enum IndexKey {
     static func encode(_ value: BSON) throws(StoreError) -> [UInt8] {
         var bytes: [UInt8] = []
+        // Room for a scalar's key in one allocation: growing byte by byte reallocates several times.
+        if case .string(let s) = value {
+            bytes.reserveCapacity(s.utf8.count + 3)
+        } else {
+            bytes.reserveCapacity(24)
+        }
         try append(value, to: &bytes, depth: 0)
         return bytes
     }
@@ -69,6 +75,16 @@ enum IndexKey {
 
     /// UTF-8 with 0x00 escaped as 0x00 0xFF and ended by 0x00 0x00, so a prefix sorts first.
     private static func appendString(_ s: String, to bytes: inout [UInt8]) {
+        // Most strings hold no 0x00: copied whole rather than byte by byte.
+        if let copied = s.utf8.withContiguousStorageIfAvailable({ utf8 -> Bool in
+            guard !utf8.contains(0) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }), copied {
+            bytes.append(0)
+            bytes.append(0)
+            return
+        }
         for byte in s.utf8 {
             bytes.append(byte)
             if byte == 0 { bytes.append(0xFF) }

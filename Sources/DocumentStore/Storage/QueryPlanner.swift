@@ -1,9 +1,27 @@
 import BSON
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A range of index keys, `lower <= key < upper` (nil upper: no bound).
 struct KeyRange: Sendable, Equatable {
     var lower: [UInt8]
     var upper: [UInt8]?
+}
+
+/// The index a scan reads: its catalog id, under which its entries are stored, and its name for `explain`.
+/// A plan carries only these, not the whole definition, as it is made for every query.
+struct IndexReference: Sendable {
+    var id: Int64
+    var name: String
+
+    init(_ index: IndexDefinition) {
+        id = index.id
+        name = index.name
+    }
 }
 
 /// How a query reads its candidates. Candidates are always a superset of the matches: the filter is
@@ -12,7 +30,7 @@ enum QueryPlan: Sendable {
     case collectionScan
     /// Point lookups of `_id` values in the documents table.
     case idLookup([BSON])
-    case indexScan(IndexDefinition, [KeyRange])
+    case indexScan(IndexReference, [KeyRange])
 
     /// The stage name `explain` reports.
     var stage: String {
@@ -20,6 +38,15 @@ enum QueryPlan: Sendable {
         case .collectionScan: "COLLSCAN"
         case .idLookup: "IDHACK"
         case .indexScan: "IXSCAN"
+        }
+    }
+
+    /// Whether reading the candidates takes one SQL statement (which sees one commit by itself).
+    var isSingleStatement: Bool {
+        switch self {
+        case .collectionScan: true
+        case .idLookup(let ids): ids.count <= 1
+        case .indexScan(_, let ranges): ranges.count <= 1
         }
     }
 
@@ -44,18 +71,28 @@ enum QueryPlanner {
             guard let leading = index.fields.first else { continue }
             if let points = conditions.points(on: leading.path) {
                 let ranges = points.compactMap { try? pointRange($0, descending: leading.descending) }
-                if ranges.count == points.count { return .indexScan(index, deduplicated(ranges)) }
+                if ranges.count == points.count { return .indexScan(IndexReference(index), deduplicated(ranges)) }
             }
             if rangeCandidate == nil, !leading.descending,
-                let range = conditions.lazy.filter({ $0.path == leading.path }).compactMap({
+                let range = conditions.lazy.filter({ samePath($0.path, leading.path) }).compactMap({
                     try? boundRange($0.bounds)
                 })
                 .first
             {
-                rangeCandidate = .indexScan(index, [range])
+                rangeCandidate = .indexScan(IndexReference(index), [range])
             }
         }
         return rangeCandidate ?? .collectionScan
+    }
+
+    /// Field paths name the same field when their bytes agree, as a document's keys do: Swift's `==`
+    /// also equates two spellings of "é", which are different fields.
+    static func samePath(_ a: String, _ b: String) -> Bool {
+        var (a, b) = (a, b)
+        return a.withUTF8 { x in
+            b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+            }
+        }
     }
 
     /// The fields an upsert copies from its filter: top-level equalities (and `$eq`), also under `$and`.
@@ -91,7 +128,8 @@ enum QueryPlanner {
         return true
     }
 
-    private static func pointRange(_ value: BSON, descending: Bool) throws(StoreError) -> KeyRange {
+    /// The keys equal to `value` in an index field of that direction.
+    static func pointRange(_ value: BSON, descending: Bool) throws(StoreError) -> KeyRange {
         var key = try IndexKey.encode(value)
         if descending { key = key.map { ~$0 } }
         return KeyRange(lower: key, upper: IndexKey.successor(of: key))
@@ -121,7 +159,7 @@ enum QueryPlanner {
 extension Array where Element == IndexableCondition {
     /// The values of the first equality or `$in` on `path` whose values the index holds exactly.
     fileprivate func points(on path: String) -> [BSON]? {
-        for condition in self where condition.path == path {
+        for condition in self where QueryPlanner.samePath(condition.path, path) {
             switch condition.bounds {
             case .equal(let value) where QueryPlanner.isExact(value): return [value]
             case .in(let values) where values.allSatisfy(QueryPlanner.isExact): return values
