@@ -285,26 +285,35 @@ import Testing
             let start = live.startingPoint
             try await c.insertOne(["title": "no _id given", "tags": ["a", "b"], "n": .int64(1)])
             try await c.insertOne(["n": 2, "_id": "given, not first", "nested": ["x": ["y": .null]]])
-            try await c.insertOne(["_id": ["compound": 1], "pattern": .regex(BSONRegularExpression(pattern: "a", options: "mi"))])
+            try await c.insertOne([
+                "_id": ["compound": 1], "pattern": .regex(BSONRegularExpression(pattern: "a", options: "mi")),
+            ])
             try await c.updateOne(["_id": "given, not first"], ["$set": ["nested.x.y": 3]])
             try await c.replaceOne(["_id": ["compound": 1]], ["replaced": true])
             try await c.deleteOne(["n": 2])
             try await c.rename(to: "d")
             try await app.drop()
             let events = try await next(9, from: live)
-            #expect(events.map(\.operationType) == [.insert, .insert, .insert, .update, .replace, .delete, .rename, .drop, .dropDatabase])
+            #expect(
+                events.map(\.operationType) == [
+                    .insert, .insert, .insert, .update, .replace, .delete, .rename, .drop, .dropDatabase,
+                ])
             let fromLog = try await next(
                 9, from: try await store.watch([["$match": [:]]], options: ChangeStreamOptions(resumeAfter: start)))
             #expect(fromLog.map(\.raw) == events.map(\.raw))
             #expect(fromLog == events)
-            #expect(events[0].raw.keys == ["_id", "operationType", "clusterTime", "wallTime", "fullDocument", "ns", "documentKey"])
+            #expect(
+                events[0].raw.keys == [
+                    "_id", "operationType", "clusterTime", "wallTime", "fullDocument", "ns", "documentKey",
+                ])
             #expect(events[1].fullDocument?.keys.first == "_id")
         }
     }
 
     /// The store keeps only the newest events in memory: a stream further behind reads the log, and still
     /// gets every event once, in order.
-    @Test(arguments: EngineKind.allCases) func aStreamBehindTheEventsInMemoryReadsTheLog(kind: EngineKind) async throws {
+    @Test(arguments: EngineKind.allCases) func aStreamBehindTheEventsInMemoryReadsTheLog(kind: EngineKind) async throws
+    {
         try await withStore(kind) { store in
             let c = store.database("app").collection("c")
             let stream = try await c.watch()
@@ -314,5 +323,66 @@ import Testing
             let events = try await next(count + 1, from: stream)
             #expect(events.map { $0.documentKey?["_id"] } == (0...count).map { .int32(Int32($0)) })
         }
+    }
+
+    /// A commit wakes only a stream that is waiting: the events committed while its consumer is busy
+    /// elsewhere are all there when it asks again, once each and in order.
+    @Test(arguments: EngineKind.allCases) func eventsCommittedWhileTheConsumerIsBusyAllArriveInOrder(
+        kind: EngineKind
+    ) async throws {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            var iterator = try await c.watch().makeAsyncIterator()
+            try await c.insertOne(["_id": 0])
+            #expect(try await iterator.next()?.documentKey == ["_id": 0])
+            // The consumer is busy (not waiting) while these commit, one transaction each.
+            for i in 1...300 { try await c.insertOne(["_id": .int32(Int32(i))]) }
+            var ids: [BSON?] = []
+            for _ in 1...300 { ids.append(try await iterator.next()?.documentKey?["_id"]) }
+            #expect(ids == (1...300).map { .int32(Int32($0)) })
+        }
+    }
+
+    /// Each insert lands just as the consumer, having taken the one before, goes back to wait: none may
+    /// be missed (a lost wakeup would leave the consumer waiting for good).
+    @Test(.timeLimit(.minutes(1)), arguments: EngineKind.allCases)
+    func aCommitJustAsTheConsumerWaitsWakesIt(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            let stream = try await c.watch()
+            let (received, receiver) = AsyncStream.makeStream(of: BSON?.self)
+            let consumer = Task {
+                for try await event in stream {
+                    receiver.yield(event.documentKey?["_id"])
+                }
+            }
+            var acknowledgements = received.makeAsyncIterator()
+            var mismatch: (sent: Int, received: BSON?)?
+            for i in 0..<500 where mismatch == nil {
+                try await c.insertOne(["_id": .int32(Int32(i))])
+                let id = await acknowledgements.next() ?? nil
+                if id != .int32(Int32(i)) { mismatch = (i, id) }
+            }
+            consumer.cancel()
+            #expect(mismatch == nil)
+        }
+    }
+
+    /// A stream waiting for the next commit ends when its task is cancelled, and when the store closes.
+    @Test(arguments: EngineKind.allCases) func aWaitingStreamEndsOnCancellationAndOnClose(kind: EngineKind)
+        async throws
+    {
+        let directory = TemporaryDirectory()
+        let store = try await DocumentStore.open(configuration(kind, directory: directory.path))
+        let c = store.database("app").collection("c")
+        let first = try await c.watch()
+        let cancelled = Task { try await next(1, from: first).count }
+        let second = try await c.watch()
+        let closed = Task { try await next(1, from: second).count }
+        try await Task.sleep(for: .milliseconds(20))
+        cancelled.cancel()
+        #expect(try await cancelled.value == 0)
+        await store.close()
+        #expect(try await closed.value == 0)
     }
 }

@@ -16,13 +16,13 @@ public struct ChangeStream: AsyncSequence, Sendable {
     public var startingPoint: ResumeToken { ResumeToken(sequence: start) }
 
     public func makeAsyncIterator() -> Iterator {
-        // Subscribe before the first read, so a commit between that read and the wait still wakes us.
-        Iterator(stream: self, wakeups: worker.notifier.subscribe().makeAsyncIterator(), position: start)
+        // Subscribed from the start, so that the entries committed after `start` are kept in memory for it.
+        Iterator(stream: self, subscription: worker.notifier.subscribe(), position: start)
     }
 
     public struct Iterator: AsyncIteratorProtocol {
         let stream: ChangeStream
-        var wakeups: AsyncStream<Int64>.Iterator
+        let subscription: ChangeNotifier.Subscription
         var position: Int64
         var buffer: [ChangeEvent] = []
         var finished = false
@@ -42,7 +42,7 @@ public struct ChangeStream: AsyncSequence, Sendable {
                         continue
                     case .caughtUp(let prunedThrough):
                         try StoreCore.checkRetained(after: position, prunedThrough: prunedThrough)
-                        guard await wakeups.next() != nil else { return nil }
+                        guard await subscription.wait(after: position) else { return nil }
                         continue
                     case .unavailable:
                         break
@@ -57,7 +57,7 @@ public struct ChangeStream: AsyncSequence, Sendable {
                 let caughtUp = batch.position == position
                 take(batch)
                 if buffer.isEmpty && caughtUp {
-                    guard await wakeups.next() != nil else { return nil }
+                    guard await subscription.wait(after: position) else { return nil }
                 }
             }
         }
