@@ -40,6 +40,9 @@ public struct BSONDocument: Sendable {
 
     public func contains(_ key: String) -> Bool { position(of: key) != nil }
 
+    /// Whether two keys (or dotted paths) name the same field: their UTF-8 bytes agree, as in MongoDB.
+    public static func sameKey(_ a: String, _ b: String) -> Bool { FieldName.same(a, b) }
+
     public subscript(key: String) -> BSON? {
         get { position(of: key).map { values[$0] } }
         set {

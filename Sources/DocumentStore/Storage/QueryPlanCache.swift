@@ -38,7 +38,7 @@ final class QueryPlanCache: Sendable {
         func matches(_ filter: BSONDocument) -> Bool {
             let keys = filter.keys
             guard fields.count == keys.count else { return false }
-            for i in fields.indices where !QueryPlanner.samePath(fields[i], keys[i]) { return false }
+            for i in fields.indices where !BSONDocument.sameKey(fields[i], keys[i]) { return false }
             return true
         }
     }
@@ -100,13 +100,13 @@ final class QueryPlanCache: Sendable {
         case .collectionScan:
             return .collectionScan
         case .idLookup(let ids):
-            guard ids.count == 1, let field = fields.firstIndex(where: { QueryPlanner.samePath($0, "_id") }) else {
+            guard ids.count == 1, let field = fields.firstIndex(where: { BSONDocument.sameKey($0, "_id") }) else {
                 return nil
             }
             return .idLookup(field: field)
         case .indexScan(let index, let ranges):
             guard ranges.count == 1, let leading = indexes.first(where: { $0.id == index.id })?.fields.first,
-                let field = fields.firstIndex(where: { QueryPlanner.samePath($0, leading.path) })
+                let field = fields.firstIndex(where: { BSONDocument.sameKey($0, leading.path) })
             else { return nil }
             return .indexScan(index, descending: leading.descending, field: field)
         }

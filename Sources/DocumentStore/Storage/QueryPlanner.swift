@@ -1,11 +1,5 @@
 import BSON
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A range of index keys, `lower <= key < upper` (nil upper: no bound).
 struct KeyRange: Sendable, Equatable {
     var lower: [UInt8]
@@ -74,7 +68,7 @@ enum QueryPlanner {
                 if ranges.count == points.count { return .indexScan(IndexReference(index), deduplicated(ranges)) }
             }
             if rangeCandidate == nil, !leading.descending,
-                let range = conditions.lazy.filter({ samePath($0.path, leading.path) }).compactMap({
+                let range = conditions.lazy.filter({ BSONDocument.sameKey($0.path, leading.path) }).compactMap({
                     try? boundRange($0.bounds)
                 })
                 .first
@@ -83,16 +77,6 @@ enum QueryPlanner {
             }
         }
         return rangeCandidate ?? .collectionScan
-    }
-
-    /// Field paths name the same field when their bytes agree, as a document's keys do: Swift's `==`
-    /// also equates two spellings of "é", which are different fields.
-    static func samePath(_ a: String, _ b: String) -> Bool {
-        var (a, b) = (a, b)
-        return a.withUTF8 { x in
-            b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-            }
-        }
     }
 
     /// The fields an upsert copies from its filter: top-level equalities (and `$eq`), also under `$and`.
@@ -159,7 +143,7 @@ enum QueryPlanner {
 extension Array where Element == IndexableCondition {
     /// The values of the first equality or `$in` on `path` whose values the index holds exactly.
     fileprivate func points(on path: String) -> [BSON]? {
-        for condition in self where QueryPlanner.samePath(condition.path, path) {
+        for condition in self where BSONDocument.sameKey(condition.path, path) {
             switch condition.bounds {
             case .equal(let value) where QueryPlanner.isExact(value): return [value]
             case .in(let values) where values.allSatisfy(QueryPlanner.isExact): return values
