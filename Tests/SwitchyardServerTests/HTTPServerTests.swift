@@ -7,13 +7,15 @@ import Testing
 @testable import SwitchyardServer
 
 @Suite struct HTTPServerTests {
-    private func serve(_ configure: (inout Router) -> Void, maximumBodySize: Int = 18 * 1024 * 1024) throws
-        -> HTTPServer
-    {
+    private func serve(
+        _ configure: (inout Router) -> Void, maximumBodySize: Int = 18 * 1024 * 1024,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) throws -> HTTPServer {
         var router = Router()
         configure(&router)
         return try HTTPServer(
-            configuration: .init(host: "127.0.0.1", port: 0, maximumBodySize: maximumBodySize), router: router)
+            configuration: .init(host: "127.0.0.1", port: 0, maximumBodySize: maximumBodySize, threads: threads),
+            router: router)
     }
 
     @Test func routesByMethodAndPathWithParametersQueryHeadersAndBody() async throws {
@@ -189,6 +191,82 @@ import Testing
         }
         #expect(throws: HTTPServerError.self) {
             try HTTPServer(configuration: .init(host: "no-such-host.invalid", port: 0), router: Router())
+        }
+    }
+
+    @Test func immediateHandlersAnswerAndTheirErrorsRender() async throws {
+        let server = try serve { router in
+            router.add(
+                "GET", "/now/{what}",
+                immediately: { request, parameters in
+                    .text("\(parameters["what"] ?? "") \(request.query["q"] ?? "")")
+                })
+            router.add(
+                "GET", "/refused",
+                immediately: { _, _ in
+                    throw APIError(status: 403, code: "Forbidden", message: "not for you")
+                })
+            router.add("GET", "/broken", immediately: { _, _ in throw CancellationError() })
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        #expect(try await client.get(url: "\(server.baseURL)/now/here?q=x").text == "here x")
+        let refused = try await client.get(url: "\(server.baseURL)/refused")
+        #expect(refused.status == 403)
+        #expect(refused.json?.documentValue?["error_code"] == "Forbidden")
+        let broken = try await client.get(url: "\(server.baseURL)/broken")
+        #expect(broken.status == 500)
+        #expect(broken.json?.documentValue?["link"] == .string("http://127.0.0.1:\(server.port)/#logs"))
+    }
+
+    @Test func repeatedSlashesAndAnEmptyRestStillMatch() async throws {
+        let server = try serve { router in
+            router.add("GET", "/users/{id}/books") { _, parameters in .text("books of \(parameters["id"] ?? "")") }
+            router.add("GET", "/static/{path...}") { _, parameters in .text("file [\(parameters["path"] ?? "-")]") }
+        }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        #expect(try await client.get(url: "\(server.baseURL)//users//7/books/").text == "books of 7")
+        #expect(try await client.get(url: "\(server.baseURL)/static").text == "file []")
+        #expect(try await client.get(url: "\(server.baseURL)/static/a//b").text == "file [a/b]")
+        #expect(try await client.get(url: "\(server.baseURL)/users/7").status == 404)
+    }
+
+    @Test func anIdleEventStreamSendsKeepAliveComments() async throws {
+        let stream = EventStream(keepAliveInterval: 0.05)
+        let server = try serve { router in router.add("GET", "/events") { _, _ in .events(stream) } }
+        defer { server.stop() }
+        let client = try HTTPClient()
+        async let response = client.get(url: "\(server.baseURL)/events")
+        stream.send(data: "first")
+        try await Task.sleep(for: .milliseconds(300))
+        stream.send(data: "second")
+        stream.finish()
+        let text = try await response.text
+        #expect(text.hasPrefix("data: first\n\n: keep-alive\n\n"))
+        #expect(text.hasSuffix("data: second\n\n"))
+    }
+
+    /// Open streams wait without a thread of their own: with one server thread and several streams open, the
+    /// server still answers, and each stream still gets its events.
+    @Test func openEventStreamsDoNotHoldUpTheServer() async throws {
+        let streams = (0..<4).map { _ in EventStream() }
+        let server = try serve(
+            { router in
+                router.add("GET", "/events/{n}") { _, parameters in .events(streams[Int(parameters["n"] ?? "") ?? 0]) }
+                router.add("GET", "/fine") { _, _ in .text("fine") }
+            }, threads: 1)
+        defer { server.stop() }
+        var readers: [LiveEventReader] = []
+        for n in streams.indices {
+            readers.append(try await LiveEventReader.open(port: server.port, path: "/events/\(n)", token: nil))
+        }
+        #expect(try await HTTPClient().get(url: "\(server.baseURL)/fine").text == "fine")
+        for (n, stream) in streams.enumerated() { stream.send(event: "number", data: "\(n)") }
+        for (n, reader) in readers.enumerated() {
+            var events = reader.events.makeAsyncIterator()
+            #expect(await events.next() == LiveEventReader.Event(name: "number", data: "\(n)"))
+            reader.stop()
         }
     }
 }

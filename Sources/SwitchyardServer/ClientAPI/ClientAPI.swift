@@ -66,7 +66,7 @@ public final class ClientAPI: Sendable {
     /// Adds the client API's routes, each with its `OPTIONS` preflight.
     public func addRoutes(to router: inout Router) {
         var routes = ClientRoutes(api: self)
-        routes.add("GET", "/app/{app}/location") { api, request, _ in api.location(request) }
+        routes.add("GET", "/app/{app}/location", immediately: { api, request, _ in api.location(request) })
         routes.add("POST", "/app/{app}/auth/providers/{provider}/login") { api, request, parameters in
             try await api.login(request, provider: parameters["provider"] ?? "")
         }
@@ -95,40 +95,85 @@ public final class ClientAPI: Sendable {
 /// errors with a `link` (realm-core reads `link` as a string) and add CORS headers.
 private struct ClientRoutes {
     typealias Handler = @Sendable (ClientAPI, ServerRequest, RouteParameters) async throws -> ServerResponse
+    /// A handler that never waits: answered without a task (see `Router.add(_:_:immediately:)`).
+    typealias ImmediateHandler = @Sendable (ClientAPI, ServerRequest, RouteParameters) throws -> ServerResponse
+
+    private enum Action {
+        case immediate(ImmediateHandler)
+        case deferred(Handler)
+    }
 
     let api: ClientAPI
-    private var routes: [(method: String, path: String, handler: Handler)] = []
+    private var routes: [(method: String, path: String, action: Action)] = []
 
     init(api: ClientAPI) { self.api = api }
 
     mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
-        routes.append((method, ClientAPI.basePath + path, handler))
+        routes.append((method, ClientAPI.basePath + path, .deferred(handler)))
+    }
+
+    mutating func add(_ method: String, _ path: String, immediately handler: @escaping ImmediateHandler) {
+        routes.append((method, ClientAPI.basePath + path, .immediate(handler)))
     }
 
     func install(on router: inout Router) {
         var preflighted: Set<String> = []
         for route in routes {
-            let (api, handler) = (api, route.handler)
-            router.add(route.method, route.path) { request, parameters in
-                var response: ServerResponse
-                do {
-                    if let app = parameters["app"], app != api.appId { throw APIError.appNotFound(app) }
-                    response = try await handler(api, request, parameters)
-                } catch var error as APIError {
-                    if error.link == nil { error.link = "http://\(request.headers["host"] ?? "127.0.0.1")/" }
-                    response = error.response
-                } catch {
-                    var failure = APIError.internalError("\(error)")
-                    failure.link = "http://\(request.headers["host"] ?? "127.0.0.1")/"
-                    response = failure.response
+            let api = api
+            switch route.action {
+            case .immediate(let handler):
+                router.add(
+                    route.method, route.path,
+                    immediately: { request, parameters in
+                        let response: Result<ServerResponse, any Error>
+                        do {
+                            try Self.checkApp(api, parameters)
+                            response = .success(try handler(api, request, parameters))
+                        } catch {
+                            response = .failure(error)
+                        }
+                        return Self.finish(response, for: request)
+                    })
+            case .deferred(let handler):
+                router.add(route.method, route.path) { request, parameters in
+                    let response: Result<ServerResponse, any Error>
+                    do {
+                        try Self.checkApp(api, parameters)
+                        response = .success(try await handler(api, request, parameters))
+                    } catch {
+                        response = .failure(error)
+                    }
+                    return Self.finish(response, for: request)
                 }
-                CrossOriginPolicy.apply(to: &response, for: request)
-                return response
             }
             if preflighted.insert(route.path).inserted {
-                router.add("OPTIONS", route.path) { request, _ in CrossOriginPolicy.preflight(request) }
+                router.add("OPTIONS", route.path, immediately: { request, _ in CrossOriginPolicy.preflight(request) })
             }
         }
+    }
+
+    private static func checkApp(_ api: ClientAPI, _ parameters: RouteParameters) throws(APIError) {
+        if let app = parameters["app"], app != api.appId { throw APIError.appNotFound(app) }
+    }
+
+    /// The answer, or the error as App Services renders it, with CORS headers.
+    private static func finish(_ result: Result<ServerResponse, any Error>, for request: ServerRequest)
+        -> ServerResponse
+    {
+        var response: ServerResponse
+        switch result {
+        case .success(let answer):
+            response = answer
+        case .failure(var error as APIError):
+            if error.link == nil { error.link = "http://\(request.headers["host"] ?? "127.0.0.1")/" }
+            response = error.response
+        case .failure(let error):
+            var failure = APIError.internalError("\(error)")
+            failure.link = "http://\(request.headers["host"] ?? "127.0.0.1")/"
+            response = failure.response
+        }
+        CrossOriginPolicy.apply(to: &response, for: request)
+        return response
     }
 }
 

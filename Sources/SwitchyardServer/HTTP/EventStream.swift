@@ -1,19 +1,34 @@
 import Foundation
 import Synchronization
 
-/// A server-sent event stream (`text/event-stream`): handlers `send` events from any task; the server's
-/// connection thread writes them as they come and sends a comment line every 15 seconds so proxies and
-/// browsers keep the connection open. Finishing the stream (or the client leaving, or the server stopping)
-/// ends the response; `onTermination` then runs once, to stop whatever fed the stream.
+/// A server-sent event stream (`text/event-stream`): handlers `send` events from any task; the server writes
+/// them as they come and sends a comment line every 15 seconds so proxies and browsers keep the connection
+/// open. Finishing the stream (or the client leaving, or the server stopping) ends the response;
+/// `onTermination` then runs once, to stop whatever fed the stream.
+///
+/// The server's threads never wait for events: a stream with nothing to write suspends its connection, and the
+/// next event (or the keep-alive interval) resumes it.
 public final class EventStream: Sendable {
     private struct State {
         var pending: [UInt8] = []
         var finished = false
         var onTermination: (@Sendable () -> Void)?
+        /// Called once to wake the writer after it was told to wait.
+        var wake: (@Sendable () -> Void)?
+        var keepAliveDue = false
+        var keepAliveTimer: (any DispatchSourceTimer)?
+    }
+
+    /// What the writer gets from `next`.
+    enum Chunk {
+        case bytes([UInt8])
+        /// Nothing to write yet: the writer was suspended and `wake` will be called.
+        case waiting
+        /// Finished, and everything was written.
+        case ended
     }
 
     private let state = Mutex(State())
-    private let condition = NSCondition()
     /// How long the writer waits for an event before it sends a keep-alive comment.
     let keepAliveInterval: TimeInterval
 
@@ -38,13 +53,15 @@ public final class EventStream: Sendable {
 
     /// Ends the stream after what is queued has been written.
     public func finish() {
-        let handler = state.withLock { state -> (@Sendable () -> Void)? in
-            guard !state.finished else { return nil }
+        let (handler, wake) = state.withLock { state -> ((@Sendable () -> Void)?, (@Sendable () -> Void)?) in
+            guard !state.finished else { return (nil, nil) }
             state.finished = true
-            defer { state.onTermination = nil }
-            return state.onTermination
+            state.keepAliveTimer?.cancel()
+            state.keepAliveTimer = nil
+            defer { (state.onTermination, state.wake) = (nil, nil) }
+            return (state.onTermination, state.wake)
         }
-        wake()
+        wake?()
         handler?()
     }
 
@@ -61,38 +78,54 @@ public final class EventStream: Sendable {
     public var isFinished: Bool { state.withLock { $0.finished } }
 
     private func append(_ bytes: [UInt8]) {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.finished else { return false }
+        let wake = state.withLock { state -> (@Sendable () -> Void)?? in
+            guard !state.finished else { return nil }
             state.pending += bytes
-            return true
+            defer { state.wake = nil }
+            return state.wake
         }
-        if accepted { wake() }
+        if let wake { wake?() }
     }
 
-    private func wake() {
-        condition.lock()
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// For the connection thread: up to `capacity` bytes, waiting for events (a keep-alive comment after the
-    /// interval); nil when the stream has finished and everything was written.
-    func next(capacity: Int) -> [UInt8]? {
-        while true {
-            let chunk = state.withLock { state -> [UInt8]? in
-                guard !state.pending.isEmpty else { return nil }
+    /// For the server's writer: up to `capacity` bytes, or `.waiting` after `suspend` was called (while no
+    /// event can slip in) and `wake` stored, to be called once when an event arrives, the stream finishes or
+    /// the keep-alive interval passes.
+    func next(capacity: Int, suspend: () -> Void, wake: @escaping @Sendable () -> Void) -> Chunk {
+        state.withLock { state in
+            if !state.pending.isEmpty {
                 let count = min(capacity, state.pending.count)
                 let chunk = Array(state.pending.prefix(count))
                 state.pending.removeFirst(count)
-                return chunk
+                return .bytes(chunk)
             }
-            if let chunk { return chunk }
-            if isFinished { return nil }
-            condition.lock()
-            let hasWork = state.withLock { !$0.pending.isEmpty || $0.finished }
-            let signalled = hasWork || condition.wait(until: Date(timeIntervalSinceNow: keepAliveInterval))
-            condition.unlock()
-            if !signalled { return Array(": keep-alive\n\n".utf8).prefix(capacity).map { $0 } }
+            if state.finished { return .ended }
+            if state.keepAliveDue {
+                state.keepAliveDue = false
+                return .bytes(Array(": keep-alive\n\n".utf8.prefix(capacity)))
+            }
+            suspend()
+            state.wake = wake
+            let timer = state.keepAliveTimer ?? makeKeepAliveTimer()
+            state.keepAliveTimer = timer
+            timer.schedule(deadline: .now() + keepAliveInterval)
+            return .waiting
         }
+    }
+
+    /// Made on the first wait, re-armed at every wait: marks a keep-alive comment due and wakes the writer.
+    private func makeKeepAliveTimer() -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let wake = self.state.withLock { state -> (@Sendable () -> Void)? in
+                guard let wake = state.wake else { return nil }
+                state.keepAliveDue = true
+                state.wake = nil
+                return wake
+            }
+            wake?()
+        }
+        timer.activate()
+        return timer
     }
 }

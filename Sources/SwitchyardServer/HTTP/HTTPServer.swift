@@ -2,10 +2,11 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 
-/// The HTTP/1.1 server of `switchyard serve`: libmicrohttpd with a thread per connection (keep-alive, so a
-/// client's connection keeps its thread), each request answered by a `Router` handler on Swift's concurrency
-/// pool while the connection thread waits. Bodies larger than `maximumBodySize` get 413 without being read
-/// into memory.
+/// The HTTP/1.1 server of `switchyard serve`: libmicrohttpd with a few threads (one per core), each serving
+/// its share of the connections through epoll. A request's `Router` handler runs on the thread that read the
+/// request for as long as it has work there; one that waits on something elsewhere has its connection suspended
+/// meanwhile, so slow handlers never hold up the others (see `RequestExecution`). Bodies larger than
+/// `maximumBodySize` get 413 without being read into memory.
 ///
 /// ```swift
 /// let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 9090), router: router)
@@ -21,16 +22,21 @@ public final class HTTPServer: Sendable {
         /// Seconds an idle keep-alive connection stays open.
         public var idleTimeout: Int
         public var maximumConnections: Int
+        /// Threads reading requests and running handlers until they wait; more than the cores only adds
+        /// switching.
+        public var threads: Int
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 9090, maximumBodySize: Int = 18 * 1024 * 1024,
-            idleTimeout: Int = 60, maximumConnections: Int = 512
+            idleTimeout: Int = 60, maximumConnections: Int = 512,
+            threads: Int = ProcessInfo.processInfo.activeProcessorCount
         ) {
             self.host = host
             self.port = port
             self.maximumBodySize = maximumBodySize
             self.idleTimeout = idleTimeout
             self.maximumConnections = maximumConnections
+            self.threads = threads
         }
     }
 
@@ -55,8 +61,8 @@ public final class HTTPServer: Sendable {
         let shared = ServerShared(router: router, maximumBodySize: configuration.maximumBodySize)
         self.shared = shared
         var address = try ListeningAddress(host: configuration.host, port: configuration.port)
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
-        flags |= MHD_USE_AUTO.rawValue
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let sharedPointer = Unmanaged.passUnretained(shared).toOpaque()
         let daemon = address.withSocketAddress { socketAddress -> OpaquePointer? in
@@ -68,6 +74,7 @@ public final class HTTPServer: Sendable {
                 MHD_OPTION.SOCK_ADDR.rawValue, Int(bitPattern: socketAddress),
                 MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(configuration.idleTimeout),
                 MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(configuration.maximumConnections),
+                MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(clamping: max(1, configuration.threads)),
                 MHD_OPTION.END.rawValue,
             ]
             return withVaList(options) { list in
@@ -86,15 +93,18 @@ public final class HTTPServer: Sendable {
 
     deinit { stop() }
 
-    /// Stops accepting, ends open event streams and waits for the connection threads to finish.
+    /// Stops accepting, ends open event streams, gives handlers still running 2 seconds to answer (closing
+    /// their connections after that) and waits for the server's threads to finish.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         // Quiescing hands the listening socket back to us: close it, or the port stays taken until exit.
         let listener = MHD_quiesce_daemon(daemon)
         shared.finishStreams()
-        // Let the connection threads write what the streams still hold and end their responses cleanly.
+        // Let the threads write what the streams still hold and the answers still coming, and end them cleanly.
         let deadline = ContinuousClock.now + .seconds(2)
-        while shared.hasOpenStreams, ContinuousClock.now < deadline { usleep(2_000) }
+        while shared.hasOpenWork, ContinuousClock.now < deadline { usleep(2_000) }
+        // libmicrohttpd cannot stop with connections suspended.
+        shared.abandonSuspended()
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
     }

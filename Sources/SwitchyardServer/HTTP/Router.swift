@@ -7,21 +7,39 @@
 /// router.add("POST", "/api/client/v2.0/app/{app}/functions/call") { request, parameters in
 ///     .json(["app": .string(parameters["app"] ?? "")])
 /// }
+/// router.add("GET", "/health", immediately: { _, _ in .text("ok") })
 /// ```
 public struct Router: Sendable {
     /// Answers one request. A thrown `APIError` becomes its JSON error body; any other error a 500.
     public typealias Handler = @Sendable (ServerRequest, RouteParameters) async throws -> ServerResponse
+    /// Answers one request without waiting for anything: the server calls it on the thread that read the
+    /// request, without starting a task.
+    public typealias ImmediateHandler = @Sendable (ServerRequest, RouteParameters) throws -> ServerResponse
+
+    private enum Action: Sendable {
+        case immediate(ImmediateHandler)
+        case deferred(Handler)
+    }
 
     private struct Route: Sendable {
         let method: String
         let segments: [Segment]
-        let handler: Handler
+        /// Path segments the pattern needs (a final `{name...}` needs none).
+        let fixedCount: Int
+        let endsWithRest: Bool
+        let action: Action
     }
 
-    private enum Segment: Sendable, Equatable {
-        case literal(String)
+    private enum Segment: Sendable {
+        case literal([UInt8])
         case parameter(String)
         case rest(String)
+    }
+
+    /// What routing a request found: an answer already, or the handler still to run.
+    enum Routing {
+        case answered(ServerResponse)
+        case deferred(@Sendable () async -> ServerResponse)
     }
 
     private var routes: [Route] = []
@@ -29,12 +47,28 @@ public struct Router: Sendable {
     public init() {}
 
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
-        let segments = Self.split(pattern).map { part -> Segment in
-            guard part.hasPrefix("{"), part.hasSuffix("}") else { return .literal(part) }
+        add(method, pattern, .deferred(handler))
+    }
+
+    /// A route whose handler never waits (no `await`): it answers on the server's thread without a task, the
+    /// cheapest way to answer.
+    public mutating func add(_ method: String, _ pattern: String, immediately handler: @escaping ImmediateHandler) {
+        add(method, pattern, .immediate(handler))
+    }
+
+    private mutating func add(_ method: String, _ pattern: String, _ action: Action) {
+        let segments = pattern.utf8.split(separator: UInt8(ascii: "/")).map { bytes -> Segment in
+            let part = String(Substring(bytes))
+            guard part.hasPrefix("{"), part.hasSuffix("}") else { return .literal(Array(bytes)) }
             let name = String(part.dropFirst().dropLast())
             return name.hasSuffix("...") ? .rest(String(name.dropLast(3))) : .parameter(name)
         }
-        routes.append(Route(method: method.uppercased(), segments: segments, handler: handler))
+        let endsWithRest: Bool
+        if case .rest? = segments.last { endsWithRest = true } else { endsWithRest = false }
+        routes.append(
+            Route(
+                method: method.uppercased(), segments: segments, fixedCount: segments.count - (endsWithRest ? 1 : 0),
+                endsWithRest: endsWithRest, action: action))
     }
 
     /// Every route of `other`, after this router's.
@@ -45,80 +79,155 @@ public struct Router: Sendable {
     /// Runs the handler the request's method and path select: 404 when no pattern matches the path, 405 when
     /// patterns match but none for this method (a `HEAD` falls back to the `GET` route).
     public func respond(to request: ServerRequest) async -> ServerResponse {
-        let path = Self.split(request.path)
-        var best: (route: Route, parameters: RouteParameters, score: Int)?
-        // Methods of the routes whose pattern matched, for a 405; a request that finds its route needs no set.
-        var allowed: [String] = []
+        switch route(request) {
+        case .answered(let response): response
+        case .deferred(let handler): await handler()
+        }
+    }
+
+    /// Selects the route; an immediate handler (and a 404 or 405) answers at once.
+    func route(_ request: ServerRequest) -> Routing {
+        var path = request.path
+        return path.withUTF8 { bytes in
+            PathSegments.with(bytes) { segments in route(request, segments) }
+        }
+    }
+
+    private func route(_ request: ServerRequest, _ path: PathSegments) -> Routing {
         // Clients send methods upper-cased: upper-casing again would cost every request a Unicode mapping.
         let method =
             request.method.utf8.allSatisfy({ !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
             ? request.method : request.method.uppercased()
+        var best: (route: Route, score: Int)?
+        var pathMatched = false
         for route in routes {
-            guard let (parameters, score) = Self.match(route.segments, path) else { continue }
-            allowed.append(route.method)
+            guard let score = Self.score(route, path) else { continue }
+            pathMatched = true
             guard route.method == method || (method == "HEAD" && route.method == "GET") else { continue }
             if best == nil || score > best!.score || (score == best!.score && route.method == method) {
-                best = (route, parameters, score)
+                best = (route, score)
             }
         }
-        var logs: String { request.headers["host"].map { "http://\($0)/#logs" } ?? "" }
         guard let best else {
-            if allowed.isEmpty {
-                return APIError.notFound("no such endpoint: \(request.path)").response(defaultLink: logs)
+            let logs = Self.logsLink(request)
+            guard pathMatched else {
+                return .answered(APIError.notFound("no such endpoint: \(request.path)").response(defaultLink: logs))
             }
-            return APIError.methodNotAllowed(request.method, request.path, allowed: Set(allowed).sorted())
-                .response(defaultLink: logs)
+            let allowed = Set(routes.filter { Self.score($0, path) != nil }.map(\.method)).sorted()
+            return .answered(
+                APIError.methodNotAllowed(request.method, request.path, allowed: allowed).response(defaultLink: logs))
         }
-        do {
-            return try await best.route.handler(request, best.parameters)
-        } catch let error as APIError {
-            return error.response(defaultLink: logs)
-        } catch {
-            return APIError.internalError("\(error)").response(defaultLink: logs)
+        let parameters = Self.parameters(best.route, path)
+        switch best.route.action {
+        case .immediate(let handler):
+            do {
+                return .answered(try handler(request, parameters))
+            } catch {
+                return .answered(Self.render(error, for: request))
+            }
+        case .deferred(let handler):
+            return .deferred {
+                do {
+                    return try await handler(request, parameters)
+                } catch {
+                    return Self.render(error, for: request)
+                }
+            }
         }
     }
 
-    /// Split by bytes: splitting a `String` by `Character` runs grapheme breaking over the whole path.
-    private static func split(_ path: String) -> [String] {
-        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { String(Substring($0)) }
+    private static func render(_ error: any Error, for request: ServerRequest) -> ServerResponse {
+        if let error = error as? APIError { return error.response(defaultLink: logsLink(request)) }
+        return APIError.internalError("\(error)").response(defaultLink: logsLink(request))
     }
 
-    /// The parameters, and a score that prefers literal segments (higher is more specific). The literals are
-    /// checked before any parameter is collected: most routes fail on one, and need no dictionary then.
-    private static func match(_ segments: [Segment], _ path: [String]) -> (RouteParameters, Int)? {
+    private static func logsLink(_ request: ServerRequest) -> String {
+        request.headers["host"].map { "http://\($0)/#logs" } ?? ""
+    }
+
+    /// How specific the match is (2 per literal segment, 1 per parameter), nil when the path does not match.
+    /// Literals are compared as bytes, straight from the request's path.
+    private static func score(_ route: Route, _ path: PathSegments) -> Int? {
+        guard route.endsWithRest ? path.count >= route.fixedCount : path.count == route.fixedCount else { return nil }
         var score = 0
-        var matchesAll = path.count == segments.count
-        for (index, segment) in segments.enumerated() {
-            switch segment {
-            case .rest:
-                matchesAll = true
+        for index in 0..<route.fixedCount {
+            switch route.segments[index] {
             case .literal(let literal):
-                guard index < path.count, path[index] == literal else { return nil }
+                guard path[index].elementsEqual(literal) else { return nil }
                 score += 2
-                continue
-            case .parameter:
-                guard index < path.count else { return nil }
-                score += 1
-                continue
+            case .parameter: score += 1
+            case .rest: break
             }
-            break
         }
-        guard matchesAll else { return nil }
+        return score
+    }
+
+    /// The matched route's parameters: the only strings made from the path.
+    private static func parameters(_ route: Route, _ path: PathSegments) -> RouteParameters {
         var parameters = RouteParameters()
-        for (index, segment) in segments.enumerated() {
+        for (index, segment) in route.segments.enumerated() {
             switch segment {
-            case .rest(let name): parameters.values[name] = path.dropFirst(index).joined(separator: "/")
-            case .parameter(let name): parameters.values[name] = path[index]
             case .literal: break
+            case .parameter(let name): parameters.values.append((name, String(decoding: path[index], as: UTF8.self)))
+            case .rest(let name): parameters.values.append((name, path.rest(from: index)))
             }
         }
-        return (parameters, score)
+        return parameters
+    }
+}
+
+/// A path's non-empty `/`-separated segments, as byte ranges of the path (no string per segment).
+private struct PathSegments {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let ranges: UnsafeBufferPointer<Range<Int>>
+
+    var count: Int { ranges.count }
+
+    subscript(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[ranges[index]])
+    }
+
+    /// Segments from `index` on, joined by single slashes.
+    func rest(from index: Int) -> String {
+        (index..<count).map { String(decoding: self[$0], as: UTF8.self) }.joined(separator: "/")
+    }
+
+    /// Splits `bytes` into ranges held on the stack (paths are short; a longer one gets a heap array).
+    static func with<Result>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (PathSegments) -> Result) -> Result {
+        let slash = UInt8(ascii: "/")
+        var capacity = 0
+        var previous = slash
+        for byte in bytes {
+            if previous == slash && byte != slash { capacity += 1 }
+            previous = byte
+        }
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: capacity) { buffer in
+            var count = 0
+            var start: Int?
+            for index in bytes.indices {
+                if bytes[index] == slash {
+                    if let first = start {
+                        buffer.initializeElement(at: count, to: first..<index)
+                        count += 1
+                        start = nil
+                    }
+                } else if start == nil {
+                    start = index
+                }
+            }
+            if let first = start {
+                buffer.initializeElement(at: count, to: first..<bytes.count)
+                count += 1
+            }
+            return body(PathSegments(bytes: bytes, ranges: UnsafeBufferPointer(rebasing: buffer[0..<count])))
+        }
     }
 }
 
 /// The values of a route's `{name}` segments.
 public struct RouteParameters: Sendable {
-    var values: [String: String] = [:]
+    /// In pattern order; a route has few, so a search beats hashing.
+    var values: [(name: String, value: String)] = []
 
-    public subscript(_ name: String) -> String? { values[name] }
+    public subscript(_ name: String) -> String? { values.first { $0.name == name }?.value }
 }

@@ -3,16 +3,20 @@ import Foundation
 import Synchronization
 
 /// What libmicrohttpd's C callbacks reach through their user pointer (they cannot capture): the router,
-/// the body limit, and the event streams still open (so stopping can end them).
+/// the body limit, and the event streams and suspended requests still open (so stopping can end them).
 final class ServerShared: Sendable {
     let router: Router
     let maximumBodySize: Int
-    private let streams = Mutex(OpenStreams())
+    private let open = Mutex(OpenWork())
 
-    private struct OpenStreams {
-        var byIdentifier: [ObjectIdentifier: EventStream] = [:]
+    private struct OpenWork {
+        var streams: [ObjectIdentifier: EventStream] = [:]
+        /// Requests whose connection had to wait for their handler, until they end.
+        var suspended: [ObjectIdentifier: RequestExecution] = [:]
         /// Set by `finishStreams`: a stream answered after that ends at once.
-        var stopping = false
+        var stoppingStreams = false
+        /// Set by `abandonSuspended`: a handler that would wait closes its connection instead.
+        var stoppingRequests = false
     }
 
     init(router: Router, maximumBodySize: Int) {
@@ -21,16 +25,40 @@ final class ServerShared: Sendable {
     }
 
     func finishStreams() {
-        let open = streams.withLock { streams in
-            streams.stopping = true
-            return Array(streams.byIdentifier.values)
+        let streams = open.withLock { open in
+            open.stoppingStreams = true
+            return Array(open.streams.values)
         }
-        for stream in open { stream.finish() }
+        for stream in streams { stream.finish() }
     }
 
-    var hasOpenStreams: Bool { streams.withLock { !$0.byIdentifier.isEmpty } }
+    /// Resumes the connections still waiting for a handler, which then close unanswered.
+    func abandonSuspended() {
+        let suspended = open.withLock { open in
+            open.stoppingRequests = true
+            defer { open.suspended = [:] }
+            return Array(open.suspended.values)
+        }
+        for execution in suspended { execution.abandon() }
+    }
 
-    /// Called once for the headers, once per body chunk and once at the end of each request.
+    var hasOpenWork: Bool { open.withLock { !$0.streams.isEmpty || !$0.suspended.isEmpty } }
+
+    /// False once the server is stopping (the request is refused instead).
+    func noteSuspended(_ execution: RequestExecution) -> Bool {
+        open.withLock { open in
+            guard !open.stoppingRequests else { return false }
+            open.suspended[ObjectIdentifier(execution)] = execution
+            return true
+        }
+    }
+
+    func noteEnded(_ execution: RequestExecution) {
+        open.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(execution)) }
+    }
+
+    /// Called once for the headers, once per body chunk and once at the end of each request (and once more
+    /// when a suspended request's handler has answered).
     static let access: MHD_AccessHandlerCallback = {
         cls, connection, url, method, _, uploadData, uploadSize, requestContext in
         guard let cls, let connection, let url, let method, let uploadSize, let requestContext else {
@@ -39,7 +67,9 @@ final class ServerShared: Sendable {
         let shared = Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue()
         guard let existing = requestContext.pointee else {
             let pending = PendingRequest()
-            if let length = header(connection, "content-length").flatMap({ Int($0) }), length > shared.maximumBodySize {
+            if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "content-length"),
+                let length = Int(String(cString: length)), length > shared.maximumBodySize
+            {
                 pending.tooLarge = true
             }
             requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
@@ -59,6 +89,10 @@ final class ServerShared: Sendable {
             uploadSize.pointee = 0
             return MHD_Result.YES
         }
+        if let execution = pending.execution {
+            // Resumed: the handler has jobs to run or its answer, or the server is stopping.
+            return shared.answer(execution.run(), on: connection)
+        }
         if pending.tooLarge {
             return shared.queue(APIError.payloadTooLarge(limit: shared.maximumBodySize).response, on: connection)
         }
@@ -67,19 +101,29 @@ final class ServerShared: Sendable {
             query: values(connection, .GET_ARGUMENT_KIND, lowercasingNames: false),
             headers: values(connection, .HEADER_KIND, lowercasingNames: true), body: pending.body,
             remoteAddress: remoteAddress(connection))
-        return shared.queue(shared.respond(to: request), on: connection)
+        switch shared.router.route(request) {
+        case .answered(let response):
+            return shared.queue(response, on: connection)
+        case .deferred(let handler):
+            let execution = RequestExecution(connection: connection, shared: shared)
+            pending.execution = execution
+            return shared.answer(execution.start(handler), on: connection)
+        }
     }
 
     static let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
-        guard let requestContext, let pending = requestContext.pointee else { return }
-        Unmanaged<PendingRequest>.fromOpaque(pending).release()
+        guard let requestContext, let pointer = requestContext.pointee else { return }
+        let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeRetainedValue()
+        pending.execution?.end()
         requestContext.pointee = nil
     }
 
-    /// Runs the handler on this connection thread (see `ConnectionExecutor`).
-    private func respond(to request: ServerRequest) -> ServerResponse {
-        let router = self.router
-        return ConnectionExecutor().run { await router.respond(to: request) }
+    private func answer(_ outcome: RequestExecution.Outcome, on connection: OpaquePointer) -> MHD_Result {
+        switch outcome {
+        case .answered(let response): queue(response, on: connection)
+        case .suspended: MHD_Result.YES
+        case .refused: MHD_Result.NO
+        }
     }
 
     private func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
@@ -91,12 +135,12 @@ final class ServerShared: Sendable {
                     $0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
             }
         case .events(let stream):
-            let stopping = streams.withLock { streams in
-                if !streams.stopping { streams.byIdentifier[ObjectIdentifier(stream)] = stream }
-                return streams.stopping
+            let stopping = open.withLock { open in
+                if !open.stoppingStreams { open.streams[ObjectIdentifier(stream)] = stream }
+                return open.stoppingStreams
             }
             if stopping { stream.finish() }
-            let box = StreamBox(stream: stream, shared: self)
+            let box = StreamBox(stream: stream, shared: self, connection: connection)
             created = MHD_create_response_from_callback(
                 UInt64.max, 4096, Self.readEvents, Unmanaged.passRetained(box).toOpaque(), Self.releaseEvents)
         case .connectionReset:
@@ -110,12 +154,22 @@ final class ServerShared: Sendable {
         return MHD_queue_response(connection, UInt32(clamping: response.status), created)
     }
 
+    /// Never waits: with nothing to write, the connection is suspended until the stream wakes it.
     private static let readEvents: MHD_ContentReaderCallback = { cls, _, buffer, capacity in
         guard let cls, let buffer else { return -2 }
         let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
-        guard let chunk = box.stream.next(capacity: capacity) else { return -1 }
-        chunk.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        return chunk.count
+        let connection = box.connection
+        switch box.stream.next(
+            capacity: capacity, suspend: { MHD_suspend_connection(connection.pointer) }, wake: box.wake)
+        {
+        case .bytes(let chunk):
+            chunk.withUnsafeBytes {
+                UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+            }
+            return chunk.count
+        case .waiting: return 0
+        case .ended: return -1
+        }
     }
 
     /// The client left or the stream ended: the stream is finished either way.
@@ -123,26 +177,26 @@ final class ServerShared: Sendable {
         guard let cls else { return }
         let box = Unmanaged<StreamBox>.fromOpaque(cls).takeRetainedValue()
         box.stream.finish()
-        box.shared.streams.withLock { _ = $0.byIdentifier.removeValue(forKey: ObjectIdentifier(box.stream)) }
-    }
-
-    private static func header(_ connection: OpaquePointer, _ name: String) -> String? {
-        MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+        box.shared.open.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(box.stream)) }
     }
 
     private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercasingNames: Bool)
         -> [String: String]
     {
-        let collector = ValueCollector(lowercasingNames: lowercasingNames)
-        MHD_get_connection_values(
-            connection, kind,
-            { cls, _, key, value in
-                guard let cls, let key else { return MHD_Result.YES }
-                let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
-                let name = collector.lowercasingNames ? ServerShared.lowercasedName(key) : String(cString: key)
-                collector.add(name, value.map { String(cString: $0) } ?? "")
-                return MHD_Result.YES
-            }, Unmanaged.passUnretained(collector).toOpaque())
+        // On the stack: the iterator returns before this does.
+        var collector = ValueCollector(lowercasingNames: lowercasingNames)
+        withUnsafeMutablePointer(to: &collector) { pointer in
+            _ = MHD_get_connection_values(
+                connection, kind,
+                { cls, _, key, value in
+                    guard let cls, let key else { return MHD_Result.YES }
+                    let collector = cls.assumingMemoryBound(to: ValueCollector.self)
+                    let name =
+                        collector.pointee.lowercasingNames ? ServerShared.lowercasedName(key) : String(cString: key)
+                    collector.pointee.add(name, value.map { String(cString: $0) } ?? "")
+                    return MHD_Result.YES
+                }, pointer)
+        }
         return collector.values
     }
 
@@ -170,21 +224,24 @@ final class ServerShared: Sendable {
     }
 }
 
-/// One request's body as it arrives, behind libmicrohttpd's per-request pointer; used by one connection thread.
+/// One request's body as it arrives, behind libmicrohttpd's per-request pointer; used by the connection's
+/// thread only.
 private final class PendingRequest {
     var body: [UInt8] = []
     var tooLarge = false
+    /// Set when the handler runs asynchronously: a resumed connection collects its answer here.
+    var execution: RequestExecution?
 }
 
 /// Headers or query arguments being collected by the C iterator.
-private final class ValueCollector {
+private struct ValueCollector {
     let lowercasingNames: Bool
     var values: [String: String] = [:]
 
     init(lowercasingNames: Bool) { self.lowercasingNames = lowercasingNames }
 
     /// `name` comes lower-cased already when `lowercasingNames` is set.
-    func add(_ name: String, _ value: String) {
+    mutating func add(_ name: String, _ value: String) {
         if lowercasingNames, let earlier = values[name] {
             values[name] = "\(earlier), \(value)"
         } else {
@@ -193,13 +250,25 @@ private final class ValueCollector {
     }
 }
 
-/// An event stream and its server, behind the content reader's user pointer.
+/// An event stream, its server and connection, behind the content reader's user pointer.
 private final class StreamBox {
     let stream: EventStream
     let shared: ServerShared
+    let connection: ConnectionHandle
+    /// Resumes the connection the stream suspended.
+    let wake: @Sendable () -> Void
 
-    init(stream: EventStream, shared: ServerShared) {
+    init(stream: EventStream, shared: ServerShared, connection: OpaquePointer) {
         self.stream = stream
         self.shared = shared
+        let handle = ConnectionHandle(pointer: connection)
+        self.connection = handle
+        wake = { MHD_resume_connection(handle.pointer) }
     }
+}
+
+/// A libmicrohttpd connection, to resume from another thread. Safe to send: libmicrohttpd's suspend and resume
+/// calls are thread-safe, and the stream calls `wake` only while the connection is suspended (so still open).
+private struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
 }

@@ -1,0 +1,148 @@
+import CMicroHTTPD
+import Synchronization
+
+/// Runs one request's asynchronous handler on the libmicrohttpd thread that received the request: a handler
+/// that awaits only actors and functions (which prefer this executor too, see `FunctionDeadline`) answers
+/// without leaving the thread, saving two thread hops per request. When the handler waits on something
+/// elsewhere (the store's writer, a timer, another server), its connection is suspended and the thread goes
+/// back to serving its other connections; the handler's next job resumes the connection, and the thread runs
+/// it when it next gets to the connection. Handlers thus never need Swift's global pool, which a caller of
+/// `HTTPServer.stop()` may be blocking.
+///
+/// Jobs arriving after the answer (a function that outlived its time limit), or after the connection closed,
+/// run on the global pool.
+final class RequestExecution: TaskExecutor, @unchecked Sendable {
+    // @unchecked: all mutable state is in `state`; `connection` is only handed to libmicrohttpd's thread-safe
+    // resume call, and only while the connection is suspended (so still open).
+    private enum Phase {
+        /// The receiving thread runs the jobs.
+        case inline
+        /// The connection waits for a job or the answer.
+        case suspended
+        /// Resumed: the thread will run the queued jobs (or collect the answer) when it gets to the connection.
+        case waking
+        /// The response went out, or the connection closed: jobs run elsewhere.
+        case done
+    }
+
+    private struct State {
+        var phase = Phase.inline
+        var jobs: [UnownedJob] = []
+        var response: ServerResponse?
+        /// Set once the connection was suspended: the server keeps track of such requests until they end.
+        var noted = false
+    }
+
+    /// What `run` found.
+    enum Outcome {
+        case answered(ServerResponse)
+        /// The connection is suspended until the handler has a job or an answer.
+        case suspended
+        /// The server is stopping: the connection should close unanswered.
+        case refused
+    }
+
+    private let state = Mutex(State())
+    private let connection: OpaquePointer
+    private let shared: ServerShared
+
+    init(connection: OpaquePointer, shared: ServerShared) {
+        self.connection = connection
+        self.shared = shared
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        let (queued, wake) = state.withLock { state -> (Bool, Bool) in
+            switch state.phase {
+            case .inline, .waking:
+                state.jobs.append(unowned)
+                return (true, false)
+            case .suspended:
+                state.jobs.append(unowned)
+                state.phase = .waking
+                return (true, true)
+            case .done:
+                return (false, false)
+            }
+        }
+        if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(unowned)) }
+        if wake { MHD_resume_connection(connection) }
+    }
+
+    /// On the receiving thread: starts `handler` with this executor preferred, then runs its jobs (see `run`).
+    func start(_ handler: @escaping @Sendable () async -> ServerResponse) -> Outcome {
+        Task(executorPreference: self) { self.finish(with: await handler()) }
+        return run()
+    }
+
+    /// On the receiving thread (at the start, and whenever the resumed connection comes round): runs the
+    /// handler's jobs until it answers or has to wait on something elsewhere.
+    func run() -> Outcome {
+        var batch: [UnownedJob] = []
+        while true {
+            let outcome = state.withLock { state -> Outcome? in
+                if state.phase == .done { return .refused }
+                state.phase = .inline
+                if let response = state.response {
+                    state.phase = .done
+                    swap(&batch, &state.jobs)
+                    return .answered(response)
+                }
+                if !state.jobs.isEmpty {
+                    swap(&batch, &state.jobs)
+                    return nil
+                }
+                if !state.noted {
+                    guard shared.noteSuspended(self) else {
+                        state.phase = .done
+                        return .refused
+                    }
+                    state.noted = true
+                }
+                // Suspended under the lock, so that nothing can resume the connection before this.
+                state.phase = .suspended
+                MHD_suspend_connection(connection)
+                return .suspended
+            }
+            if let outcome {
+                // Left over after the answer (a function past its time limit): not this thread's business any more.
+                for job in batch { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+                return outcome
+            }
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Ends a suspension without an answer (the server is stopping); the resumed connection closes.
+    func abandon() {
+        let wasSuspended = state.withLock { state in
+            guard state.phase == .suspended else { return false }
+            state.phase = .done
+            return true
+        }
+        if wasSuspended { MHD_resume_connection(connection) }
+    }
+
+    /// The request ended (answered, or its connection closed): jobs still queued run elsewhere.
+    func end() {
+        let (jobs, noted) = state.withLock { state in
+            state.phase = .done
+            defer { state.jobs = [] }
+            return (state.jobs, state.noted)
+        }
+        for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        if noted { shared.noteEnded(self) }
+    }
+
+    private func finish(with response: ServerResponse) {
+        let wake = state.withLock { state in
+            state.response = response
+            guard state.phase == .suspended else { return false }
+            state.phase = .waking
+            return true
+        }
+        if wake { MHD_resume_connection(connection) }
+    }
+}

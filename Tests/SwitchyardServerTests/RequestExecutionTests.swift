@@ -1,0 +1,154 @@
+import BSON
+import Dispatch
+import Foundation
+import Messaging
+import Switchyard
+import Synchronization
+import Testing
+
+@testable import SwitchyardServer
+
+/// A handler runs on the server thread that read its request until it waits on something elsewhere; then its
+/// connection waits while the thread serves others. A called function that outlives its time limit is answered
+/// for on time and still runs to its end after the answer.
+@Suite(.timeLimit(.minutes(1))) struct RequestExecutionTests {
+    @Test func aFunctionPastItsLimitRunsToItsEndAfterTheAnswer() async throws {
+        var registry = FunctionRegistry()
+        registry.register("stubborn") { (_: [BSON], context: FunctionContext) -> BSON in
+            // Waits without noticing cancellation, then writes: the write resumes after the request was answered.
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { continuation.resume() }
+            }
+            try await context.services.mongodb().db("app").collection("done").insertOne(["by": "stubborn"])
+            return true
+        }
+        registry.register("quick") { (_: [BSON], _: FunctionContext) in "fine" }
+        let definition = AppDefinition(
+            functions: ["stubborn": FunctionSettings(timeout: .milliseconds(50))],
+            auth: AuthSettings(providers: [.anonymous]))
+        try await ServedApp.with(registry, definition: definition) { served in
+            let token = try await served.loginAnonymously().accessToken
+            let answer = try await served.call("stubborn", token: token)
+            #expect(answer.status == 400)
+            #expect(answer.errorMessage?.contains("timed out after 50ms") == true)
+            // The same connection serves the next call meanwhile.
+            #expect(try await served.call("quick", token: token).text == #""fine""#)
+            let done = served.app.store.database("app").collection("done")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await done.countDocuments() == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(try await done.countDocuments() == 1)
+        }
+    }
+
+    /// One server thread: requests whose handlers wait must not hold up the thread, or the quick request below
+    /// could never be answered while they wait.
+    @Test func waitingHandlersLeaveTheThreadToOtherRequests() async throws {
+        let gate = Gate()
+        var router = Router()
+        router.add("GET", "/slow/{n}") { _, parameters in
+            await gate.wait()
+            return .text("slow \(parameters["n"] ?? "")")
+        }
+        router.add("GET", "/quick") { _, _ in .text("quick") }
+        let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 1), router: router)
+        defer { server.stop() }
+        let client = try HTTPClient()
+        let waiting = 20
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for n in 0..<waiting {
+                group.addTask { try await client.get(url: "\(server.baseURL)/slow/\(n)").text }
+            }
+            while gate.waiters < waiting { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(try await client.get(url: "\(server.baseURL)/quick").text == "quick")
+            gate.open()
+            var answers: Set<String> = []
+            for try await answer in group { answers.insert(answer) }
+            #expect(answers == Set((0..<waiting).map { "slow \($0)" }))
+        }
+    }
+
+    /// A handler that answers after the server began stopping is still heard; `stop` then returns.
+    @Test func stoppingLetsAWaitingHandlerAnswer() async throws {
+        let gate = Gate()
+        var router = Router()
+        router.add("GET", "/slow") { _, _ in
+            await gate.wait()
+            return .text("late but here")
+        }
+        let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 1), router: router)
+        let client = try HTTPClient()
+        async let answer = client.get(url: "\(server.baseURL)/slow")
+        while gate.waiters < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        async let stopped: Void = stopOffThePool(server)
+        try await Task.sleep(for: .milliseconds(50))
+        gate.open()
+        #expect(try await answer.text == "late but here")
+        await stopped
+    }
+
+    /// A handler still waiting when the grace period ends has its connection closed, and `stop` returns.
+    @Test func stoppingClosesConnectionsWhoseHandlerNeverAnswers() async throws {
+        let gate = Gate()
+        var router = Router()
+        router.add("GET", "/never") { _, _ in
+            await gate.wait()
+            return .text("too late")
+        }
+        let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 1), router: router)
+        let client = try HTTPClient()
+        let answer = Task { try await client.get(url: "\(server.baseURL)/never") }
+        while gate.waiters < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        await stopOffThePool(server)
+        await #expect(throws: HTTPClientError.self) { try await answer.value }
+        // The handler finishing after the connection is gone touches nothing.
+        gate.open()
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
+
+/// `stop()` waits up to 2 seconds for handlers: on a thread of its own, so that the tests running meanwhile keep
+/// the concurrency pool's threads.
+private func stopOffThePool(_ server: HTTPServer) async {
+    await withCheckedContinuation { continuation in
+        Thread {
+            server.stop()
+            continuation.resume()
+        }.start()
+    }
+}
+
+/// Handlers wait here until the test opens it; `waiters` counts the ones waiting.
+private final class Gate: Sendable {
+    private struct State {
+        var isOpen = false
+        var continuations: [CheckedContinuation<Void, Never>] = []
+        var waiting = 0
+    }
+
+    private let state = Mutex(State())
+
+    var waiters: Int { state.withLock { $0.waiting } }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state in
+                state.waiting += 1
+                if state.isOpen { return true }
+                state.continuations.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.isOpen = true
+            defer { state.continuations = [] }
+            return state.continuations
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+}
