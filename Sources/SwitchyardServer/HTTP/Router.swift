@@ -24,9 +24,6 @@ public struct Router: Sendable {
     private struct Route: Sendable {
         let method: String
         let segments: [Segment]
-        /// Path segments the pattern needs (a final `{name...}` needs none).
-        let fixedCount: Int
-        let endsWithRest: Bool
         let action: Action
     }
 
@@ -36,6 +33,24 @@ public struct Router: Sendable {
         case rest(String)
     }
 
+    /// What matching needs of a route, held apart from it in plain values: scanning every route for every
+    /// request then touches no reference counts.
+    private struct Pattern: Sendable {
+        /// Path segments the pattern needs (a final `{name...}` needs none).
+        var fixedCount: Int
+        var endsWithRest: Bool
+        /// 2 per literal segment, 1 per parameter: literals win.
+        var score: Int
+        /// The pattern's literals in `literals`.
+        var literalRange: Range<Int>
+    }
+
+    /// One literal segment of a pattern: its index among the pattern's segments and its bytes in `literalBytes`.
+    private struct Literal: Sendable {
+        var segment: Int
+        var bytes: Range<Int>
+    }
+
     /// What routing a request found: an answer already, or the handler still to run.
     enum Routing {
         case answered(ServerResponse)
@@ -43,6 +58,12 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    private var patterns: [Pattern] = []
+    private var literals: [Literal] = []
+    private var literalBytes: [UInt8] = []
+    /// By a path's segment count, the routes (in order) that can match it; the last entry, for longer paths,
+    /// holds the routes ending in `{name...}`.
+    private var candidates: [[Int]] = [[]]
 
     public init() {}
 
@@ -63,17 +84,39 @@ public struct Router: Sendable {
             let name = String(part.dropFirst().dropLast())
             return name.hasSuffix("...") ? .rest(String(name.dropLast(3))) : .parameter(name)
         }
-        let endsWithRest: Bool
-        if case .rest? = segments.last { endsWithRest = true } else { endsWithRest = false }
-        routes.append(
-            Route(
-                method: method.uppercased(), segments: segments, fixedCount: segments.count - (endsWithRest ? 1 : 0),
-                endsWithRest: endsWithRest, action: action))
+        add(Route(method: method.uppercased(), segments: segments, action: action))
+    }
+
+    private mutating func add(_ route: Route) {
+        let firstLiteral = literals.count
+        var score = 0
+        var endsWithRest = false
+        for (index, segment) in route.segments.enumerated() {
+            switch segment {
+            case .literal(let bytes):
+                literals.append(Literal(segment: index, bytes: literalBytes.count..<literalBytes.count + bytes.count))
+                literalBytes += bytes
+                score += 2
+            case .parameter: score += 1
+            case .rest: endsWithRest = true
+            }
+        }
+        let pattern = Pattern(
+            fixedCount: route.segments.count - (endsWithRest ? 1 : 0), endsWithRest: endsWithRest, score: score,
+            literalRange: firstLiteral..<literals.count)
+        routes.append(route)
+        patterns.append(pattern)
+        // One list per count up to the longest pattern, and one for longer paths.
+        while candidates.count < pattern.fixedCount + 2 { candidates.append(candidates[candidates.count - 1]) }
+        for count in candidates.indices {
+            let fits = pattern.endsWithRest ? count >= pattern.fixedCount : count == pattern.fixedCount
+            if fits { candidates[count].append(patterns.count - 1) }
+        }
     }
 
     /// Every route of `other`, after this router's.
     public mutating func add(_ other: Router) {
-        routes += other.routes
+        for route in other.routes { add(route) }
     }
 
     /// Runs the handler the request's method and path select: 404 when no pattern matches the path, 405 when
@@ -87,38 +130,25 @@ public struct Router: Sendable {
 
     /// Selects the route; an immediate handler (and a 404 or 405) answers at once.
     func route(_ request: ServerRequest) -> Routing {
-        var path = request.path
-        return path.withUTF8 { bytes in
-            PathSegments.with(bytes) { segments in route(request, segments) }
-        }
-    }
-
-    private func route(_ request: ServerRequest, _ path: PathSegments) -> Routing {
         // Clients send methods upper-cased: upper-casing again would cost every request a Unicode mapping.
         let method =
             request.method.utf8.allSatisfy({ !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
             ? request.method : request.method.uppercased()
-        var best: (route: Route, score: Int)?
-        var pathMatched = false
-        for route in routes {
-            guard let score = Self.score(route, path) else { continue }
-            pathMatched = true
-            guard route.method == method || (method == "HEAD" && route.method == "GET") else { continue }
-            if best == nil || score > best!.score || (score == best!.score && route.method == method) {
-                best = (route, score)
-            }
-        }
-        guard let best else {
-            let logs = Self.logsLink(request)
-            guard pathMatched else {
-                return .answered(APIError.notFound("no such endpoint: \(request.path)").response(defaultLink: logs))
-            }
-            let allowed = Set(routes.filter { Self.score($0, path) != nil }.map(\.method)).sorted()
+        var path = request.path
+        let found = path.withUTF8 { bytes in PathSegments.with(bytes) { find(method, $0) } }
+        let (index, parameters): (Int, RouteParameters)
+        switch found {
+        case .route(let route, let values):
+            (index, parameters) = (route, values)
+        case .noPath:
             return .answered(
-                APIError.methodNotAllowed(request.method, request.path, allowed: allowed).response(defaultLink: logs))
+                APIError.notFound("no such endpoint: \(request.path)").response(defaultLink: Self.logsLink(request)))
+        case .otherMethods(let allowed):
+            return .answered(
+                APIError.methodNotAllowed(request.method, request.path, allowed: allowed)
+                    .response(defaultLink: Self.logsLink(request)))
         }
-        let parameters = Self.parameters(best.route, path)
-        switch best.route.action {
+        switch routes[index].action {
         case .immediate(let handler):
             do {
                 return .answered(try handler(request, parameters))
@@ -136,6 +166,48 @@ public struct Router: Sendable {
         }
     }
 
+    private enum Found {
+        case route(Int, RouteParameters)
+        case noPath
+        case otherMethods(allowed: [String])
+    }
+
+    private func find(_ method: String, _ path: PathSegments) -> Found {
+        let candidates = candidates[min(path.count, candidates.count - 1)]
+        var best: (index: Int, score: Int)?
+        var pathMatched = false
+        for index in candidates where matches(index, path) {
+            pathMatched = true
+            let routeMethod = routes[index].method
+            guard routeMethod == method || (method == "HEAD" && routeMethod == "GET") else { continue }
+            let score = patterns[index].score
+            if best == nil || score > best!.score || (score == best!.score && routeMethod == method) {
+                best = (index, score)
+            }
+        }
+        if let best { return .route(best.index, Self.parameters(routes[best.index], path)) }
+        guard pathMatched else { return .noPath }
+        let allowed = Set(candidates.filter { matches($0, path) }.map { routes[$0].method })
+        return .otherMethods(allowed: allowed.sorted())
+    }
+
+    /// Whether the route's literals are the path's segments at their places (the count fits already).
+    /// Compared as bytes, straight from the request's path.
+    private func matches(_ index: Int, _ path: PathSegments) -> Bool {
+        let range = patterns[index].literalRange
+        return literals.withUnsafeBufferPointer { literals in
+            literalBytes.withUnsafeBufferPointer { literalBytes in
+                for literal in literals[range] {
+                    let segment = path[literal.segment]
+                    guard segment.count == literal.bytes.count,
+                        segment.elementsEqual(UnsafeBufferPointer(rebasing: literalBytes[literal.bytes]))
+                    else { return false }
+                }
+                return true
+            }
+        }
+    }
+
     private static func render(_ error: any Error, for request: ServerRequest) -> ServerResponse {
         if let error = error as? APIError { return error.response(defaultLink: logsLink(request)) }
         return APIError.internalError("\(error)").response(defaultLink: logsLink(request))
@@ -143,23 +215,6 @@ public struct Router: Sendable {
 
     private static func logsLink(_ request: ServerRequest) -> String {
         request.headers["host"].map { "http://\($0)/#logs" } ?? ""
-    }
-
-    /// How specific the match is (2 per literal segment, 1 per parameter), nil when the path does not match.
-    /// Literals are compared as bytes, straight from the request's path.
-    private static func score(_ route: Route, _ path: PathSegments) -> Int? {
-        guard route.endsWithRest ? path.count >= route.fixedCount : path.count == route.fixedCount else { return nil }
-        var score = 0
-        for index in 0..<route.fixedCount {
-            switch route.segments[index] {
-            case .literal(let literal):
-                guard path[index].elementsEqual(literal) else { return nil }
-                score += 2
-            case .parameter: score += 1
-            case .rest: break
-            }
-        }
-        return score
     }
 
     /// The matched route's parameters: the only strings made from the path.

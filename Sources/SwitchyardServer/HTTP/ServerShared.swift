@@ -57,8 +57,8 @@ final class ServerShared: Sendable {
         open.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(execution)) }
     }
 
-    /// Called once for the headers, once per body chunk and once at the end of each request (and once more
-    /// when a suspended request's handler has answered).
+    /// Called once for the headers, once per body chunk and once at the end of each request (and again whenever
+    /// a suspended request's connection is resumed).
     static let access: MHD_AccessHandlerCallback = {
         cls, connection, url, method, _, uploadData, uploadSize, requestContext in
         guard let cls, let connection, let url, let method, let uploadSize, let requestContext else {
@@ -66,17 +66,18 @@ final class ServerShared: Sendable {
         }
         let shared = Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue()
         guard let existing = requestContext.pointee else {
-            let pending = PendingRequest()
+            // Most requests need no state of their own until their handler has to wait: a marker notes the headers.
+            requestContext.pointee = PendingRequest.headersRead
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "content-length"),
                 let length = Int(String(cString: length)), length > shared.maximumBodySize
             {
-                pending.tooLarge = true
+                PendingRequest.attach(to: requestContext).tooLarge = true
             }
-            requestContext.pointee = Unmanaged.passRetained(pending).toOpaque()
             return MHD_Result.YES
         }
-        let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
+        let pending = existing == PendingRequest.headersRead ? nil : PendingRequest.attached(existing)
         if uploadSize.pointee > 0 {
+            let pending = pending ?? PendingRequest.attach(to: requestContext)
             if !pending.tooLarge, let uploadData {
                 if pending.body.count + uploadSize.pointee > shared.maximumBodySize {
                     pending.tooLarge = true
@@ -89,33 +90,34 @@ final class ServerShared: Sendable {
             uploadSize.pointee = 0
             return MHD_Result.YES
         }
-        if let execution = pending.execution {
+        if let execution = pending?.execution {
             // Resumed: the handler has jobs to run or its answer, or the server is stopping.
             return shared.answer(execution.run(), on: connection)
         }
-        if pending.tooLarge {
+        if pending?.tooLarge == true {
             return shared.queue(APIError.payloadTooLarge(limit: shared.maximumBodySize).response, on: connection)
         }
         let request = ServerRequest(
             method: String(cString: method), path: String(cString: url),
             query: values(connection, .GET_ARGUMENT_KIND, lowercasingNames: false),
-            headers: values(connection, .HEADER_KIND, lowercasingNames: true), body: pending.body,
+            headers: values(connection, .HEADER_KIND, lowercasingNames: true), body: pending?.body ?? [],
             remoteAddress: remoteAddress(connection))
         switch shared.router.route(request) {
         case .answered(let response):
             return shared.queue(response, on: connection)
         case .deferred(let handler):
             let execution = RequestExecution(connection: connection, shared: shared)
-            pending.execution = execution
+            (pending ?? PendingRequest.attach(to: requestContext)).execution = execution
             return shared.answer(execution.start(handler), on: connection)
         }
     }
 
     static let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
         guard let requestContext, let pointer = requestContext.pointee else { return }
+        requestContext.pointee = nil
+        guard pointer != PendingRequest.headersRead else { return }
         let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeRetainedValue()
         pending.execution?.end()
-        requestContext.pointee = nil
     }
 
     private func answer(_ outcome: RequestExecution.Outcome, on connection: OpaquePointer) -> MHD_Result {
@@ -224,13 +226,27 @@ final class ServerShared: Sendable {
     }
 }
 
-/// One request's body as it arrives, behind libmicrohttpd's per-request pointer; used by the connection's
-/// thread only.
+/// One request's body as it arrives and its handler while it runs, behind libmicrohttpd's per-request pointer
+/// (made only for requests with a body or a handler that runs as a task); used by the connection's thread only.
 private final class PendingRequest {
     var body: [UInt8] = []
     var tooLarge = false
-    /// Set when the handler runs asynchronously: a resumed connection collects its answer here.
+    /// Set when the handler runs as a task: a resumed connection runs its jobs and collects its answer here.
     var execution: RequestExecution?
+
+    /// The per-request pointer of a request that has none of this state (not a valid address).
+    static var headersRead: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
+
+    /// Makes the state and hangs it on the per-request pointer, which `ServerShared.completed` releases.
+    static func attach(to context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> PendingRequest {
+        let pending = PendingRequest()
+        context.pointee = Unmanaged.passRetained(pending).toOpaque()
+        return pending
+    }
+
+    static func attached(_ pointer: UnsafeMutableRawPointer) -> PendingRequest {
+        Unmanaged<PendingRequest>.fromOpaque(pointer).takeUnretainedValue()
+    }
 }
 
 /// Headers or query arguments being collected by the C iterator.
