@@ -5,7 +5,8 @@ import TestSupport
 
 /// `switchyard serve` with the example app: `functions/call` of a no-op function with a valid token under
 /// wrk (64 connections), beside nginx answering `return 200` and functions-framework serving the same no-op,
-/// all in this run; then cold start to the first served request and idle RSS.
+/// all in this run; then cold start to the first served request and idle RSS. The trivial `GET location` route
+/// under the same load shows what the HTTP layer alone costs.
 enum ServeBenchmark {
     static let benchmark = Benchmark(
         name: "serve", summary: "switchyard serve under wrk vs nginx and functions-framework; cold start, idle RSS",
@@ -46,6 +47,8 @@ enum ServeBenchmark {
             url: "\(base)/functions/call", method: "POST", body: call,
             headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"], directory: directory)
         let loaded = serve.memory()
+        // The HTTP layer alone: the trivial route that answers without a task.
+        let location = try wrk.run(url: "\(base)/location", directory: directory)
         serve.kill()
 
         let nginx = try NginxPeer(directory: directory, body: "[]")
@@ -64,8 +67,12 @@ enum ServeBenchmark {
         print(line("switchyard serve", ours))
         print(line("nginx return 200", nginxResult))
         print(line("functions-framework", frameworkResult))
+        print(line("switchyard location", location))
         print(
             "  vs nginx \(format(ours.requestsPerSecond / nginxResult.requestsPerSecond, 2))× (goal ≥ 0.5×), vs functions-framework \(format(ours.requestsPerSecond / frameworkResult.requestsPerSecond, 1))× (goal ≥ 10×)"
+        )
+        print(
+            "  HTTP layer alone (GET location) vs nginx \(format(location.requestsPerSecond / nginxResult.requestsPerSecond, 2))×"
         )
         print("  cold start to first served request \(format(Timing.seconds(coldStart) * 1000, 1)) ms (goal ≤ 150 ms)")
         if let idle, let loaded {

@@ -61,6 +61,20 @@ import Testing
         }
     }
 
+    /// The answer follows the address each request used, also when it changes between requests.
+    @Test func locationFollowsTheHostEachRequestUsed() async throws {
+        try await Self.withApp { served in
+            for host in ["books.local:9090", "[::1]:9090", "books.local:9090"] {
+                let response = try await served.client.get(
+                    url: "\(served.appBase)/location", headers: ["Host": host])
+                let body = try #require(response.json?.documentValue)
+                #expect(body["hostname"]?.stringValue == "http://\(host)")
+                #expect(body["ws_hostname"]?.stringValue == "ws://\(host)")
+                #expect(response.headers["Access-Control-Allow-Origin"] == "*")
+            }
+        }
+    }
+
     @Test func anotherAppIdIsAppNotFoundWithAStringLink() async throws {
         try await Self.withApp { served in
             let response = try await served.get("\(served.base)/app/other-app/location")

@@ -1,6 +1,7 @@
 import BSON
 import Foundation
 import Switchyard
+import Synchronization
 
 /// The client API the Realm SDKs speak (realm-core's `app.cpp`), under `/api/client/v2.0`: the app's location,
 /// anonymous and email/password login and registration, the profile, sessions (refresh, log out), deleting the
@@ -36,6 +37,8 @@ public final class ClientAPI: Sendable {
     public let appId: String
     public let users: UserDirectory
     public let tokens: SessionTokens
+    /// The last `location` answer and the host it was for.
+    private let lastLocation = Mutex<(host: String, body: [UInt8])?>(nil)
     /// App Services' `domain_id` in profiles: stable per app id. Hashed when a profile is made (not at start, which
     /// would set OpenSSL up in a server that may never be asked for one).
     var domainId: String {
@@ -84,10 +87,15 @@ public final class ClientAPI: Sendable {
     /// Where clients should send their requests: this server, at the address they reached it by.
     func location(_ request: ServerRequest) -> ServerResponse {
         let host = request.headers["host"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
-        return .json([
+        // Clients keep reaching the server by the same address: the last answer is kept, not rendered anew.
+        if let body = lastLocation.withLock({ $0?.host == host ? $0?.body : nil }) { return .json(body) }
+        let document: BSONDocument = [
             "deployment_model": "LOCAL", "location": "local", "hostname": .string("http://\(host)"),
             "ws_hostname": .string("ws://\(host)"),
-        ])
+        ]
+        let body = document.extendedJSONBytes(mode: .relaxed)
+        lastLocation.withLock { $0 = (host, body) }
+        return .json(body)
     }
 }
 

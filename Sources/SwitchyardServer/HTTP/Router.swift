@@ -43,6 +43,15 @@ public struct Router: Sendable {
         var score: Int
         /// The pattern's literals in `literals`.
         var literalRange: Range<Int>
+        /// The pattern's parameters in `parameterSlots`.
+        var parameterRange: Range<Int>
+    }
+
+    /// Where a parameter's value is in the path: one segment, or (`isRest`) all from there on.
+    private struct ParameterSlot: Sendable {
+        var segment: Int
+        var name: String
+        var isRest: Bool
     }
 
     /// One literal segment of a pattern: its index among the pattern's segments and its bytes in `literalBytes`.
@@ -61,6 +70,7 @@ public struct Router: Sendable {
     private var patterns: [Pattern] = []
     private var literals: [Literal] = []
     private var literalBytes: [UInt8] = []
+    private var parameterSlots: [ParameterSlot] = []
     /// By a path's segment count, the routes (in order) that can match it; the last entry, for longer paths,
     /// holds the routes ending in `{name...}`.
     private var candidates: [[Int]] = [[]]
@@ -89,6 +99,7 @@ public struct Router: Sendable {
 
     private mutating func add(_ route: Route) {
         let firstLiteral = literals.count
+        let firstParameter = parameterSlots.count
         var score = 0
         var endsWithRest = false
         for (index, segment) in route.segments.enumerated() {
@@ -97,13 +108,17 @@ public struct Router: Sendable {
                 literals.append(Literal(segment: index, bytes: literalBytes.count..<literalBytes.count + bytes.count))
                 literalBytes += bytes
                 score += 2
-            case .parameter: score += 1
-            case .rest: endsWithRest = true
+            case .parameter(let name):
+                parameterSlots.append(ParameterSlot(segment: index, name: name, isRest: false))
+                score += 1
+            case .rest(let name):
+                parameterSlots.append(ParameterSlot(segment: index, name: name, isRest: true))
+                endsWithRest = true
             }
         }
         let pattern = Pattern(
             fixedCount: route.segments.count - (endsWithRest ? 1 : 0), endsWithRest: endsWithRest, score: score,
-            literalRange: firstLiteral..<literals.count)
+            literalRange: firstLiteral..<literals.count, parameterRange: firstParameter..<parameterSlots.count)
         routes.append(route)
         patterns.append(pattern)
         // One list per count up to the longest pattern, and one for longer paths.
@@ -185,7 +200,7 @@ public struct Router: Sendable {
                 best = (index, score)
             }
         }
-        if let best { return .route(best.index, Self.parameters(routes[best.index], path)) }
+        if let best { return .route(best.index, parameters(best.index, path)) }
         guard pathMatched else { return .noPath }
         let allowed = Set(candidates.filter { matches($0, path) }.map { routes[$0].method })
         return .otherMethods(allowed: allowed.sorted())
@@ -218,14 +233,15 @@ public struct Router: Sendable {
     }
 
     /// The matched route's parameters: the only strings made from the path.
-    private static func parameters(_ route: Route, _ path: PathSegments) -> RouteParameters {
+    private func parameters(_ index: Int, _ path: PathSegments) -> RouteParameters {
         var parameters = RouteParameters()
-        for (index, segment) in route.segments.enumerated() {
-            switch segment {
-            case .literal: break
-            case .parameter(let name): parameters.values.append((name, String(decoding: path[index], as: UTF8.self)))
-            case .rest(let name): parameters.values.append((name, path.rest(from: index)))
-            }
+        let slots = parameterSlots[patterns[index].parameterRange]
+        guard !slots.isEmpty else { return parameters }
+        parameters.values.reserveCapacity(slots.count)
+        for slot in slots {
+            let value =
+                slot.isRest ? path.rest(from: slot.segment) : String(decoding: path[slot.segment], as: UTF8.self)
+            parameters.values.append((slot.name, value))
         }
         return parameters
     }
