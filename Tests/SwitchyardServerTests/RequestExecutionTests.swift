@@ -53,7 +53,6 @@ import Testing
         }
         router.add("GET", "/quick") { _, _ in .text("quick") }
         let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 1), router: router)
-        defer { server.stop() }
         let client = try HTTPClient()
         let waiting = 20
         try await withThrowingTaskGroup(of: String.self) { group in
@@ -67,6 +66,7 @@ import Testing
             for try await answer in group { answers.insert(answer) }
             #expect(answers == Set((0..<waiting).map { "slow \($0)" }))
         }
+        await server.stop()
     }
 
     /// A handler that answers after the server began stopping is still heard; `stop` then returns.
@@ -81,7 +81,7 @@ import Testing
         let client = try HTTPClient()
         async let answer = client.get(url: "\(server.baseURL)/slow")
         while gate.waiters < 1 { try await Task.sleep(for: .milliseconds(5)) }
-        async let stopped: Void = stopOffThePool(server)
+        async let stopped: Void = server.stop()
         try await Task.sleep(for: .milliseconds(50))
         gate.open()
         #expect(try await answer.text == "late but here")
@@ -100,22 +100,11 @@ import Testing
         let client = try HTTPClient()
         let answer = Task { try await client.get(url: "\(server.baseURL)/never") }
         while gate.waiters < 1 { try await Task.sleep(for: .milliseconds(5)) }
-        await stopOffThePool(server)
+        await server.stop()
         await #expect(throws: HTTPClientError.self) { try await answer.value }
         // The handler finishing after the connection is gone touches nothing.
         gate.open()
         try await Task.sleep(for: .milliseconds(50))
-    }
-}
-
-/// `stop()` waits up to 2 seconds for handlers: on a thread of its own, so that the tests running meanwhile keep
-/// the concurrency pool's threads.
-private func stopOffThePool(_ server: HTTPServer) async {
-    await withCheckedContinuation { continuation in
-        Thread {
-            server.stop()
-            continuation.resume()
-        }.start()
     }
 }
 

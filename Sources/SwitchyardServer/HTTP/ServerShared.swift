@@ -3,11 +3,14 @@ import Foundation
 import Synchronization
 
 /// What libmicrohttpd's C callbacks reach through their user pointer (they cannot capture): the router,
-/// the body limit, and the event streams and suspended requests still open (so stopping can end them).
+/// the body limit, the event streams still open (so stopping can end them) and the requests in progress (so
+/// stopping can let them finish, and close the connections of those still waiting after a while).
 final class ServerShared: Sendable {
     let router: Router
     let maximumBodySize: Int
     private let open = Mutex(OpenWork())
+    /// Requests begun and not yet completed (answered and sent, or abandoned).
+    private let requestsInProgress = Atomic(0)
 
     private struct OpenWork {
         var streams: [ObjectIdentifier: EventStream] = [:]
@@ -42,7 +45,10 @@ final class ServerShared: Sendable {
         for execution in suspended { execution.abandon() }
     }
 
-    var hasOpenWork: Bool { open.withLock { !$0.streams.isEmpty || !$0.suspended.isEmpty } }
+    /// Whether an event stream is open or a request is still being answered.
+    var isBusy: Bool {
+        requestsInProgress.load(ordering: .acquiring) > 0 || open.withLock { !$0.streams.isEmpty }
+    }
 
     /// False once the server is stopping (the request is refused instead).
     func noteSuspended(_ execution: RequestExecution) -> Bool {
@@ -68,6 +74,7 @@ final class ServerShared: Sendable {
         guard let existing = requestContext.pointee else {
             // Most requests need no state of their own until their handler has to wait: a marker notes the headers.
             requestContext.pointee = PendingRequest.headersRead
+            shared.requestsInProgress.add(1, ordering: .relaxed)
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "content-length"),
                 let length = Int(String(cString: length)), length > shared.maximumBodySize
             {
@@ -112,9 +119,11 @@ final class ServerShared: Sendable {
         }
     }
 
-    static let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
-        guard let requestContext, let pointer = requestContext.pointee else { return }
+    static let completed: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+        guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
         requestContext.pointee = nil
+        Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue().requestsInProgress.subtract(
+            1, ordering: .releasing)
         guard pointer != PendingRequest.headersRead else { return }
         let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeRetainedValue()
         pending.execution?.end()
