@@ -7,6 +7,7 @@ struct CrossOriginPolicy: Sendable {
 
     /// Adds `Access-Control-Allow-Origin` (the request's origin, or `*`) to an answer.
     static func apply(to response: inout ServerResponse, for request: ServerRequest) {
+        response.headers.reserveCapacity(response.headers.count + 2)
         response.headers.append(("Access-Control-Allow-Origin", request.headers["origin"] ?? "*"))
         response.headers.append(("Vary", "Origin"))
     }

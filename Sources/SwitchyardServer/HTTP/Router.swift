@@ -16,18 +16,18 @@ public struct Router: Sendable {
     /// request, without starting a task.
     public typealias ImmediateHandler = @Sendable (ServerRequest, RouteParameters) throws -> ServerResponse
 
-    private enum Action: Sendable {
+    fileprivate enum Action: Sendable {
         case immediate(ImmediateHandler)
         case deferred(Handler)
     }
 
-    private struct Route: Sendable {
+    fileprivate struct Route: Sendable {
         let method: String
         let segments: [Segment]
         let action: Action
     }
 
-    private enum Segment: Sendable {
+    fileprivate enum Segment: Sendable {
         case literal([UInt8])
         case parameter(String)
         case rest(String)
@@ -35,7 +35,7 @@ public struct Router: Sendable {
 
     /// What matching needs of a route, held apart from it in plain values: scanning every route for every
     /// request then touches no reference counts.
-    private struct Pattern: Sendable {
+    fileprivate struct Pattern: Sendable {
         /// Path segments the pattern needs (a final `{name...}` needs none).
         var fixedCount: Int
         var endsWithRest: Bool
@@ -48,14 +48,14 @@ public struct Router: Sendable {
     }
 
     /// Where a parameter's value is in the path: one segment, or (`isRest`) all from there on.
-    private struct ParameterSlot: Sendable {
+    fileprivate struct ParameterSlot: Sendable {
         var segment: Int
         var name: String
         var isRest: Bool
     }
 
     /// One literal segment of a pattern: its index among the pattern's segments and its bytes in `literalBytes`.
-    private struct Literal: Sendable {
+    fileprivate struct Literal: Sendable {
         var segment: Int
         var bytes: Range<Int>
     }
@@ -66,14 +66,8 @@ public struct Router: Sendable {
         case deferred(@Sendable () async -> ServerResponse)
     }
 
-    private var routes: [Route] = []
-    private var patterns: [Pattern] = []
-    private var literals: [Literal] = []
-    private var literalBytes: [UInt8] = []
-    private var parameterSlots: [ParameterSlot] = []
-    /// By a path's segment count, the routes (in order) that can match it; the last entry, for longer paths,
-    /// holds the routes ending in `{name...}`.
-    private var candidates: [[Int]] = [[]]
+    /// Copied on write: a router handed to a server is never changed again, and copying it costs one retain.
+    private var table = RouteTable()
 
     public init() {}
 
@@ -98,40 +92,13 @@ public struct Router: Sendable {
     }
 
     private mutating func add(_ route: Route) {
-        let firstLiteral = literals.count
-        let firstParameter = parameterSlots.count
-        var score = 0
-        var endsWithRest = false
-        for (index, segment) in route.segments.enumerated() {
-            switch segment {
-            case .literal(let bytes):
-                literals.append(Literal(segment: index, bytes: literalBytes.count..<literalBytes.count + bytes.count))
-                literalBytes += bytes
-                score += 2
-            case .parameter(let name):
-                parameterSlots.append(ParameterSlot(segment: index, name: name, isRest: false))
-                score += 1
-            case .rest(let name):
-                parameterSlots.append(ParameterSlot(segment: index, name: name, isRest: true))
-                endsWithRest = true
-            }
-        }
-        let pattern = Pattern(
-            fixedCount: route.segments.count - (endsWithRest ? 1 : 0), endsWithRest: endsWithRest, score: score,
-            literalRange: firstLiteral..<literals.count, parameterRange: firstParameter..<parameterSlots.count)
-        routes.append(route)
-        patterns.append(pattern)
-        // One list per count up to the longest pattern, and one for longer paths.
-        while candidates.count < pattern.fixedCount + 2 { candidates.append(candidates[candidates.count - 1]) }
-        for count in candidates.indices {
-            let fits = pattern.endsWithRest ? count >= pattern.fixedCount : count == pattern.fixedCount
-            if fits { candidates[count].append(patterns.count - 1) }
-        }
+        if !isKnownUniquelyReferenced(&table) { table = table.copy() }
+        table.add(route)
     }
 
     /// Every route of `other`, after this router's.
     public mutating func add(_ other: Router) {
-        for route in other.routes { add(route) }
+        for route in other.table.routes { add(route) }
     }
 
     /// Runs the handler the request's method and path select: 404 when no pattern matches the path, 405 when
@@ -149,8 +116,9 @@ public struct Router: Sendable {
         let method =
             request.method.utf8.allSatisfy({ !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
             ? request.method : request.method.uppercased()
+        let table = table
         var path = request.path
-        let found = path.withUTF8 { bytes in PathSegments.with(bytes) { find(method, $0) } }
+        let found = path.withUTF8 { bytes in PathSegments.with(bytes) { table.find(method, $0) } }
         let (index, parameters): (Int, RouteParameters)
         switch found {
         case .route(let route, let values):
@@ -163,7 +131,7 @@ public struct Router: Sendable {
                 APIError.methodNotAllowed(request.method, request.path, allowed: allowed)
                     .response(defaultLink: Self.logsLink(request)))
         }
-        switch routes[index].action {
+        switch table.actions[index] {
         case .immediate(let handler):
             do {
                 return .answered(try handler(request, parameters))
@@ -181,46 +149,10 @@ public struct Router: Sendable {
         }
     }
 
-    private enum Found {
+    fileprivate enum Found {
         case route(Int, RouteParameters)
         case noPath
         case otherMethods(allowed: [String])
-    }
-
-    private func find(_ method: String, _ path: PathSegments) -> Found {
-        let candidates = candidates[min(path.count, candidates.count - 1)]
-        var best: (index: Int, score: Int)?
-        var pathMatched = false
-        for index in candidates where matches(index, path) {
-            pathMatched = true
-            let routeMethod = routes[index].method
-            guard routeMethod == method || (method == "HEAD" && routeMethod == "GET") else { continue }
-            let score = patterns[index].score
-            if best == nil || score > best!.score || (score == best!.score && routeMethod == method) {
-                best = (index, score)
-            }
-        }
-        if let best { return .route(best.index, parameters(best.index, path)) }
-        guard pathMatched else { return .noPath }
-        let allowed = Set(candidates.filter { matches($0, path) }.map { routes[$0].method })
-        return .otherMethods(allowed: allowed.sorted())
-    }
-
-    /// Whether the route's literals are the path's segments at their places (the count fits already).
-    /// Compared as bytes, straight from the request's path.
-    private func matches(_ index: Int, _ path: PathSegments) -> Bool {
-        let range = patterns[index].literalRange
-        return literals.withUnsafeBufferPointer { literals in
-            literalBytes.withUnsafeBufferPointer { literalBytes in
-                for literal in literals[range] {
-                    let segment = path[literal.segment]
-                    guard segment.count == literal.bytes.count,
-                        segment.elementsEqual(UnsafeBufferPointer(rebasing: literalBytes[literal.bytes]))
-                    else { return false }
-                }
-                return true
-            }
-        }
     }
 
     private static func render(_ error: any Error, for request: ServerRequest) -> ServerResponse {
@@ -232,19 +164,6 @@ public struct Router: Sendable {
         request.headers["host"].map { "http://\($0)/#logs" } ?? ""
     }
 
-    /// The matched route's parameters: the only strings made from the path.
-    private func parameters(_ index: Int, _ path: PathSegments) -> RouteParameters {
-        var parameters = RouteParameters()
-        let slots = parameterSlots[patterns[index].parameterRange]
-        guard !slots.isEmpty else { return parameters }
-        parameters.values.reserveCapacity(slots.count)
-        for slot in slots {
-            let value =
-                slot.isRest ? path.rest(from: slot.segment) : String(decoding: path[slot.segment], as: UTF8.self)
-            parameters.values.append((slot.name, value))
-        }
-        return parameters
-    }
 }
 
 /// A path's non-empty `/`-separated segments, as byte ranges of the path (no string per segment).
@@ -264,7 +183,7 @@ private struct PathSegments {
     }
 
     /// Splits `bytes` into ranges held on the stack (paths are short; a longer one gets a heap array).
-    static func with<Result>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (PathSegments) -> Result) -> Result {
+    static func with(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (PathSegments) -> Router.Found) -> Router.Found {
         let slash = UInt8(ascii: "/")
         var capacity = 0
         var previous = slash
@@ -301,4 +220,113 @@ public struct RouteParameters: Sendable {
     var values: [(name: String, value: String)] = []
 
     public subscript(_ name: String) -> String? { values.first { $0.name == name }?.value }
+}
+
+/// What matching reads, in plain arrays: scanning the routes for every request touches no reference counts.
+/// Changed only by `Router.add`, and only while no other router shares it (copy on write), so a table a server
+/// reads from any thread is never changed: that is why it may be `@unchecked Sendable`.
+private final class RouteTable: @unchecked Sendable {
+    /// As added, for `Router.add(_ other:)`.
+    private(set) var routes: [Router.Route] = []
+    /// By route: its method and its handler, held apart so that a look-up copies no whole route.
+    private(set) var methods: [String] = []
+    private(set) var actions: [Router.Action] = []
+    private var patterns: [Router.Pattern] = []
+    private var literals: [Router.Literal] = []
+    private var literalBytes: [UInt8] = []
+    private var parameterSlots: [Router.ParameterSlot] = []
+    /// By a path's segment count, the routes (in order) that can match it; the last entry, for longer paths,
+    /// holds the routes ending in `{name...}`.
+    private var candidates: [[Int]] = [[]]
+
+    func copy() -> RouteTable {
+        let copy = RouteTable()
+        for route in routes { copy.add(route) }
+        return copy
+    }
+
+    func add(_ route: Router.Route) {
+        let firstLiteral = literals.count
+        let firstParameter = parameterSlots.count
+        var score = 0
+        var endsWithRest = false
+        for (index, segment) in route.segments.enumerated() {
+            switch segment {
+            case .literal(let bytes):
+                literals.append(
+                    Router.Literal(segment: index, bytes: literalBytes.count..<literalBytes.count + bytes.count))
+                literalBytes += bytes
+                score += 2
+            case .parameter(let name):
+                parameterSlots.append(Router.ParameterSlot(segment: index, name: name, isRest: false))
+                score += 1
+            case .rest(let name):
+                parameterSlots.append(Router.ParameterSlot(segment: index, name: name, isRest: true))
+                endsWithRest = true
+            }
+        }
+        let pattern = Router.Pattern(
+            fixedCount: route.segments.count - (endsWithRest ? 1 : 0), endsWithRest: endsWithRest, score: score,
+            literalRange: firstLiteral..<literals.count, parameterRange: firstParameter..<parameterSlots.count)
+        routes.append(route)
+        methods.append(route.method)
+        actions.append(route.action)
+        patterns.append(pattern)
+        // One list per count up to the longest pattern, and one for longer paths.
+        while candidates.count < pattern.fixedCount + 2 { candidates.append(candidates[candidates.count - 1]) }
+        for count in candidates.indices {
+            let fits = pattern.endsWithRest ? count >= pattern.fixedCount : count == pattern.fixedCount
+            if fits { candidates[count].append(patterns.count - 1) }
+        }
+    }
+
+    func find(_ method: String, _ path: PathSegments) -> Router.Found {
+        let candidates = candidates[min(path.count, candidates.count - 1)]
+        var best: (index: Int, score: Int)?
+        var pathMatched = false
+        for index in candidates where matches(index, path) {
+            pathMatched = true
+            let routeMethod = methods[index]
+            guard routeMethod == method || (method == "HEAD" && routeMethod == "GET") else { continue }
+            let score = patterns[index].score
+            if best == nil || score > best!.score || (score == best!.score && routeMethod == method) {
+                best = (index, score)
+            }
+        }
+        if let best { return .route(best.index, parameters(best.index, path)) }
+        guard pathMatched else { return .noPath }
+        let allowed = Set(candidates.filter { matches($0, path) }.map { methods[$0] })
+        return .otherMethods(allowed: allowed.sorted())
+    }
+
+    /// Whether the route's literals are the path's segments at their places (the count fits already).
+    /// Compared as bytes, straight from the request's path.
+    private func matches(_ index: Int, _ path: PathSegments) -> Bool {
+        let range = patterns[index].literalRange
+        return literals.withUnsafeBufferPointer { literals in
+            literalBytes.withUnsafeBufferPointer { literalBytes in
+                for literal in literals[range] {
+                    let segment = path[literal.segment]
+                    guard segment.count == literal.bytes.count,
+                        segment.elementsEqual(UnsafeBufferPointer(rebasing: literalBytes[literal.bytes]))
+                    else { return false }
+                }
+                return true
+            }
+        }
+    }
+
+    /// The matched route's parameters: the only strings made from the path.
+    private func parameters(_ index: Int, _ path: PathSegments) -> RouteParameters {
+        var parameters = RouteParameters()
+        let slots = parameterSlots[patterns[index].parameterRange]
+        guard !slots.isEmpty else { return parameters }
+        parameters.values.reserveCapacity(slots.count)
+        for slot in slots {
+            let value =
+                slot.isRest ? path.rest(from: slot.segment) : String(decoding: path[slot.segment], as: UTF8.self)
+            parameters.values.append((slot.name, value))
+        }
+        return parameters
+    }
 }
