@@ -3,6 +3,7 @@ import Foundation
 import Functions
 import Messaging
 import Switchyard
+import Synchronization
 
 @testable import SwitchyardServer
 
@@ -139,11 +140,20 @@ func queryValue(_ text: String) -> String {
     return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
 }
 
-/// The wall clock, except that no scheduled fire time ever comes.
-struct UnschedulingClock: TriggerClock {
-    func now() -> Date { Date() }
+/// The wall clock, except that it never reaches a time a scheduled trigger sleeps until: such a fire never comes.
+/// It stands still just before one instead of passing it, since `awaitIdle` rightly waits for a fire time that
+/// has passed; a test spanning one of the example app's five-minute marks waited forever.
+final class UnschedulingClock: TriggerClock {
+    private let earliestSleep = Mutex<Date?>(nil)
+
+    func now() -> Date {
+        let now = Date()
+        guard let earliest = earliestSleep.withLock({ $0 }) else { return now }
+        return min(now, earliest.addingTimeInterval(-0.001))
+    }
 
     func sleep(until deadline: Date) async throws {
+        earliestSleep.withLock { $0 = min($0 ?? deadline, deadline) }
         while true { try await Task.sleep(for: .seconds(3600)) }
     }
 }

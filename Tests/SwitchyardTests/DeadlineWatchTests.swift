@@ -26,7 +26,12 @@ import Testing
         let ran = Mutex<[Int]>([])
         let watch = DeadlineWatch.shared
         let busy = DispatchSemaphore(value: 0)
-        _ = watch.add(after: .zero) { busy.wait() }
+        let held = Atomic(false)
+        _ = watch.add(after: .zero) {
+            held.store(true, ordering: .releasing)
+            busy.wait()
+        }
+        while !held.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
         // Added latest deadline first, all falling due while the thread is held up.
         for n in (0..<10).reversed() {
             _ = watch.add(after: .milliseconds(1 + n)) { ran.withLock { $0.append(n) } }
