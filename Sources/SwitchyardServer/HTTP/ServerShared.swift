@@ -195,7 +195,10 @@ final class ServerShared: Sendable {
         -> [String: String]
     {
         // On the stack: the iterator returns before this does.
-        var collector = ValueCollector(lowercasingNames: lowercasingNames)
+        // Counted first (no iterator) so the dictionary is made once at its size, not regrown header by header.
+        let count = Int(MHD_get_connection_values(connection, kind, nil, nil))
+        guard count > 0 else { return [:] }
+        var collector = ValueCollector(lowercasingNames: lowercasingNames, capacity: count)
         withUnsafeMutablePointer(to: &collector) { pointer in
             _ = MHD_get_connection_values(
                 connection, kind,
@@ -261,9 +264,12 @@ private final class PendingRequest {
 /// Headers or query arguments being collected by the C iterator.
 private struct ValueCollector {
     let lowercasingNames: Bool
-    var values: [String: String] = [:]
+    var values: [String: String]
 
-    init(lowercasingNames: Bool) { self.lowercasingNames = lowercasingNames }
+    init(lowercasingNames: Bool, capacity: Int) {
+        self.lowercasingNames = lowercasingNames
+        values = Dictionary(minimumCapacity: capacity)
+    }
 
     /// `name` comes lower-cased already when `lowercasingNames` is set.
     mutating func add(_ name: String, _ value: String) {
