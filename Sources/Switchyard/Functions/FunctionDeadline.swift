@@ -5,8 +5,12 @@ import Synchronization
 /// (and when the caller is cancelled) and stops at its next cancellation check.
 ///
 /// The function's task prefers the caller's task executor (`switchyard serve` runs each request on its
-/// connection's thread), so a call that awaits nothing elsewhere never leaves that thread; the limit is kept by
-/// `DeadlineWatch` rather than a sleeping task, which would cost a task and a thread hop per call.
+/// connection's thread), so a call that awaits nothing elsewhere never leaves that thread. There it also starts
+/// at once (`Task.immediate`): the thread is the only one either task can run on, so the caller loses nothing by
+/// it, and a function that suspends on nothing has finished before the caller waits (no job queued, no limit
+/// registered). Without a task executor the function starts on the pool, so that a function blocking its thread
+/// cannot keep its caller from answering at the limit. The limit is kept by `DeadlineWatch` rather than a
+/// sleeping task, which would cost a task and a thread hop per call.
 enum FunctionDeadline {
     enum Outcome<Value: Sendable>: Sendable {
         case finished(Result<Value, any Error>)
@@ -18,7 +22,7 @@ enum FunctionDeadline {
     ) async -> Outcome<Value> {
         let answer = Answer<Value>()
         let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor?.asTaskExecutor() }
-        let work = Task(executorPreference: preferred) {
+        let function: @Sendable () async -> Void = {
             let result: Result<Value, any Error>
             do {
                 result = .success(try await operation())
@@ -27,6 +31,8 @@ enum FunctionDeadline {
             }
             _ = answer.give(.finished(result))
         }
+        let work =
+            preferred.map { Task.immediate(executorPreference: $0, operation: function) } ?? Task(operation: function)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 // Whichever of the function and the limit comes first answers.
