@@ -33,8 +33,10 @@ enum FunctionDeadline {
         }
         let work =
             preferred.map { Task.immediate(executorPreference: $0, operation: function) } ?? Task(operation: function)
+        // Finished already (it suspended on nothing): no waiting, no limit to keep.
+        if let given = answer.given { return given }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 // Whichever of the function and the limit comes first answers.
                 guard answer.wait(with: continuation) else { return }
                 let deadline = DeadlineWatch.shared.add(after: limit) {
@@ -49,21 +51,25 @@ enum FunctionDeadline {
 }
 
 /// The one answer of a `FunctionDeadline.run`: the function's outcome or the timeout, whichever comes first,
-/// even when the function finishes before the caller starts waiting.
+/// even when the function finishes before the caller starts waiting. Its continuation is resumed exactly once,
+/// by whoever gives the answer under the lock, so it need not be a checked one (which costs an allocation).
 private final class Answer<Value: Sendable>: Sendable {
     private struct State {
         var given: FunctionDeadline.Outcome<Value>?
-        var continuation: CheckedContinuation<FunctionDeadline.Outcome<Value>, Never>?
+        var continuation: UnsafeContinuation<FunctionDeadline.Outcome<Value>, Never>?
         /// The limit's entry in `DeadlineWatch`, removed once answered.
         var deadline: DeadlineWatch.Entry?
     }
 
     private let state = Mutex(State())
 
+    /// The answer, when there is one.
+    var given: FunctionDeadline.Outcome<Value>? { state.withLock { $0.given } }
+
     /// Answers with `outcome` unless there is an answer already; true when this was the answer.
     func give(_ outcome: FunctionDeadline.Outcome<Value>) -> Bool {
         let answered = state.withLock {
-            state -> (CheckedContinuation<FunctionDeadline.Outcome<Value>, Never>?, DeadlineWatch.Entry?)? in
+            state -> (UnsafeContinuation<FunctionDeadline.Outcome<Value>, Never>?, DeadlineWatch.Entry?)? in
             guard state.given == nil else { return nil }
             state.given = outcome
             defer { (state.continuation, state.deadline) = (nil, nil) }
@@ -76,7 +82,7 @@ private final class Answer<Value: Sendable>: Sendable {
     }
 
     /// Waits for the answer; false when it was given already (and the caller has it).
-    func wait(with continuation: CheckedContinuation<FunctionDeadline.Outcome<Value>, Never>) -> Bool {
+    func wait(with continuation: UnsafeContinuation<FunctionDeadline.Outcome<Value>, Never>) -> Bool {
         let given = state.withLock { state -> FunctionDeadline.Outcome<Value>? in
             if let given = state.given { return given }
             state.continuation = continuation
