@@ -174,7 +174,7 @@ struct ServeCommand: Command {
             do {
                 try await opened.app.start()
             } catch {
-                server.stop()
+                await server.stop()
                 throw error
             }
         } catch {
@@ -202,7 +202,7 @@ struct ServeCommand: Command {
             orUntilSupervisorExits: ProcessInfo.processInfo.environment[Self.supervisorVariable])
         log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
         reloader.cancel()
-        server.stop()
+        await server.stop()
         if let exportDirectory {
             await opened.app.triggers.stop()
             do {

@@ -7,7 +7,7 @@ import Switchyard
 /// ```swift
 /// let server = try await AppServer.start(app: app, configuration: .init(port: 0))
 /// print(server.http.baseURL)
-/// server.stop()
+/// await server.stop()
 /// ```
 public final class AppServer: Sendable {
     public struct Configuration: Sendable {
@@ -101,7 +101,7 @@ public final class AppServer: Sendable {
                 app.routeMessaging(to: client)
                 emulatorClient = client
             } catch {
-                http.stop()
+                await http.stop()
                 throw error
             }
         }
@@ -140,8 +140,8 @@ public final class AppServer: Sendable {
 
     /// Stops serving (open event streams end); the app itself keeps running until the caller stops it, sending
     /// through its own transport again.
-    public func stop() {
+    public func stop() async {
         if emulatorClient != nil { app.routeMessaging(to: nil) }
-        http.stop()
+        await http.stop()
     }
 }

@@ -84,7 +84,6 @@ import Testing
 
             let again = try await AppServer.start(
                 app: server.app, configuration: .init(port: 0, dataDirectory: server.dataDirectory))
-            defer { again.stop() }
             #expect(again.adminToken.value != server.token)
             #expect(try String(contentsOfFile: path, encoding: .utf8) == again.adminToken.value + "\n")
             // Each server takes only its own token.

@@ -64,7 +64,7 @@ final class AdminTestServer: Sendable {
     }
 
     private func stop() async {
-        server.stop()
+        await server.stop()
         await app.stop()
         try? FileManager.default.removeItem(atPath: dataDirectory)
     }

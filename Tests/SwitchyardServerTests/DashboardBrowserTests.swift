@@ -112,11 +112,10 @@ import Testing
 
                 // Stop, then serve the same app on the same port: a new token.
                 let port = server.server.http.port
-                server.server.stop()
+                await server.server.stop()
                 try await page.wait(until: "document.getElementById('connection').textContent !== 'live'")
                 let restarted = try await AppServer.start(
                     app: server.app, configuration: .init(port: port, dataDirectory: server.dataDirectory))
-                defer { restarted.stop() }
                 #expect(restarted.adminToken.value != server.token)
                 try await page.wait(until: "\(tokenInPage) === '\(restarted.adminToken.value)'")
                 try await page.wait(until: "document.getElementById('connection').textContent === 'live'")

@@ -91,7 +91,6 @@ import Testing
 
     @Test func aWellFormedAssertionGetsABearerTokenThatSends() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         let assertion = Self.assertion(["aud": .string(fixture.tokenURI)])
         let response = try await fixture.postForm(
             "grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=\(assertion)")
@@ -106,7 +105,6 @@ import Testing
 
     @Test func badGrantsAreRefusedAsGooglesTokenEndpointRefusesThem() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         let grant = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion="
         let now = Int64(Date().timeIntervalSince1970)
         let cases: [(form: String, error: String, mentions: String)] = [
@@ -145,7 +143,6 @@ import Testing
 
     @Test func aSendIsAnsweredWithItsNameAndRecordedAsADeviceReceivesIt() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         let token = try await fixture.accessToken()
         let response = try await fixture.send(
             #"{"message":{"token":"phone","notification":{"title":"New book","body":"Dune"},"data":{"id":"7"}}}"#,
@@ -165,7 +162,6 @@ import Testing
 
     @Test func validateOnlyIsCheckedButNotRecorded() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         let token = try await fixture.accessToken()
         let response = try await fixture.send(#"{"message":{"topic":"books"},"validate_only":true}"#, token: token)
         #expect(response.json?.documentValue == ["name": "projects/books-app/messages/fake_message_id"])
@@ -176,7 +172,6 @@ import Testing
 
     @Test func sendingNeedsAnAccessTokenTheEmulatorIssued() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         let message = #"{"message":{"token":"t"}}"#
         let missing = try await fixture.post("/v1/projects/books-app/messages:send", json: message, token: nil)
         #expect(missing.status == 401)
@@ -192,7 +187,6 @@ import Testing
         #expect(try googleError(forged)["status"] == "UNAUTHENTICATED")
 
         let shortLived = try Fixture(tokenLifetime: .zero)
-        defer { shortLived.server.stop() }
         let expired = try await shortLived.send(message, token: try await shortLived.accessToken())
         #expect(expired.status == 401)
         #expect(
@@ -202,7 +196,6 @@ import Testing
 
     @Test func anotherProjectIsNotFoundAndAnotherProjectsCredentialsAreDenied() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         let message = #"{"message":{"token":"t"}}"#
         let unbound = fixture.emulator.issueAccessToken()
         let elsewhere = try await fixture.send(message, token: unbound, project: "other-app")
@@ -221,7 +214,6 @@ import Testing
 
     @Test func malformedJSONIs400WithItsPosition() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         let token = fixture.emulator.issueAccessToken()
         let response = try await fixture.send("{\"message\": {\"token\": \"t\",\n  }", token: token)
         #expect(response.status == 400)
@@ -243,7 +235,6 @@ import Testing
 
     @Test func unregisteredTokensAnswer404InFCMsErrorFormat() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         fixture.emulator.faults.unregisteredTokens = ["gone"]
         let response = try await fixture.send(#"{"message":{"token":"gone"}}"#, token: try await fixture.accessToken())
         #expect(response.status == 404)
@@ -256,7 +247,6 @@ import Testing
 
     @Test func quotaExceededAnswers429WithRetryAfter() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         fixture.emulator.faults = FaultSettings(quotaExceeded: 1, retryAfterSeconds: 7)
         let token = fixture.emulator.issueAccessToken()
         let refused = try await fixture.send(#"{"message":{"token":"t"}}"#, token: token)
@@ -270,7 +260,6 @@ import Testing
 
     @Test func aBurstOf503sThenDeliveryAnd500sForInternalErrors() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         fixture.emulator.faults = FaultSettings(unavailable: 2, internalErrors: 1)
         let token = fixture.emulator.issueAccessToken()
         var statuses: [Int] = []
@@ -287,7 +276,6 @@ import Testing
 
     @Test func latencyDelaysTheAnswer() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         fixture.emulator.faults.latency = .milliseconds(300)
         let token = fixture.emulator.issueAccessToken()
         let start = ContinuousClock.now
@@ -299,7 +287,6 @@ import Testing
 
     @Test func connectionResetsDropTheRequestUnrecorded() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         fixture.emulator.faults.connectionResets = 1
         let token = fixture.emulator.issueAccessToken()
         await #expect(throws: HTTPClientError.self) {
@@ -315,7 +302,6 @@ import Testing
 
     @Test func subscriptionsDecideWhichTokensTopicAndConditionMessagesReach() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         fixture.emulator.faults.unregisteredTokens = ["gone"]
         let token = try await fixture.accessToken()
         let added = try await fixture.post(
@@ -349,7 +335,6 @@ import Testing
 
     @Test func topicManagementRefusesWhatIIDRefuses() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         let body = #"{"to":"/topics/books","registration_tokens":["a"]}"#
         let unauthenticated = try await fixture.post("/iid/v1:batchAdd", json: body, token: nil)
         #expect(unauthenticated.status == 401)
@@ -371,7 +356,6 @@ import Testing
 
     @Test func fcmV1TopicSubscriptionsOneTokenPerRequest() async throws {
         let fixture = try Fixture()
-        defer { fixture.server.stop() }
         fixture.emulator.faults.unregisteredTokens = ["gone"]
         let token = try await fixture.accessToken()
         let base = "/v1/projects/books-app/registrations"
@@ -446,7 +430,7 @@ import Testing
         #expect(entries.map(\.target) == [.token("a"), .topic("books")])
         #expect(entries.map(\.reachedTokens) == [["a"], ["a", "b"]])
         #expect(entries.allSatisfy { $0.name.hasPrefix("projects/books-firebase/messages/") })
-        server.stop()
+        await server.stop()
         await app.stop()
 
         let reopened = try await open()

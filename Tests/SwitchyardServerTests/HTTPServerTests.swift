@@ -27,7 +27,6 @@ import Testing
                 ])
             }
         }
-        defer { server.stop() }
         let client = try HTTPClient()
         let response = try await client.post(
             url: "\(server.baseURL)/apps/books/echo?q=a%20b", body: Array("hello".utf8), headers: ["X-Thing": "1"])
@@ -38,13 +37,13 @@ import Testing
         #expect(document["header"] == "1")
         #expect(document["body"] == "hello")
         #expect(document["loopback"] == true)
+        await server.stop()
     }
 
     @Test func unknownPathsAre404AndWrongMethods405InTheAppServicesErrorShape() async throws {
         let server = try serve { router in
             router.add("GET", "/things") { _, _ in .text("ok") }
         }
-        defer { server.stop() }
         let client = try HTTPClient()
         let missing = try await client.get(url: "\(server.baseURL)/nothing")
         #expect(missing.status == 404)
@@ -55,6 +54,7 @@ import Testing
         let wrong = try await client.post(url: "\(server.baseURL)/things", body: [])
         #expect(wrong.status == 405)
         #expect(wrong.json?.documentValue?["error_code"] == "MethodNotAllowed")
+        await server.stop()
     }
 
     @Test func literalSegmentsWinOverParametersAndRestCapturesTheTail() async throws {
@@ -63,18 +63,17 @@ import Testing
             router.add("GET", "/users/me") { _, _ in .text("me") }
             router.add("GET", "/static/{path...}") { _, parameters in .text("file \(parameters["path"] ?? "")") }
         }
-        defer { server.stop() }
         let client = try HTTPClient()
         #expect(try await client.get(url: "\(server.baseURL)/users/me").text == "me")
         #expect(try await client.get(url: "\(server.baseURL)/users/42").text == "user 42")
         #expect(try await client.get(url: "\(server.baseURL)/static/css/app.css").text == "file css/app.css")
+        await server.stop()
     }
 
     @Test func bodiesOverTheLimitGet413AndTheServerKeepsServing() async throws {
         let server = try serve(
             { router in router.add("POST", "/upload") { request, _ in .text("\(request.body.count)") } },
             maximumBodySize: 1024)
-        defer { server.stop() }
         let client = try HTTPClient()
         let tooLarge = try await client.post(url: "\(server.baseURL)/upload", body: [UInt8](repeating: 1, count: 4096))
         #expect(tooLarge.status == 413)
@@ -82,6 +81,7 @@ import Testing
         let fits = try await client.post(url: "\(server.baseURL)/upload", body: [UInt8](repeating: 1, count: 1024))
         #expect(fits.status == 200)
         #expect(fits.text == "1024")
+        await server.stop()
     }
 
     @Test func thrownAPIErrorsRenderTheirStatusAndCode() async throws {
@@ -90,19 +90,18 @@ import Testing
                 throw APIError(status: 401, code: "InvalidSession", message: "invalid session: token expired")
             }
         }
-        defer { server.stop() }
         let response = try await HTTPClient().get(url: "\(server.baseURL)/secret")
         #expect(response.status == 401)
         let body = try #require(response.json?.documentValue)
         #expect(body["error_code"] == "InvalidSession")
         #expect(body["error"] == "invalid session: token expired")
+        await server.stop()
     }
 
     @Test func manyConcurrentRequestsAreAllAnswered() async throws {
         let server = try serve { router in
             router.add("GET", "/n/{n}") { _, parameters in .text(parameters["n"] ?? "") }
         }
-        defer { server.stop() }
         let client = try HTTPClient()
         let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for n in 0..<200 {
@@ -114,6 +113,7 @@ import Testing
         }
         #expect(answers.count == 200)
         #expect(answers.allSatisfy { "\($0.key)" == $0.value })
+        await server.stop()
     }
 
     @Test func eventStreamsDeliverEventsAsTheyAreSentAndEndWhenFinished() async throws {
@@ -121,7 +121,6 @@ import Testing
         let server = try serve { router in
             router.add("GET", "/events") { _, _ in .events(stream) }
         }
-        defer { server.stop() }
         let client = try HTTPClient()
         async let response = client.get(url: "\(server.baseURL)/events")
         stream.send(event: "invocation", id: "1", data: "{\"a\":1}")
@@ -130,6 +129,7 @@ import Testing
         let result = try await response
         #expect(result.headers["Content-Type"] == "text/event-stream")
         #expect(result.text == "id: 1\nevent: invocation\ndata: {\"a\":1}\n\ndata: two\ndata: lines\n\n")
+        await server.stop()
     }
 
     @Test func stoppingEndsOpenEventStreams() async throws {
@@ -147,7 +147,7 @@ import Testing
         async let response = client.get(url: "\(server.baseURL)/events")
         stream.send(data: "first")
         while !arrived.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
-        server.stop()
+        await server.stop()
         let result = try await response
         #expect(result.text == "data: first\n\n")
         #expect(ended.withLock { $0 })
@@ -158,18 +158,18 @@ import Testing
             router.add("POST", "/flaky") { _, _ in .connectionReset }
             router.add("GET", "/fine") { _, _ in .text("fine") }
         }
-        defer { server.stop() }
         let client = try HTTPClient()
         await #expect(throws: HTTPClientError.self) {
             try await client.post(url: "\(server.baseURL)/flaky", body: Array("{}".utf8))
         }
         #expect(try await client.get(url: "\(server.baseURL)/fine").text == "fine")
+        await server.stop()
     }
 
     @Test func stoppingFreesThePortForTheNextServer() async throws {
         let first = try serve { router in router.add("GET", "/which") { _, _ in .text("first") } }
         let port = first.port
-        first.stop()
+        await first.stop()
         let second = try HTTPServer(
             configuration: .init(host: "127.0.0.1", port: port),
             router: {
@@ -177,18 +177,77 @@ import Testing
                 router.add("GET", "/which") { _, _ in .text("second") }
                 return router
             }())
-        defer { second.stop() }
         #expect(try await HTTPClient().get(url: "\(second.baseURL)/which").text == "second")
+        await second.stop()
     }
 
-    @Test func aTakenPortIsAClearError() throws {
+    @Test func aTakenPortIsAClearError() async throws {
         let first = try serve { _ in }
-        defer { first.stop() }
         #expect(throws: HTTPServerError.self) {
             try HTTPServer(configuration: .init(host: "127.0.0.1", port: first.port), router: Router())
         }
         #expect(throws: HTTPServerError.self) {
             try HTTPServer(configuration: .init(host: "no-such-host.invalid", port: 0), router: Router())
         }
+        await first.stop()
+    }
+
+    /// Servers stopped together while their handlers still need Swift's cooperative pool: stopping waits for the
+    /// handlers without holding a pool thread. (Stopping on the pool once took all of its threads, one per server,
+    /// and the handlers, and with them the whole process, waited forever.)
+    @Test func serversStoppedWhileHandlersNeedThePoolAllStop() async throws {
+        let gate = Gate()
+        let arrived = Atomic(0)
+        let count = ProcessInfo.processInfo.activeProcessorCount + 2
+        let servers = try (0..<count).map { _ in
+            try serve { router in
+                router.add("GET", "/slow") { _, _ in
+                    arrived.add(1, ordering: .relaxed)
+                    // The answer comes from a task of the global pool, once the gate opens.
+                    return .text(await Task.detached { await gate.passed() }.value)
+                }
+            }
+        }
+        let client = try HTTPClient()
+        let answers = Task {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for server in servers { group.addTask { try await client.get(url: "\(server.baseURL)/slow").status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        while arrived.load(ordering: .relaxed) < count { try await Task.sleep(for: .milliseconds(5)) }
+        // Opened from a thread of its own once every stop is under way.
+        Thread.detachNewThread {
+            usleep(200_000)
+            gate.open()
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for server in servers { group.addTask { await server.stop() } }
+        }
+        #expect(try await answers.value == Array(repeating: 200, count: count))
+    }
+}
+
+/// Suspends callers until opened; then they pass at once.
+private final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<String, Never>])>((false, []))
+
+    func passed() async -> String {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { state in
+                if !state.open { state.waiting.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume(returning: "passed") }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume(returning: "passed") }
     }
 }

@@ -60,11 +60,16 @@ struct ServedApp: Sendable {
                     port: 0, appId: appId,
                     clientAPI: ClientAPI.Configuration(passwordIterations: 1_000, now: { clock.now }),
                     emulatorClientRetry: retry))
-            defer { server.stop() }
             let served = ServedApp(app: app, server: server, client: try HTTPClient(), clock: clock)
-            let result = try await body(served)
-            await app.stop()
-            return result
+            do {
+                let result = try await body(served)
+                await server.stop()
+                await app.stop()
+                return result
+            } catch {
+                await server.stop()
+                throw error
+            }
         } catch {
             await app.stop()
             throw error

@@ -28,7 +28,7 @@ import Testing
             let token = try await client.accessTokens.accessToken()
             #expect(token != "owner")
             #expect(served.server.fcmEmulator.grant(Self.bearer(token)).isSuccess)
-            served.server.stop()
+            await served.server.stop()
             #expect(served.app.messaging.transport is OutboxMessaging)
         }
     }

@@ -75,12 +75,13 @@ import Testing
             let server = try await AppServer.start(
                 app: app,
                 configuration: .init(port: 0, appId: ServedApp.appId, clientAPI: .init(passwordIterations: 1_000)))
-            defer { server.stop() }
             do {
                 let result = try await body(server)
+                await server.stop()
                 await app.stop()
                 return result
             } catch {
+                await server.stop()
                 await app.stop()
                 throw error
             }

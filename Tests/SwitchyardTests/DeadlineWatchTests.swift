@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -18,5 +19,24 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(50))
         #expect(ran.withLock { $0 } == [2, 3])
+    }
+
+    /// A watch thread that falls behind finds several entries due at once: they run in deadline order.
+    @Test func entriesFoundDueTogetherRunInDeadlineOrder() async throws {
+        let ran = Mutex<[Int]>([])
+        let watch = DeadlineWatch.shared
+        let busy = DispatchSemaphore(value: 0)
+        _ = watch.add(after: .zero) { busy.wait() }
+        // Added latest deadline first, all falling due while the thread is held up.
+        for n in (0..<10).reversed() {
+            _ = watch.add(after: .milliseconds(1 + n)) { ran.withLock { $0.append(n) } }
+        }
+        try await Task.sleep(for: .milliseconds(40))
+        busy.signal()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ran.withLock({ $0.count < 10 }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(ran.withLock { $0 } == Array(0..<10))
     }
 }

@@ -77,13 +77,13 @@ final class DeadlineWatch: Sendable {
         while true {
             plannedWake.store(0, ordering: .sequentiallyConsistent)
             let now = Self.now()
-            var due: [@Sendable () -> Void] = []
+            var due: [Pending] = []
             var next = UInt64.max
             for shard in shards {
                 shard.pending.withLock { pending in
                     for (id, entry) in pending {
                         if entry.deadline <= now {
-                            due.append(entry.action)
+                            due.append(entry)
                             pending.removeValue(forKey: id)
                         } else {
                             next = min(next, entry.deadline)
@@ -93,7 +93,8 @@ final class DeadlineWatch: Sendable {
             }
             if !due.isEmpty {
                 condition.unlock()
-                for action in due { action() }
+                // In deadline order: a scan late under load finds several due at once.
+                for entry in due.sorted(by: { $0.deadline < $1.deadline }) { entry.action() }
                 condition.lock()
                 continue
             }

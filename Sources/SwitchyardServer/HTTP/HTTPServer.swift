@@ -10,7 +10,7 @@ import Synchronization
 /// ```swift
 /// let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 9090), router: router)
 /// print("listening on \(server.baseURL)")
-/// server.stop()
+/// await server.stop()
 /// ```
 public final class HTTPServer: Sendable {
     public struct Configuration: Sendable {
@@ -84,19 +84,40 @@ public final class HTTPServer: Sendable {
         port = cmhd_daemon_port(daemon)
     }
 
-    deinit { stop() }
+    /// Dropped without `stop()`: stopped in the background rather than blocking whichever thread let it go.
+    deinit {
+        if !stopped.load(ordering: .acquiring) { Self.stop(daemon, shared) {} }
+    }
 
-    /// Stops accepting, ends open event streams and waits for the connection threads to finish.
-    public func stop() {
+    /// Stops accepting, ends open event streams, lets requests in progress be answered (for up to 2 seconds) and
+    /// returns once the connection threads have finished. The
+    /// waiting happens on a thread of its own: a request still being answered may need Swift's cooperative pool
+    /// to finish, so a pool thread blocked here could wait for itself (two servers stopping at once, on a
+    /// 2-core machine, left the pool no thread and the whole process stalled). A second call returns at once.
+    public func stop() async {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        // Quiescing hands the listening socket back to us: close it, or the port stays taken until exit.
-        let listener = MHD_quiesce_daemon(daemon)
-        shared.finishStreams()
-        // Let the connection threads write what the streams still hold and end their responses cleanly.
-        let deadline = ContinuousClock.now + .seconds(2)
-        while shared.hasOpenStreams, ContinuousClock.now < deadline { usleep(2_000) }
-        MHD_stop_daemon(daemon)
-        if listener >= 0 { close(listener) }
+        await withCheckedContinuation { continuation in
+            Self.stop(daemon, shared) { continuation.resume() }
+        }
+    }
+
+    private static func stop(_ daemon: OpaquePointer, _ shared: ServerShared, then done: @escaping @Sendable () -> Void)
+    {
+        // The daemon pointer is only handed back to libmicrohttpd, whose stop is called once (guarded by `stopped`).
+        nonisolated(unsafe) let daemon = daemon
+        let thread = Thread {
+            // Quiescing hands the listening socket back to us: close it, or the port stays taken until exit.
+            let listener = MHD_quiesce_daemon(daemon)
+            shared.finishStreams()
+            // Let requests in progress be answered, and streams send what they still hold, for a while.
+            let deadline = ContinuousClock.now + .seconds(2)
+            while shared.isBusy, ContinuousClock.now < deadline { usleep(2_000) }
+            MHD_stop_daemon(daemon)
+            if listener >= 0 { close(listener) }
+            done()
+        }
+        thread.name = "switchyard-http-stop"
+        thread.start()
     }
 }
 

@@ -3,11 +3,14 @@ import Foundation
 import Synchronization
 
 /// What libmicrohttpd's C callbacks reach through their user pointer (they cannot capture): the router,
-/// the body limit, and the event streams still open (so stopping can end them).
+/// the body limit, the event streams still open (so stopping can end them) and the requests in progress (so
+/// stopping can let them finish).
 final class ServerShared: Sendable {
     let router: Router
     let maximumBodySize: Int
     private let streams = Mutex(OpenStreams())
+    /// Requests begun and not yet completed (answered and sent, or abandoned).
+    private let requestsInProgress = Atomic(0)
 
     private struct OpenStreams {
         var byIdentifier: [ObjectIdentifier: EventStream] = [:]
@@ -28,7 +31,10 @@ final class ServerShared: Sendable {
         for stream in open { stream.finish() }
     }
 
-    var hasOpenStreams: Bool { streams.withLock { !$0.byIdentifier.isEmpty } }
+    /// Whether an event stream is open or a request is still being answered.
+    var isBusy: Bool {
+        requestsInProgress.load(ordering: .acquiring) > 0 || streams.withLock { !$0.byIdentifier.isEmpty }
+    }
 
     /// Called once for the headers, once per body chunk and once at the end of each request.
     static let access: MHD_AccessHandlerCallback = {
@@ -39,6 +45,7 @@ final class ServerShared: Sendable {
         let shared = Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue()
         guard let existing = requestContext.pointee else {
             let pending = PendingRequest()
+            shared.requestsInProgress.add(1, ordering: .relaxed)
             if let length = header(connection, "content-length").flatMap({ Int($0) }), length > shared.maximumBodySize {
                 pending.tooLarge = true
             }
@@ -70,10 +77,12 @@ final class ServerShared: Sendable {
         return shared.queue(shared.respond(to: request), on: connection)
     }
 
-    static let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
-        guard let requestContext, let pending = requestContext.pointee else { return }
+    static let completed: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+        guard let cls, let requestContext, let pending = requestContext.pointee else { return }
         Unmanaged<PendingRequest>.fromOpaque(pending).release()
         requestContext.pointee = nil
+        Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue().requestsInProgress.subtract(
+            1, ordering: .releasing)
     }
 
     /// Runs the handler on this connection thread (see `ConnectionExecutor`).
