@@ -34,9 +34,11 @@ final class ChildProcess {
         return (resident, peak)
     }
 
-    /// Kills the process and its children (nginx's workers, gunicorn's), which would outlive it otherwise.
+    /// Kills the process and its children (nginx's workers, gunicorn's), which would outlive it otherwise: its
+    /// whole process group (it leads one), and any child that left the group.
     func kill() {
         guard process.isRunning else { return }
+        Foundation.kill(-pid, SIGKILL)
         _ = try? runCommand("/usr/bin/pkill", ["-KILL", "-P", "\(pid)"])
         Foundation.kill(pid, SIGKILL)
         // Not `waitUntilExit()`: it can miss an exit that another child's reaping collected, and hang.

@@ -23,6 +23,10 @@ public struct ObjectId: Sendable, Hashable, Comparable {
         self.bytes = (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11])
     }
 
+    init(byteTuple: Bytes) {
+        bytes = byteTuple
+    }
+
     /// The 12 bytes at `pointer` (no alignment needed).
     init(reading pointer: UnsafeRawPointer) {
         bytes = pointer.loadUnaligned(as: Bytes.self)
@@ -103,27 +107,26 @@ extension ObjectId: CustomStringConvertible {
 final class ObjectIdGenerator: Sendable {
     static let shared = ObjectIdGenerator()
 
-    private let processUnique: [UInt8]
+    private let processUnique: (UInt8, UInt8, UInt8, UInt8, UInt8)
     private let counter: Atomic<UInt32>
 
     private init() {
         var rng = SystemRandomNumberGenerator()
-        processUnique = (0..<5).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        func byte() -> UInt8 { UInt8.random(in: 0...255, using: &rng) }
+        processUnique = (byte(), byte(), byte(), byte(), byte())
         counter = Atomic(UInt32.random(in: 0...0xFF_FFFF, using: &rng))
     }
 
+    /// Made without allocating: every function run's invocation record takes one.
     func next() -> ObjectId {
         let count = counter.add(1, ordering: .relaxed).newValue & 0xFF_FFFF
         let seconds = UInt32(truncatingIfNeeded: time(nil))
-        var b = [UInt8](repeating: 0, count: 12)
-        b[0] = UInt8(seconds >> 24)
-        b[1] = UInt8(seconds >> 16 & 0xFF)
-        b[2] = UInt8(seconds >> 8 & 0xFF)
-        b[3] = UInt8(seconds & 0xFF)
-        b[4...8] = processUnique[...]
-        b[9] = UInt8(count >> 16)
-        b[10] = UInt8(count >> 8 & 0xFF)
-        b[11] = UInt8(count & 0xFF)
-        return ObjectId(bytes: b)!
+        let unique = processUnique
+        return ObjectId(
+            byteTuple: (
+                UInt8(seconds >> 24), UInt8(seconds >> 16 & 0xFF), UInt8(seconds >> 8 & 0xFF), UInt8(seconds & 0xFF),
+                unique.0, unique.1, unique.2, unique.3, unique.4,
+                UInt8(count >> 16), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)
+            ))
     }
 }

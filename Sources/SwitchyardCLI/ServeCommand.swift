@@ -162,6 +162,8 @@ struct ServeCommand: Command {
                 return 2
             }
         }
+        // Followed before anything can run (triggers catching up at start, the first requests): every run printed.
+        let invocations = opened.app.invocations.followBatches()
         let server: AppServer
         do {
             // Serving first, so that triggers catching up already send through the emulator's client.
@@ -180,9 +182,8 @@ struct ServeCommand: Command {
             Output.error("switchyard serve: cannot start: \(error)")
             return 1
         }
-        let invocations = opened.app.invocations.follow()
         let printer = Task {
-            for await record in invocations { log.invocation(record) }
+            for await records in invocations { log.invocations(records) }
         }
         let reloader = Task { [app, environment = self.app.environment] in
             for await _ in hangup.signals {

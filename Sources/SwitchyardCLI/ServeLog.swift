@@ -40,11 +40,20 @@ struct ServeLog {
         }
     }
 
-    func invocation(_ record: InvocationRecord) {
-        switch format {
-        case .text: Output.print(record.lines.joined(separator: "\n"))
-        case .json: Output.print(record.jsonLine)
+    /// Prints the records in one write: a busy server prints thousands a second.
+    func invocations(_ records: [InvocationRecord]) {
+        var text = ""
+        for record in records {
+            switch format {
+            case .text:
+                text += record.text
+                text += "\n"
+            case .json:
+                text += record.jsonLine
+                text += "\n"
+            }
         }
+        Output.write(Array(text.utf8), to: .standardOutput)
     }
 
     func event(_ message: String) {

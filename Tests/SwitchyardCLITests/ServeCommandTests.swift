@@ -87,6 +87,43 @@ import Testing
         #expect(running.interrupt() == 0)
     }
 
+    @Test func servePrintsEveryCallItServesInTheOrderTheyRan() async throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        let running = try RunningSwitchyard(["serve", "--port", "0", "--log-format", "json"], in: app.path)
+        defer { running.kill() }
+        let serving = try await running.awaitLine(containing: "serving app 'demo'")
+        let clientAPI = try #require(serving["clientAPI"] as? String)
+        var login = URLRequest(url: URL(string: "\(clientAPI)/auth/providers/anon-user/login")!)
+        login.httpMethod = "POST"
+        login.httpBody = Data("{}".utf8)
+        let (session, _) = try await URLSession.shared.data(for: login)
+        let token = try #require(
+            (try JSONSerialization.jsonObject(with: session) as? [String: Any])?["access_token"] as? String)
+        let calls = 300
+        for index in 0..<calls {
+            var call = URLRequest(url: URL(string: "\(clientAPI)/functions/call")!)
+            call.httpMethod = "POST"
+            call.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            call.httpBody = Data(#"{"name":"ping","arguments":[\#(index)]}"#.utf8)
+            let (_, answered) = try await URLSession.shared.data(for: call)
+            #expect((answered as? HTTPURLResponse)?.statusCode == 200)
+        }
+        // Stopping prints what is still queued before it says it stopped.
+        #expect(running.interrupt() == 0)
+        let lines = running.text.split(separator: "\n")
+        let runs = lines.filter { $0.contains(#""function":"ping""#) }
+        #expect(runs.count == calls)
+        // One after another, so each ended after the one before (times are UTC, printed at a fixed width).
+        let times = runs.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["time"] as? String
+        }
+        #expect(times.count == calls)
+        #expect(times == times.sorted())
+        let stopped = try #require(lines.lastIndex { $0.contains("\"stopped\"") })
+        #expect(lines.lastIndex { $0.contains(#""function":"ping""#) }.map { $0 < stopped } == true)
+    }
+
     private func status(_ request: URLRequest) async throws -> Int {
         let (_, response) = try await URLSession.shared.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0

@@ -82,6 +82,50 @@ import Testing
         }
     }
 
+    @Test func aSessionPastItsLifetimeEndsAKeptAccessTokenThoughNothingWasWritten() async throws {
+        try await Self.withApp { served in
+            let login = try await served.loginAnonymously()
+            // Ten minutes before the session's 60 days end, a refresh gives an access token outliving it.
+            served.clock.advance(by: 60 * 24 * 3600 - 600)
+            let refreshed = try await served.post("\(served.base)/auth/session", token: login.refreshToken)
+            let access = try #require(refreshed.json?.documentValue?["access_token"]?.stringValue)
+            #expect(try await Self.whoAmI(served, access) == .success([:]))
+            #expect(try await Self.whoAmI(served, access) == .success([:]))
+            served.clock.advance(by: 601)
+            let refused = try await served.call("whoAmI", token: access)
+            #expect(refused.status == 401)
+            #expect(
+                refused.errorMessage == "invalid session: the session has ended (logged out, expired or user deleted)")
+        }
+    }
+
+    @Test func aKeptTokenVouchesForNoOtherTokenWithItsClaims() async throws {
+        try await Self.withApp { served in
+            let login = try await served.loginAnonymously()
+            #expect(try await Self.whoAmI(served, login.accessToken) == .success([:]))
+            // The same header and payload under another signature, and under none.
+            let signingInput = login.accessToken.split(separator: ".").prefix(2).joined(separator: ".")
+            let signature = String(login.accessToken.split(separator: ".")[2])
+            let altered = signingInput + "." + String(signature.reversed())
+            #expect(try await Self.whoAmI(served, altered) == .failure(TestFailure("InvalidSession")))
+            #expect(try await Self.whoAmI(served, signingInput + ".") == .failure(TestFailure("InvalidSession")))
+            #expect(try await Self.whoAmI(served, login.accessToken) == .success([:]))
+        }
+    }
+
+    @Test func deletingTheUserThroughTheAPIEndsEveryKeptTokenOfTheirsAtOnce() async throws {
+        try await Self.withApp { served in
+            let login = try await served.loginAnonymously()
+            let other = try await served.loginAnonymously()
+            #expect(try await Self.whoAmI(served, login.accessToken) == .success([:]))
+            #expect(try await Self.whoAmI(served, other.accessToken) == .success([:]))
+            #expect(try await served.delete("\(served.base)/auth/delete", token: login.accessToken).status == 204)
+            #expect(try await Self.whoAmI(served, login.accessToken) == .failure(TestFailure("InvalidSession")))
+            // Another user's kept token is read again, and still good.
+            #expect(try await Self.whoAmI(served, other.accessToken) == .success([:]))
+        }
+    }
+
     @Test func aTokenVerifiedBeforeStillExpiresAndKeepsItsKind() async throws {
         try await Self.withApp { served in
             let login = try await served.loginAnonymously()

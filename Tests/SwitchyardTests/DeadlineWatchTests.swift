@@ -7,7 +7,7 @@ import Testing
 @Suite struct DeadlineWatchTests {
     @Test func runsWhatIsDueAndNothingRemoved() async throws {
         let ran = Mutex<[Int]>([])
-        let watch = DeadlineWatch.shared
+        let watch = DeadlineWatch()
         let removed = watch.add(after: .milliseconds(20)) { ran.withLock { $0.append(1) } }
         _ = watch.add(after: .milliseconds(60)) { ran.withLock { $0.append(3) } }
         // Earlier than everything pending: the sleeping watch wakes for it.
@@ -24,7 +24,7 @@ import Testing
     /// A watch thread that falls behind finds several entries due at once: they run in deadline order.
     @Test func entriesFoundDueTogetherRunInDeadlineOrder() async throws {
         let ran = Mutex<[Int]>([])
-        let watch = DeadlineWatch.shared
+        let watch = DeadlineWatch()
         let busy = DispatchSemaphore(value: 0)
         let held = Atomic(false)
         _ = watch.add(after: .zero) {

@@ -8,11 +8,13 @@ extension SwitchyardApp {
     ///
     /// When the app configures custom user data, the user's document is read from that collection first.
     /// - Parameters:
-    ///   - request: what the rule sees as `%%request` (`remoteIPAddress`, `httpMethod`, …).
+    ///   - request: what the rule sees as `%%request` (`remoteIPAddress`, `httpMethod`, …); made only for a
+    ///     function that has a rule.
     /// - Throws: `FunctionCallError`, ready for the client API's `{"error", "error_code"}` answer; its message
     ///   never carries a secret value.
     public func call(
-        function name: String, arguments: [BSON] = [], user: FunctionUser, request: BSONDocument = [:]
+        function name: String, arguments: [BSON] = [], user: FunctionUser,
+        request: @autoclosure () -> BSONDocument = [:]
     ) async throws(FunctionCallError) -> BSON {
         guard let function = registry[name] else { throw .notFound(name) }
         guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
@@ -30,7 +32,7 @@ extension SwitchyardApp {
         }
         if !settings.canEvaluate.isEmpty {
             let call = CanEvaluateRule.callDocument(
-                user: user, request: request, arguments: arguments, values: loaded.values.values,
+                user: user, request: request(), arguments: arguments, values: loaded.values.values,
                 environment: loaded.environment.tag)
             let allowed: Bool
             do {

@@ -31,7 +31,8 @@ final class DeadlineWatch: Sendable {
     /// Wakes the thread when an entry is due before its planned wake; held by the thread from scanning to waiting.
     private let condition = NSCondition()
 
-    private init() {}
+    /// One per process (`shared`); tests make their own, so as not to hold up the shared thread.
+    init() {}
 
     /// Runs `action` once `limit` has passed, on the watch's thread (keep it short), unless removed first.
     func add(after limit: Duration, _ action: @escaping @Sendable () -> Void) -> Entry {

@@ -5,8 +5,12 @@ import Synchronization
 /// (and when the caller is cancelled) and stops at its next cancellation check.
 ///
 /// The function's task prefers the caller's task executor (`switchyard serve` runs each request on its
-/// connection's thread), so a call that awaits nothing elsewhere never leaves that thread; the limit is kept by
-/// `DeadlineWatch` rather than a sleeping task, which would cost a task and a thread hop per call.
+/// connection's thread), so a call that awaits nothing elsewhere never leaves that thread. There it also starts
+/// at once (`Task.immediate`): the thread is the only one either task can run on, so the caller loses nothing by
+/// it, and a function that suspends on nothing has finished before the caller waits (no job queued, no limit
+/// registered). Without a task executor the function starts on the pool, so that a function blocking its thread
+/// cannot keep its caller from answering at the limit. The limit is kept by `DeadlineWatch` rather than a
+/// sleeping task, which would cost a task and a thread hop per call.
 enum FunctionDeadline {
     enum Outcome<Value: Sendable>: Sendable {
         case finished(Result<Value, any Error>)
@@ -18,7 +22,7 @@ enum FunctionDeadline {
     ) async -> Outcome<Value> {
         let answer = Answer<Value>()
         let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor?.asTaskExecutor() }
-        let work = Task(executorPreference: preferred) {
+        let function: @Sendable () async -> Void = {
             let result: Result<Value, any Error>
             do {
                 result = .success(try await operation())
@@ -27,8 +31,12 @@ enum FunctionDeadline {
             }
             _ = answer.give(.finished(result))
         }
+        let work =
+            preferred.map { Task.immediate(executorPreference: $0, operation: function) } ?? Task(operation: function)
+        // Finished already (it suspended on nothing): no waiting, no limit to keep.
+        if let given = answer.given { return given }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withUnsafeContinuation { continuation in
                 // Whichever of the function and the limit comes first answers.
                 guard answer.wait(with: continuation) else { return }
                 let deadline = DeadlineWatch.shared.add(after: limit) {
@@ -43,21 +51,25 @@ enum FunctionDeadline {
 }
 
 /// The one answer of a `FunctionDeadline.run`: the function's outcome or the timeout, whichever comes first,
-/// even when the function finishes before the caller starts waiting.
+/// even when the function finishes before the caller starts waiting. Its continuation is resumed exactly once,
+/// by whoever gives the answer under the lock, so it need not be a checked one (which costs an allocation).
 private final class Answer<Value: Sendable>: Sendable {
     private struct State {
         var given: FunctionDeadline.Outcome<Value>?
-        var continuation: CheckedContinuation<FunctionDeadline.Outcome<Value>, Never>?
+        var continuation: UnsafeContinuation<FunctionDeadline.Outcome<Value>, Never>?
         /// The limit's entry in `DeadlineWatch`, removed once answered.
         var deadline: DeadlineWatch.Entry?
     }
 
     private let state = Mutex(State())
 
+    /// The answer, when there is one.
+    var given: FunctionDeadline.Outcome<Value>? { state.withLock { $0.given } }
+
     /// Answers with `outcome` unless there is an answer already; true when this was the answer.
     func give(_ outcome: FunctionDeadline.Outcome<Value>) -> Bool {
         let answered = state.withLock {
-            state -> (CheckedContinuation<FunctionDeadline.Outcome<Value>, Never>?, DeadlineWatch.Entry?)? in
+            state -> (UnsafeContinuation<FunctionDeadline.Outcome<Value>, Never>?, DeadlineWatch.Entry?)? in
             guard state.given == nil else { return nil }
             state.given = outcome
             defer { (state.continuation, state.deadline) = (nil, nil) }
@@ -70,7 +82,7 @@ private final class Answer<Value: Sendable>: Sendable {
     }
 
     /// Waits for the answer; false when it was given already (and the caller has it).
-    func wait(with continuation: CheckedContinuation<FunctionDeadline.Outcome<Value>, Never>) -> Bool {
+    func wait(with continuation: UnsafeContinuation<FunctionDeadline.Outcome<Value>, Never>) -> Bool {
         let given = state.withLock { state -> FunctionDeadline.Outcome<Value>? in
             if let given = state.given { return given }
             state.continuation = continuation

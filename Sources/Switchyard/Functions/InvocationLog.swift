@@ -30,7 +30,7 @@ public final class InvocationLog: Sendable {
     /// its record to be written unless thousands are waiting already; reads through this log see every record
     /// written before them, and a process killed with SIGKILL may lose those not written yet).
     public func record(_ record: InvocationRecord) async {
-        feed.publish(record)
+        if feed.publish(record) { await feed.waitForFollowers() }
         await log.append(record.document)
     }
 
@@ -67,6 +67,12 @@ public final class InvocationLog: Sendable {
     /// Every record written from now on, until the app stops or the follower stops iterating.
     public func follow() -> AsyncStream<InvocationRecord> {
         feed.follow()
+    }
+
+    /// Every record written from now on, in batches, in the order they were recorded, none lost: what a follower
+    /// that must print every run uses (runs wait for it when it falls thousands of records behind).
+    public func followBatches() -> FeedBatches<InvocationRecord> {
+        feed.followBatches()
     }
 
     /// Ends every follower's stream.

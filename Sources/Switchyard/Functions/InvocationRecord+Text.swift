@@ -9,11 +9,50 @@ extension InvocationRecord {
     ///   notified 12 devices
     /// ```
     public var lines: [String] {
-        let source = trigger.map { "\($0) → \(function)" } ?? "\(function) (called by \(userId))"
-        var heading = "\(UTCTimestamp.text(start, milliseconds: true))  \(source)  attempt \(attempt)  "
-        heading += "\(outcome.rawValue)  \(Self.oneDecimal(duration.milliseconds)) ms"
-        if let eventId { heading += "  (event \(eventId))" }
-        return [heading] + logs.map { "  \($0)" } + (error.map { ["  error: \($0)"] } ?? [])
+        [heading] + logs.map { "  \($0)" } + (error.map { ["  error: \($0)"] } ?? [])
+    }
+
+    /// `lines` joined by newlines, made as one string (`serve` prints one for every call it serves).
+    public var text: String {
+        var text = heading
+        for line in logs {
+            text += "\n  "
+            text += line
+        }
+        if let error {
+            text += "\n  error: "
+            text += error
+        }
+        return text
+    }
+
+    private var heading: String {
+        var heading = UTCTimestamp.text(start, milliseconds: true)
+        heading.reserveCapacity(heading.utf8.count + 64 + function.utf8.count + (trigger ?? userId).utf8.count)
+        heading += "  "
+        if let trigger {
+            heading += trigger
+            heading += " → "
+            heading += function
+        } else {
+            heading += function
+            heading += " (called by "
+            heading += userId
+            heading += ")"
+        }
+        heading += "  attempt "
+        heading += String(attempt)
+        heading += "  "
+        heading += outcome.rawValue
+        heading += "  "
+        heading += Self.oneDecimal(duration.milliseconds)
+        heading += " ms"
+        if let eventId {
+            heading += "  (event "
+            heading += eventId
+            heading += ")"
+        }
+        return heading
     }
 
     /// `String(format: "%.1f", value)` through the C library directly, without its NSString round trip (every

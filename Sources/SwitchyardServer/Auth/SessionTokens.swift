@@ -26,12 +26,18 @@ public final class SessionTokens: Sendable {
 
     /// A request's caller after its access token checked out.
     public struct Caller: Sendable {
-        public var user: UserRecord
-        public var claims: Claims
-        var session: UserSession
-
+        public let user: UserRecord
+        public let claims: Claims
+        let session: UserSession
         /// The caller as a function sees it (custom data is read again by `SwitchyardApp.call`).
-        public var functionUser: FunctionUser { user.functionUser(customData: claims.customData) }
+        public let functionUser: FunctionUser
+
+        init(user: UserRecord, claims: Claims, session: UserSession) {
+            self.user = user
+            self.claims = claims
+            self.session = session
+            functionUser = user.functionUser(customData: claims.customData)
+        }
     }
 
     static let issuer = "switchyard"
@@ -51,6 +57,22 @@ public final class SessionTokens: Sendable {
     private final class VerifiedClaims: Sendable {
         let claims: Claims
         init(claims: Claims) { self.claims = claims }
+    }
+
+    /// Callers whose access token checked out, with the users and sessions collections' stamp from before
+    /// their session and user were read: while neither collection has been written since, the session and the
+    /// user are what they were, so a request with the token needs one lookup (its expiry and its session's
+    /// are still checked at every use). Any write to either collection (a logout, a revoked session, a deleted
+    /// user, a login elsewhere) makes the next request read both again.
+    private let callers = ReadMostly<[String: KeptCaller]>([:])
+
+    private final class KeptCaller: Sendable {
+        let caller: Caller
+        let stamp: UserDirectory.Stamp
+        init(caller: Caller, stamp: UserDirectory.Stamp) {
+            self.caller = caller
+            self.stamp = stamp
+        }
     }
 
     init(key: SigningKey, appId: String, accessLifetime: TimeInterval, users: UserDirectory) {
@@ -104,8 +126,12 @@ public final class SessionTokens: Sendable {
                 verified[token] = VerifiedClaims(claims: claims)
             }
         }
-        guard users.now() < claims.expiresAt else { throw .invalidSession("the \(kind.rawValue) token expired") }
+        try Self.checkExpiry(of: claims, at: users.now())
         return claims
+    }
+
+    private static func checkExpiry(of claims: Claims, at now: Date) throws(APIError) {
+        guard now < claims.expiresAt else { throw .invalidSession("the \(claims.kind.rawValue) token expired") }
     }
 
     /// Everything `verify` checks but the expiry, from the token itself.
@@ -136,7 +162,21 @@ public final class SessionTokens: Sendable {
     /// exists.
     /// - Throws: `APIError` 401 `InvalidSession` (missing, malformed, forged, expired, revoked, wrong kind or app).
     public func authenticate(accessToken: String?) async throws -> Caller {
-        try await caller(bearing: accessToken, as: .access)
+        guard let token = accessToken else { return try await caller(bearing: nil, as: .access) }
+        let stamp = users.stamp
+        if let kept = callers.read({ $0[token] }), kept.stamp == stamp {
+            let caller = kept.caller
+            let now = users.now()
+            try Self.checkExpiry(of: caller.claims, at: now)
+            guard caller.session.isLive(at: now) else { throw APIError.sessionEnded }
+            return caller
+        }
+        let caller = try await caller(bearing: token, as: .access)
+        callers.write { callers in
+            if callers.count >= Self.verifiedCapacity { callers.removeAll(keepingCapacity: true) }
+            callers[token] = KeptCaller(caller: caller, stamp: stamp)
+        }
+        return caller
     }
 
     /// The same for a refresh token (`POST` / `DELETE /auth/session`).
@@ -150,7 +190,7 @@ public final class SessionTokens: Sendable {
         }
         let claims = try verify(token, as: kind)
         guard let session = try await users.liveSession(id: claims.sessionId, userId: claims.userId) else {
-            throw APIError.invalidSession("the session has ended (logged out, expired or user deleted)")
+            throw APIError.sessionEnded
         }
         guard let user = try await users.user(id: claims.userId) else {
             throw APIError.invalidSession("the token's user no longer exists")
@@ -168,4 +208,6 @@ extension APIError {
     static func invalidSession(_ reason: String) -> APIError {
         APIError(status: 401, code: "InvalidSession", message: "invalid session: \(reason)")
     }
+
+    static var sessionEnded: APIError { .invalidSession("the session has ended (logged out, expired or user deleted)") }
 }

@@ -32,6 +32,18 @@ public final class UserDirectory: Sendable {
     /// `CollectionReadCache`): a logout, a revoked session or a deleted user is seen by the very next request.
     private let userCache: CollectionReadCache<String, UserRecord?>
     private let sessionCache: CollectionReadCache<String, UserSession?>
+    private let userVersion: CollectionWriteVersion
+    private let sessionVersion: CollectionWriteVersion
+
+    /// Where the users and sessions collections stand: equal stamps mean neither was written in between, so
+    /// whatever was read from them after the first stamp was taken still holds.
+    struct Stamp: Equatable {
+        var users: UInt64
+        var sessions: UInt64
+    }
+
+    /// Take it before reading what it is to vouch for.
+    var stamp: Stamp { Stamp(users: userVersion.current, sessions: sessionVersion.current) }
 
     init(
         app: SwitchyardApp, passwordHasher: PasswordHasher, sessionLifetime: TimeInterval,
@@ -44,6 +56,8 @@ public final class UserDirectory: Sendable {
         let database = app.store.database(Self.database)
         userCache = CollectionReadCache(collection: database.collection(Self.usersCollection))
         sessionCache = CollectionReadCache(collection: database.collection(Self.sessionsCollection))
+        userVersion = userCache.collection.writeVersion
+        sessionVersion = sessionCache.collection.writeVersion
     }
 
     private var users: DocumentCollection { userCache.collection }
