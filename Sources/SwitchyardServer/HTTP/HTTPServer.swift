@@ -2,7 +2,7 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 
-/// The HTTP/1.1 server of `switchyard serve`: libmicrohttpd with a few threads (one per core), each serving
+/// The HTTP/1.1 server of `switchyard serve`: libmicrohttpd with a few threads (two per core), each serving
 /// its share of the connections through epoll. A request's `Router` handler runs on the thread that read the
 /// request for as long as it has work there; one that waits on something elsewhere has its connection suspended
 /// meanwhile, so slow handlers never hold up the others (see `RequestExecution`). Bodies larger than
@@ -22,14 +22,15 @@ public final class HTTPServer: Sendable {
         /// Seconds an idle keep-alive connection stays open.
         public var idleTimeout: Int
         public var maximumConnections: Int
-        /// Threads reading requests and running handlers until they wait; more than the cores only adds
-        /// switching.
+        /// Threads reading requests and running handlers until they wait. Two per core (at least 4) served as
+        /// many requests as one per core, and a handler that computes for long without waiting (a slow query,
+        /// a function that never awaits) holds up a smaller share of the connections.
         public var threads: Int
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 9090, maximumBodySize: Int = 18 * 1024 * 1024,
             idleTimeout: Int = 60, maximumConnections: Int = 512,
-            threads: Int = ProcessInfo.processInfo.activeProcessorCount
+            threads: Int = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
         ) {
             self.host = host
             self.port = port
