@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value read by every served request and changed rarely, behind a reader-writer lock: readers take it
-/// together and never wait on each other, where a mutex has each of a busy server's connection threads queue
+/// together and never wait on each other, where a mutex has each of a busy server's threads queue
 /// (and, on a small machine, spin) behind the last.
 ///
 /// ```swift

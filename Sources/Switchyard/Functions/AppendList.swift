@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Elements appended from any thread without a lock and taken whole, in the order they were appended, by one
-/// reader at a time: every function run appends its invocation record from its own connection thread, and a
+/// reader at a time: every function run appends its invocation record from whichever server thread ran it, and a
 /// lock they all take became the server's most contended one.
 ///
 /// A stack of nodes whose head moves by compare-and-exchange; taking swaps the whole stack out at once, so no

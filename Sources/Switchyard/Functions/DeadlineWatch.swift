@@ -3,7 +3,7 @@ import Synchronization
 
 /// Runs an action when its deadline passes unless it was removed first: the time limits of function runs. One
 /// thread sleeps until the earliest deadline. Entries are spread over shards, each with its own lock, since every
-/// served call adds and removes one: a single lock taken by every connection thread spins more than it runs.
+/// served call adds and removes one: a single lock taken by every server thread spins more than it runs.
 /// Adding an entry later than the planned wake (the usual case, as limits are alike) wakes nothing.
 final class DeadlineWatch: Sendable {
     static let shared = DeadlineWatch()

@@ -45,7 +45,7 @@ public final class FeedBatches<Item: Sendable>: AsyncSequence, Sendable {
 }
 
 /// The elements published to one `FeedBatches` and not yet taken, with whoever waits on them. Publishing takes
-/// no lock (every function run publishes, from its own connection thread): elements go on an `AppendList`, and
+/// no lock (every function run publishes, from whichever server thread ran it): elements go on an `AppendList`, and
 /// the lock is taken only to wake the follower when it sleeps, or by publishers over the backlog limit.
 final class FeedQueue<Item: Sendable>: Sendable {
     let backlogLimit: Int

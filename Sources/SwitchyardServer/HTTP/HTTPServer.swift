@@ -99,9 +99,10 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting, ends open event streams, lets requests in progress be answered (for up to 2 seconds; the
     /// connections of handlers still waiting after that close unanswered) and returns once the server's threads
-    /// have finished. The waiting happens on a thread of its own: a request still being answered may need Swift's cooperative pool
-    /// to finish, so a pool thread blocked here could wait for itself (two servers stopping at once, on a
-    /// 2-core machine, left the pool no thread and the whole process stalled). A second call returns at once.
+    /// have finished. The waiting happens on a thread of its own: a request still being answered may need
+    /// Swift's cooperative pool to finish, so a pool thread blocked here could wait for itself (two servers
+    /// stopping at once, on a 2-core machine, left the pool no thread and the whole process stalled). A second
+    /// call returns at once.
     public func stop() async {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         await withCheckedContinuation { continuation in
