@@ -269,9 +269,17 @@ import Testing
 
     @Test func anIdleEventStreamSendsKeepAliveComments() async throws {
         let stream = EventStream(keepAliveInterval: 0.05)
-        let server = try serve { router in router.add("GET", "/events") { _, _ in .events(stream) } }
+        let arrived = Atomic(false)
+        let server = try serve { router in
+            router.add("GET", "/events") { _, _ in
+                arrived.store(true, ordering: .releasing)
+                return .events(stream)
+            }
+        }
         let client = try HTTPClient()
         async let response = client.get(url: "\(server.baseURL)/events")
+        // Sent once the stream is being answered, so that it then idles for several keep-alive intervals.
+        while !arrived.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
         stream.send(data: "first")
         try await Task.sleep(for: .milliseconds(300))
         stream.send(data: "second")
