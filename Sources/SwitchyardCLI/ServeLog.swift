@@ -40,20 +40,24 @@ struct ServeLog {
         }
     }
 
-    /// Prints the records in one write: a busy server prints thousands a second.
+    /// Prints the records in one write, formatted straight into one buffer: a busy server prints thousands a
+    /// second.
     func invocations(_ records: [InvocationRecord]) {
-        var text = ""
-        for record in records {
-            switch format {
-            case .text:
-                text += record.text
-                text += "\n"
-            case .json:
-                text += record.jsonLine
-                text += "\n"
+        var bytes: [UInt8] = []
+        switch format {
+        case .text:
+            bytes.reserveCapacity(records.reduce(0) { $0 + $1.textCapacity + 1 })
+            for record in records {
+                record.appendText(to: &bytes)
+                bytes.append(UInt8(ascii: "\n"))
+            }
+        case .json:
+            for record in records {
+                bytes.append(contentsOf: record.jsonLine.utf8)
+                bytes.append(UInt8(ascii: "\n"))
             }
         }
-        Output.write(Array(text.utf8), to: .standardOutput)
+        Output.write(bytes, to: .standardOutput)
     }
 
     func event(_ message: String) {

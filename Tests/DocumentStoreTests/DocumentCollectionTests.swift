@@ -62,13 +62,11 @@ import Testing
         }
     }
 
-    @Test(arguments: EngineKind.allCases) func orderedInsertManyStopsAtFirstErrorKeepingEarlierDocuments(
-        kind: EngineKind
-    )
-        async throws
-    {
+    /// In `local` (no change log) an index-free collection's inserts take no savepoint each; the answers are the same.
+    @Test(arguments: EngineKind.allCases, ["local", "app"])
+    func orderedInsertManyStopsAtFirstErrorKeepingEarlierDocuments(kind: EngineKind, database: String) async throws {
         try await withStore(kind) { store in
-            let c = store.database("app").collection("c")
+            let c = store.database(database).collection("c")
             do {
                 try await c.insertMany([["_id": 1], ["_id": 2], ["_id": 1], ["_id": 3]])
                 Issue.record("expected a BulkWriteError")
@@ -81,9 +79,10 @@ import Testing
         }
     }
 
-    @Test(arguments: EngineKind.allCases) func unorderedInsertManyReportsEveryError(kind: EngineKind) async throws {
+    @Test(arguments: EngineKind.allCases, ["local", "app"])
+    func unorderedInsertManyReportsEveryError(kind: EngineKind, database: String) async throws {
         try await withStore(kind) { store in
-            let c = store.database("app").collection("c")
+            let c = store.database(database).collection("c")
             do {
                 try await c.insertMany([["_id": 1], ["_id": 1], ["_id": 2], ["_id": 2], ["_id": 3]], ordered: false)
                 Issue.record("expected a BulkWriteError")
@@ -93,6 +92,33 @@ import Testing
                 #expect(error.result.insertedIds == [0: 1, 2: 2, 4: 3])
             }
             #expect(try await c.countDocuments() == 3)
+        }
+    }
+
+    /// A document refused by a unique index after its row was written leaves neither the row nor index entries.
+    @Test(arguments: EngineKind.allCases, ["local", "app"])
+    func unorderedInsertManyIntoAnIndexedCollectionUndoesEachRefusedDocument(kind: EngineKind, database: String)
+        async throws
+    {
+        try await withStore(kind) { store in
+            let c = store.database(database).collection("c")
+            try await c.createIndex(["k": 1], unique: true)
+            try await c.createIndex(["tag": 1])
+            do {
+                try await c.insertMany(
+                    [
+                        ["_id": 1, "k": 1, "tag": "a"], ["_id": 2, "k": 1, "tag": "b"], ["_id": 3, "k": 2, "tag": "b"],
+                    ],
+                    ordered: false)
+                Issue.record("expected a BulkWriteError")
+            } catch let error as BulkWriteError {
+                #expect(error.writeErrors.map(\.index) == [1])
+                #expect(error.result.insertedIds == [0: 1, 2: 3])
+            }
+            #expect(try await c.find(["tag": "b"]).toArray() == [["_id": 3, "k": 2, "tag": "b"]])
+            #expect(try await c.find(["_id": 2]).toArray().isEmpty)
+            try await c.insertOne(["_id": 2, "k": 3, "tag": "b"])
+            #expect(try await c.countDocuments(["tag": "b"]) == 2)
         }
     }
 

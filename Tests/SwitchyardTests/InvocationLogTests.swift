@@ -70,7 +70,7 @@ import Testing
         let app = try await SwitchyardApp.inMemory(
             registry, options: SwitchyardApp.Options(invocationRetention: 5))
         for index in 0..<250 { _ = try await app.call(function: "ok", arguments: [.int64(Int64(index))], user: user) }
-        // Pruned every 100 records: at most retention + 100 remain, and the newest are all there.
+        // Pruned every 100 records (the least stride): at most retention + 100 remain, and the newest are all there.
         await app.invocations.flush()
         let stored = try await app.store.database("local").collection("invocations").countDocuments()
         #expect(stored <= 105)
@@ -147,6 +147,55 @@ import Testing
             #expect(try await app.invocations.records(limit: 100).count == index + 1)
         }
         await app.stop()
+    }
+
+    @Test func aLargeLogIsPrunedEveryTenthOfItsRetention() async throws {
+        #expect(InvocationLog.pruneInterval(retention: 10_000) == 1_000)
+        #expect(InvocationLog.pruneInterval(retention: 5) == 100)
+        let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
+        let log = InvocationLog(store: store, retention: 2_000)
+        try await log.prepare()
+        let collection = store.database(InvocationLog.database).collection(InvocationLog.collection)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var most = 0
+        for index in 0..<5_000 {
+            await log.record(
+                InvocationRecord(
+                    function: "f\(index)", userId: "u", start: start.addingTimeInterval(Double(index)),
+                    duration: .zero, outcome: .success))
+            if index % 50 == 49 {
+                await log.flush()
+                most = max(most, try await collection.countDocuments())
+            }
+        }
+        // Never more than the retention and one stride, and always the newest records.
+        #expect(most <= 2_000 + 200)
+        #expect(most > 2_000)
+        let kept = try await log.records(limit: 5_000)
+        #expect((2_000..<2_200).contains(kept.count))
+        #expect(kept.map(\.function) == (5_000 - kept.count..<5_000).map { "f\($0)" })
+        await store.close()
+    }
+
+    @Test func aRecordsDocumentHoldsItsFieldsInOrder() {
+        let id = ObjectId()
+        let start = Date(timeIntervalSince1970: 1_700_000_000.125)
+        let call = InvocationRecord(
+            id: id, function: "ping", userId: "u", start: start, duration: .microseconds(1_500), outcome: .success)
+        #expect(
+            call.document == [
+                "_id": .objectId(id), "function": "ping", "attempt": .int64(1), "userId": "u",
+                "start": .datetime(BSONDate(start)), "durationMs": .double(1.5), "outcome": "success", "logs": [],
+            ])
+        let attempt = InvocationRecord(
+            id: id, trigger: "t", function: "f", eventId: "e", attempt: 2, userId: "system", start: start,
+            duration: .zero, outcome: .failure, error: "bad", logs: ["a"])
+        #expect(
+            attempt.document == [
+                "_id": .objectId(id), "trigger": "t", "function": "f", "eventId": "e", "attempt": .int64(2),
+                "userId": "system", "start": .datetime(BSONDate(start)), "durationMs": .double(0),
+                "outcome": "failure", "error": "bad", "logs": ["a"],
+            ])
     }
 
     @Test func recordsRoundTripThroughTheirDocuments() throws {

@@ -15,9 +15,16 @@ extension StoreCore {
         let state = try collectionCreatingIfNeeded(namespace)
         var inserted: [Int: BSON] = [:]
         var errors: [WriteError] = []
+        // Without index entries or an event, inserting a document is one statement, which writes it whole or not
+        // at all: nothing to undo, so no savepoint around it (two statements more per document otherwise).
+        let singleStatement = state.indexes.isEmpty && !namespace.isChangeLogged
         for (position, (document, prepared)) in documents.enumerated() {
             do {
-                try withSavepoint { () throws(StoreError) in try insertDocument(state, try prepared.get()) }
+                if singleStatement {
+                    try insertDocument(state, try prepared.get())
+                } else {
+                    try withSavepoint { () throws(StoreError) in try insertDocument(state, try prepared.get()) }
+                }
                 inserted[position] = document["_id"]
             } catch {
                 errors.append(WriteError(index: position, code: error.code, errmsg: error.message))
@@ -108,11 +115,11 @@ extension StoreCore {
         guard let state = collection(namespace) else { return DeleteResult(deletedCount: 0) }
         if state.indexes.isEmpty, !namespace.isChangeLogged, let keys = Self.exactIdKeys(filter) {
             // Nothing to learn from the documents (no index entries to remove, no event to write): deleted by
-            // key, unread. A capped log's prune deletes its oldest records this way.
+            // key, unread, one statement each. A capped log's prune deletes its oldest records this way. A key
+            // given twice finds nothing the second time, so it is counted once.
             var deleted = 0
             for key in keys {
-                guard let row = try engine.documentRow(collection: state.record.id, key: key) else { continue }
-                try engine.deleteDocument(row: row)
+                guard try engine.deleteDocument(collection: state.record.id, key: key) else { continue }
                 deleted += 1
                 if !multi { break }
             }
@@ -125,7 +132,7 @@ extension StoreCore {
     }
 
     /// The keys of `{_id: <id>}` or `{_id: {$in: [<id>, …]}}` whose ids are ObjectIds or strings (which match
-    /// exactly the documents stored under their keys), without repeats; nil for any other filter.
+    /// exactly the documents stored under their keys), repeats included; nil for any other filter.
     static func exactIdKeys(_ filter: BSONDocument) -> [[UInt8]]? {
         guard filter.count == 1, let id = filter["_id"] else { return nil }
         let ids: [BSON]
@@ -136,15 +143,15 @@ extension StoreCore {
             ids = values
         default: return nil
         }
-        var seen = Set<[UInt8]>()
         var keys: [[UInt8]] = []
+        keys.reserveCapacity(ids.count)
         for id in ids {
             switch id {
             case .objectId, .string: break
             default: return nil
             }
             guard let key = try? IndexKey.encode(id) else { return nil }
-            if seen.insert(key).inserted { keys.append(key) }
+            keys.append(key)
         }
         return keys
     }

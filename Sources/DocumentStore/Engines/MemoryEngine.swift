@@ -169,6 +169,12 @@ final class MemoryEngine: StorageEngine {
         }
     }
 
+    func deleteDocument(collection: Int64, key: [UInt8]) throws(StoreError) -> Bool {
+        guard let row = documents[collection]?.value(for: key)?.row else { return false }
+        try deleteDocument(row: row)
+        return true
+    }
+
     func scanDocuments(collection: Int64, _ visit: (DocumentRow, [UInt8]) throws(StoreError) -> Bool)
         throws(StoreError)
     {

@@ -238,6 +238,14 @@ final class SQLiteEngine: StorageEngine {
         try run("DELETE FROM documents WHERE id = ?") { $0.bind(1, row) }
     }
 
+    func deleteDocument(collection: Int64, key: [UInt8]) throws(StoreError) -> Bool {
+        try run("DELETE FROM documents WHERE collection = ? AND key = ?") {
+            $0.bind(1, collection)
+            $0.bind(2, key)
+        }
+        return connection.changes > 0
+    }
+
     func scanDocuments(collection: Int64, _ visit: (DocumentRow, [UInt8]) throws(StoreError) -> Bool)
         throws(StoreError)
     {

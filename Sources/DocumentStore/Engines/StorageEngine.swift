@@ -69,6 +69,8 @@ protocol StorageEngine: AnyObject {
     /// Overwrites a stored document's body; the row stays the same.
     func updateDocument(row: DocumentRow, body: [UInt8]) throws(StoreError)
     func deleteDocument(row: DocumentRow) throws(StoreError)
+    /// Deletes the document stored under `key`, without reading it first; false when there is none.
+    func deleteDocument(collection: Int64, key: [UInt8]) throws(StoreError) -> Bool
     /// Visits documents in key order until `visit` returns false.
     func scanDocuments(collection: Int64, _ visit: (_ row: DocumentRow, _ body: [UInt8]) throws(StoreError) -> Bool)
         throws(StoreError)

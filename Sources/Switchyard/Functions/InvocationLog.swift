@@ -6,7 +6,8 @@ import Foundation
 /// (`local` is not change-logged, so recording never fires triggers) and followable live.
 ///
 /// The log keeps the newest `retention` records (10,000 by default): older ones are pruned when the app
-/// opens and after every 100 records.
+/// opens and after every `pruneInterval(retention:)` records (a tenth of the retention, at least 100), so it
+/// holds at most `retention + pruneInterval(retention:)` between prunes.
 public final class InvocationLog: Sendable {
     public static let database = "local"
     public static let collection = "invocations"
@@ -18,7 +19,13 @@ public final class InvocationLog: Sendable {
     public init(store: DocumentStore, retention: Int = InvocationLog.defaultRetention) {
         log = CappedLog(
             collection: store.database(Self.database).collection(Self.collection), timeField: "start",
-            retention: retention)
+            retention: retention, pruneInterval: Self.pruneInterval(retention: retention))
+    }
+
+    /// Records written between prunes: each prune counts the log and deletes what is over, so pruning in strides
+    /// proportional to the retention keeps its cost per record small, for at most a tenth more records kept.
+    public static func pruneInterval(retention: Int) -> Int {
+        max(100, retention / 10)
     }
 
     /// Creates the log's index and prunes records beyond the retention.

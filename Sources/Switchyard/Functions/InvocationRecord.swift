@@ -47,7 +47,10 @@ extension InvocationRecord {
     /// The stored form: `{_id, trigger?, function, eventId?, attempt, userId, start, durationMs, outcome,
     /// error?, logs}` (`start` a date, `durationMs` a double).
     public var document: BSONDocument {
-        var document: BSONDocument = ["_id": .objectId(id)]
+        // Sized once: every run builds one, on the thread that served it.
+        var document = BSONDocument()
+        document.reserveCapacity(11)
+        document.append("_id", .objectId(id))
         if let trigger { document.append("trigger", .string(trigger)) }
         document.append("function", .string(function))
         if let eventId { document.append("eventId", .string(eventId)) }
@@ -57,7 +60,7 @@ extension InvocationRecord {
         document.append("durationMs", .double(duration.milliseconds))
         document.append("outcome", .string(outcome.rawValue))
         if let error { document.append("error", .string(error)) }
-        document.append("logs", .array(logs.map { .string($0) }))
+        document.append("logs", .array(logs.isEmpty ? [] : logs.map { .string($0) }))
         return document
     }
 
