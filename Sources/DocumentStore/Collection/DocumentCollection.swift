@@ -90,10 +90,16 @@ public struct DocumentCollection: Sendable {
     @discardableResult
     public func insertMany(_ documents: [BSONDocument], ordered: Bool = true) async throws -> InsertManyResult {
         let namespace = self.namespace
-        let documents = documents.map { document in
+        // Made with the labels `StoreCore.insert` takes: an array of unlabeled tuples would be converted to it
+        // element by element, through the runtime's generic casts.
+        var prepared: [(document: BSONDocument, prepared: Result<PreparedDocument, StoreError>)] = []
+        prepared.reserveCapacity(documents.count)
+        for document in documents {
             let document = StoreCore.withId(document)
-            return (document, Result { () throws(StoreError) in try PreparedDocument(document, in: namespace) })
+            prepared.append(
+                (document, Result { () throws(StoreError) in try PreparedDocument(document, in: namespace) }))
         }
+        let documents = prepared
         let outcome = try await worker.write { core throws(StoreError) in
             try core.insert(namespace, documents, ordered: ordered)
         }

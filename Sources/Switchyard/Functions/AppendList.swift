@@ -9,8 +9,9 @@ import Synchronization
 final class AppendList<Element: Sendable>: Sendable {
     private final class Node: @unchecked Sendable {
         // Unchecked: `next` is written only by the appender that made the node, before the node is published
-        // by the head's exchange (releasing), and read only after taking it from the head (acquiring).
-        let element: Element
+        // by the head's exchange (releasing), and read only after taking it from the head (acquiring); `element`
+        // is moved out only by the one reader that took the node.
+        var element: Element?
         var next: Unmanaged<Node>?
 
         init(_ element: Element) { self.element = element }
@@ -44,7 +45,8 @@ final class AppendList<Element: Sendable>: Sendable {
         var elements: [Element] = []
         while let node = next {
             let taken = node.takeRetainedValue()
-            elements.append(taken.element)
+            // Moved out rather than copied: no retain now and release when the node goes.
+            if let element = taken.element.take() { elements.append(element) }
             next = taken.next
         }
         elements.reverse()
