@@ -42,6 +42,30 @@ import Testing
         await server.stop()
     }
 
+    @Test func headerBlocksUpTo8KBAreServedOnAKeptAliveConnectionAndRepeatedHeadersJoin() async throws {
+        let server = try serve { router in
+            router.add(
+                "GET", "/headers",
+                immediately: { request, _ in
+                    .json([
+                        "big": .string(request.headers["x-big"] ?? ""),
+                        "repeated": .string(request.headers["x-repeated"] ?? ""),
+                    ])
+                })
+        }
+        let client = try HTTPClient()
+        // One kept-alive connection: the memory a big request used is cleared for the next.
+        for size in [7_000, 10, 7_500] {
+            let response = try await client.get(
+                url: "\(server.baseURL)/headers",
+                headers: ["X-Big": String(repeating: "b", count: size), "X-Repeated": "one", "x-repeated": "two"])
+            #expect(response.status == 200)
+            #expect(response.json?.documentValue?["big"] == .string(String(repeating: "b", count: size)))
+            #expect(response.json?.documentValue?["repeated"] == "one, two")
+        }
+        await server.stop()
+    }
+
     @Test func unknownPathsAre404AndWrongMethods405InTheAppServicesErrorShape() async throws {
         let server = try serve { router in
             router.add("GET", "/things") { _, _ in .text("ok") }

@@ -46,7 +46,9 @@ public final class CollectionReadCache<Key: Hashable & Sendable, Value: Sendable
 
     /// The value kept for `key` while the collection has not been written since it was read; otherwise what
     /// `read` returns now, kept for next time (errors are not kept).
-    public func value(for key: Key, read: (DocumentCollection) async throws -> Value) async throws -> Value {
+    nonisolated(nonsending) public func value(for key: Key, read: (DocumentCollection) async throws -> Value)
+        async throws -> Value
+    {
         let stamp = version.current
         pthread_rwlock_rdlock(lock)
         let kept = entries[key]

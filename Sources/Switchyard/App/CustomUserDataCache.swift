@@ -18,7 +18,9 @@ final class CustomUserDataCache: Sendable {
     }
 
     /// The user's document (`userIdField` equal to `userId`), empty when there is none.
-    func document(forUser userId: String, settings: AuthSettings.CustomUserData) async throws -> BSONDocument {
+    nonisolated(nonsending) func document(forUser userId: String, settings: AuthSettings.CustomUserData) async throws
+        -> BSONDocument
+    {
         let kept = current.read { current in current.flatMap { $0.settings == settings ? $0.cache : nil } }
         let cache =
             kept

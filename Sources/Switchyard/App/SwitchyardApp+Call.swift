@@ -12,7 +12,7 @@ extension SwitchyardApp {
     ///     function that has a rule.
     /// - Throws: `FunctionCallError`, ready for the client API's `{"error", "error_code"}` answer; its message
     ///   never carries a secret value.
-    public func call(
+    nonisolated(nonsending) public func call(
         function name: String, arguments: [BSON] = [], user: FunctionUser,
         request: @autoclosure () -> BSONDocument = [:]
     ) async throws(FunctionCallError) -> BSON {
@@ -69,7 +69,9 @@ extension SwitchyardApp {
     }
 
     /// The user's document from the configured custom user data collection; nil when none is configured.
-    private func customData(for user: FunctionUser, function: String, settings auth: AuthSettings)
+    nonisolated(nonsending) private func customData(
+        for user: FunctionUser, function: String, settings auth: AuthSettings
+    )
         async throws(FunctionCallError) -> BSONDocument?
     {
         guard user.kind == .normal, let settings = auth.customUserData, settings.enabled else { return nil }

@@ -12,16 +12,34 @@ import BSON
 /// ```
 public struct FunctionContext: Sendable {
     /// The app's values for the current environment; values linked to secrets give the secret's value.
-    public let values: Values
-    public let environment: Environment
+    public var values: Values { storage.values }
+    public var environment: Environment { storage.environment }
     /// The calling user, or the system user for triggers and functions that run as system.
-    public let user: FunctionUser
+    public var user: FunctionUser { storage.functions.user }
     /// Whether the function runs with full access rather than as the calling user.
-    public let runningAsSystem: Bool
-    public let services: Services
+    public var runningAsSystem: Bool { storage.functions.runningAsSystem }
+    public var services: Services { storage.services }
     /// Other functions of the app, run in this invocation.
-    public let functions: Functions
-    let lines: InvocationLogLines
+    public var functions: Functions { storage.functions }
+    var lines: InvocationLogLines { storage.functions.lines }
+
+    /// Every field in one box: a context travels through several closures and calls per execution, and a copy of
+    /// a box costs one reference count where a copy of the fields cost one per reference they hold.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let values: Values
+        let environment: Environment
+        let services: Services
+        let functions: Functions
+
+        init(values: Values, environment: Environment, services: Services, functions: Functions) {
+            self.values = values
+            self.environment = environment
+            self.services = services
+            self.functions = functions
+        }
+    }
 
     /// How deep `functions.execute` may nest before it fails (a function calling itself without end).
     public static let maximumCallDepth = 32
@@ -30,15 +48,11 @@ public struct FunctionContext: Sendable {
         runtime: FunctionRuntime, loaded: FunctionRuntime.Loaded, user: FunctionUser, runningAsSystem: Bool,
         depth: Int, lines: InvocationLogLines
     ) {
-        values = loaded.values
-        environment = loaded.environment
-        self.user = user
-        self.runningAsSystem = runningAsSystem
-        services = runtime.services
-        functions = Functions(
-            runtime: runtime, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: depth,
-            lines: lines)
-        self.lines = lines
+        storage = Storage(
+            values: loaded.values, environment: loaded.environment, services: runtime.services,
+            functions: Functions(
+                runtime: runtime, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: depth,
+                lines: lines))
     }
 
     /// Appends a line to this invocation's log. A run keeps at most 512 lines or 64 KB; after that one

@@ -17,7 +17,7 @@ enum FunctionDeadline {
         case timedOut
     }
 
-    static func run<Value: Sendable>(
+    nonisolated(nonsending) static func run<Value: Sendable>(
         limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
     ) async -> Outcome<Value> {
         let answer = Answer<Value>()

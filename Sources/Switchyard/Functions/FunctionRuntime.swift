@@ -69,7 +69,7 @@ final class FunctionRuntime: Sendable {
 
     /// Runs `body` as `user` within the function's time limit and records the execution, with `loaded` (by
     /// default the configuration in effect now).
-    func run<Value: Sendable>(
+    nonisolated(nonsending) func run<Value: Sendable>(
         _ origin: Origin, user: FunctionUser, runningAsSystem: Bool, loaded: Loaded? = nil,
         _ body: @escaping @Sendable (FunctionContext) async throws -> Value
     ) async -> Outcome<Value> {

@@ -161,7 +161,7 @@ public final class SessionTokens: Sendable {
     /// The caller of a request bearing `accessToken`: a valid access token whose session is live and whose user
     /// exists.
     /// - Throws: `APIError` 401 `InvalidSession` (missing, malformed, forged, expired, revoked, wrong kind or app).
-    public func authenticate(accessToken: String?) async throws -> Caller {
+    nonisolated(nonsending) public func authenticate(accessToken: String?) async throws -> Caller {
         guard let token = accessToken else { return try await caller(bearing: nil, as: .access) }
         let stamp = users.stamp
         if let kept = callers.read({ $0[token] }), kept.stamp == stamp {

@@ -4,7 +4,7 @@ import Switchyard
 extension ClientAPI {
     /// `POST /app/{app}/functions/call` (access token) with canonical Extended JSON `{name, arguments, service?}`:
     /// the function's result (or the service action's) as canonical Extended JSON.
-    func callFunction(_ request: ServerRequest) async throws -> ServerResponse {
+    nonisolated(nonsending) func callFunction(_ request: ServerRequest) async throws -> ServerResponse {
         let caller = try await tokens.authenticate(accessToken: request.bearerToken)
         let body = try request.extendedJSONBody()
         guard let name = body["name"]?.stringValue, !name.isEmpty else {

@@ -102,7 +102,9 @@ public final class ClientAPI: Sendable {
 /// The client API's routes while they are being added: each handler is wrapped to check the app id, render
 /// errors with a `link` (realm-core reads `link` as a string) and add CORS headers.
 private struct ClientRoutes {
-    typealias Handler = @Sendable (ClientAPI, ServerRequest, RouteParameters) async throws -> ServerResponse
+    typealias Handler =
+        nonisolated(nonsending) @Sendable (ClientAPI, ServerRequest, RouteParameters) async throws
+        -> ServerResponse
     /// A handler that never waits: answered without a task (see `Router.add(_:_:immediately:)`).
     typealias ImmediateHandler = @Sendable (ClientAPI, ServerRequest, RouteParameters) throws -> ServerResponse
 

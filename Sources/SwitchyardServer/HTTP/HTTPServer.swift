@@ -76,6 +76,7 @@ public final class HTTPServer: Sendable {
                 MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(configuration.idleTimeout),
                 MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(configuration.maximumConnections),
                 MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(clamping: max(1, configuration.threads)),
+                MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Self.connectionMemory,
                 MHD_OPTION.END.rawValue,
             ]
             return withVaList(options) { list in
@@ -91,6 +92,11 @@ public final class HTTPServer: Sendable {
         self.daemon = daemon
         port = cmhd_daemon_port(daemon)
     }
+
+    /// Each connection's memory for a request's header block and read buffer (bodies stream through it).
+    /// libmicrohttpd zeroes all of it before every request on a kept-alive connection: its default 32 KB cost a
+    /// served call more than routing it, and 16 KB still takes header blocks up to 8 KB, as nginx does.
+    static let connectionMemory = 16 * 1024
 
     /// Dropped without `stop()`: stopped in the background rather than blocking whichever thread let it go.
     deinit {

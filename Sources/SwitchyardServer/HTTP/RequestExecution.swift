@@ -70,9 +70,10 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
         if wake { MHD_resume_connection(connection) }
     }
 
-    /// On the receiving thread: starts `handler` with this executor preferred, then runs its jobs (see `run`).
+    /// On the receiving thread: runs `handler` at once, with this executor preferred, until it answers or waits;
+    /// then runs its jobs (see `run`). A handler that never waits elsewhere has answered before `run` looks.
     func start(_ handler: @escaping @Sendable () async -> ServerResponse) -> Outcome {
-        Task(executorPreference: self) { self.finish(with: await handler()) }
+        Task.immediate(executorPreference: self) { self.finish(with: await handler()) }
         return run()
     }
 

@@ -7,13 +7,13 @@ public struct ServerRequest: Sendable {
     /// Query arguments, percent-decoded; the last one wins when a name repeats.
     public var query: [String: String]
     /// Header values by lower-cased name; repeated headers are joined with ", ".
-    public var headers: [String: String]
+    public var headers: RequestHeaders
     public var body: [UInt8]
     /// The peer's IP address as text (`127.0.0.1`, `::1`); empty when unknown.
     public var remoteAddress: String
 
     public init(
-        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        method: String, path: String, query: [String: String] = [:], headers: RequestHeaders = [:],
         body: [UInt8] = [], remoteAddress: String = "127.0.0.1"
     ) {
         self.method = method
@@ -43,7 +43,14 @@ public struct ServerRequest: Sendable {
         func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
             scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
         }
-        var token = Substring(bytes.dropFirst(7)).unicodeScalars[...]
+        let rest = Substring(bytes.dropFirst(7))
+        // Usually nothing to trim: a token starts and ends with a visible ASCII character.
+        if let first = rest.utf8.first, let last = rest.utf8.last, (0x21...0x7E).contains(first),
+            (0x21...0x7E).contains(last)
+        {
+            return String(rest)
+        }
+        var token = rest.unicodeScalars[...]
         while let first = token.first, isWhitespace(first) { token.removeFirst() }
         while let last = token.last, isWhitespace(last) { token.removeLast() }
         return token.isEmpty ? nil : String(Substring(token))

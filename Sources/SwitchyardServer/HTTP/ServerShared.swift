@@ -106,8 +106,7 @@ final class ServerShared: Sendable {
         }
         let request = ServerRequest(
             method: String(cString: method), path: String(cString: url),
-            query: values(connection, .GET_ARGUMENT_KIND, lowercasingNames: false),
-            headers: values(connection, .HEADER_KIND, lowercasingNames: true), body: pending?.body ?? [],
+            query: query(connection), headers: headers(connection), body: pending?.body ?? [],
             remoteAddress: remoteAddress(connection))
         switch shared.router.route(request) {
         case .answered(let response):
@@ -191,27 +190,39 @@ final class ServerShared: Sendable {
         box.shared.open.withLock { _ = $0.streams.removeValue(forKey: ObjectIdentifier(box.stream)) }
     }
 
-    private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercasingNames: Bool)
-        -> [String: String]
-    {
-        // On the stack: the iterator returns before this does.
-        // Counted first (no iterator) so the dictionary is made once at its size, not regrown header by header.
-        let count = Int(MHD_get_connection_values(connection, kind, nil, nil))
+    /// Query arguments; the last one wins when a name repeats.
+    private static func query(_ connection: OpaquePointer) -> [String: String] {
+        // Counted first (no iterator) so the dictionary is made once at its size, not regrown argument by argument.
+        let count = Int(MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil))
         guard count > 0 else { return [:] }
-        var collector = ValueCollector(lowercasingNames: lowercasingNames, capacity: count)
-        withUnsafeMutablePointer(to: &collector) { pointer in
+        var query = [String: String](minimumCapacity: count)
+        // On the stack: the iterator returns before this does.
+        withUnsafeMutablePointer(to: &query) { pointer in
             _ = MHD_get_connection_values(
-                connection, kind,
+                connection, .GET_ARGUMENT_KIND,
                 { cls, _, key, value in
                     guard let cls, let key else { return MHD_Result.YES }
-                    let collector = cls.assumingMemoryBound(to: ValueCollector.self)
-                    let name =
-                        collector.pointee.lowercasingNames ? ServerShared.lowercasedName(key) : String(cString: key)
-                    collector.pointee.add(name, value.map { String(cString: $0) } ?? "")
+                    cls.assumingMemoryBound(to: [String: String].self).pointee[String(cString: key)] =
+                        value.map { String(cString: $0) } ?? ""
                     return MHD_Result.YES
                 }, pointer)
         }
-        return collector.values
+        return query
+    }
+
+    private static func headers(_ connection: OpaquePointer) -> RequestHeaders {
+        var headers = RequestHeaders(minimumCapacity: 8)
+        withUnsafeMutablePointer(to: &headers) { pointer in
+            _ = MHD_get_connection_values(
+                connection, .HEADER_KIND,
+                { cls, _, key, value in
+                    guard let cls, let key else { return MHD_Result.YES }
+                    cls.assumingMemoryBound(to: RequestHeaders.self).pointee.add(
+                        ServerShared.lowercasedName(key), value.map { String(cString: $0) } ?? "")
+                    return MHD_Result.YES
+                }, pointer)
+        }
+        return headers
     }
 
     /// A header name lower-cased straight from its C string: names are ASCII tokens, and `lowercased()` of a
@@ -258,26 +269,6 @@ private final class PendingRequest {
 
     static func attached(_ pointer: UnsafeMutableRawPointer) -> PendingRequest {
         Unmanaged<PendingRequest>.fromOpaque(pointer).takeUnretainedValue()
-    }
-}
-
-/// Headers or query arguments being collected by the C iterator.
-private struct ValueCollector {
-    let lowercasingNames: Bool
-    var values: [String: String]
-
-    init(lowercasingNames: Bool, capacity: Int) {
-        self.lowercasingNames = lowercasingNames
-        values = Dictionary(minimumCapacity: capacity)
-    }
-
-    /// `name` comes lower-cased already when `lowercasingNames` is set.
-    mutating func add(_ name: String, _ value: String) {
-        if lowercasingNames, let earlier = values[name] {
-            values[name] = "\(earlier), \(value)"
-        } else {
-            values[name] = value
-        }
     }
 }
 
