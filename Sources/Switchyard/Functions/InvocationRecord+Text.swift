@@ -32,7 +32,8 @@ extension InvocationRecord {
         return capacity
     }
 
-    /// Room for the heading: its variable parts plus at most 96 bytes of timestamp, words and numbers.
+    /// Room for the heading: its variable parts plus 96 bytes for the timestamp, words and numbers (enough but for
+    /// durations of more than 10^15 ms, which only grow the buffer once).
     private var headingCapacity: Int {
         96 + function.utf8.count + (trigger ?? userId).utf8.count + (eventId?.utf8.count ?? 0)
     }
