@@ -183,7 +183,12 @@ struct ServeCommand: Command {
             return 1
         }
         let printer = Task {
-            for await records in invocations { log.invocations(records) }
+            for await records in invocations {
+                log.invocations(records)
+                // Lets the next runs gather into one write: a busy server would otherwise wake this task, and
+                // write, for every run or two.
+                try? await Task.sleep(for: .milliseconds(5))
+            }
         }
         let reloader = Task { [app, environment = self.app.environment] in
             for await _ in hangup.signals {

@@ -77,6 +77,28 @@ import Testing
         await store.close()
     }
 
+    /// The drain pauses between batches for an hour here: a flush, and appends over the backlog, must not wait
+    /// for that pause (each would hang until the suite's time limit if they did).
+    @Test(.timeLimit(.minutes(1))) func flushesAndFullBacklogsCutTheDrainsPauseShort() async throws {
+        let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
+        let collection = store.database("local").collection("log")
+        let log = CappedLog(
+            collection: collection, timeField: "time", retention: 10_000, maximumBacklog: 4,
+            batchInterval: .seconds(3600))
+        try await log.prepare()
+        for round in 0..<3 {
+            await log.append(Self.entry(round))
+            await log.flush()
+            #expect(try await collection.countDocuments() == round + 1)
+        }
+        // Far past the backlog, appended one after another while the drain pauses after each batch.
+        for seconds in 3..<40 { await log.append(Self.entry(seconds)) }
+        #expect(try await collection.countDocuments() >= 40 - 4)
+        await log.flush()
+        #expect(try await Self.kept(collection) == (0..<40).map(Int64.init))
+        await store.close()
+    }
+
     @Test func appendedDocumentsArePrunedLikeInsertedOnes() async throws {
         let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
         let collection = store.database("local").collection("log")

@@ -24,6 +24,9 @@ final class CappedLog: Sendable {
     private let written = Atomic(0)
     /// Unwritten documents beyond which `append` waits for the drain.
     let maximumBacklog: Int
+    /// Taken by the drain after each batch while nobody waits for it, so that busy logs write in fewer, larger
+    /// batches and the drain is not woken for every document.
+    private let pause: BatchPause
     /// The log's order, kept in memory once a prune needed it, so that later prunes delete the oldest documents
     /// by `_id` instead of sorting the whole log (which every prune did, every `pruneInterval` inserts).
     private let order = Mutex(LogOrder())
@@ -36,13 +39,14 @@ final class CappedLog: Sendable {
 
     init(
         collection: DocumentCollection, timeField: String, retention: Int, pruneInterval: Int = 100,
-        maximumBacklog: Int = 4096
+        maximumBacklog: Int = 4096, batchInterval: Duration = .milliseconds(5)
     ) {
         self.collection = collection
         self.maximumBacklog = max(1, maximumBacklog)
         self.timeField = timeField
         self.retention = max(1, retention)
         self.pruneInterval = max(1, pruneInterval)
+        pause = BatchPause(duration: batchInterval)
     }
 
     private var newestFirst: BSONDocument { [timeField: -1, "_id": -1] }
@@ -93,7 +97,8 @@ final class CappedLog: Sendable {
     }
 
     /// Queues `document` to be written in the background, with others appended meanwhile in one insert: for
-    /// logs whose writers must not wait for the store (every function call records a run). `flush()` waits.
+    /// logs whose writers must not wait for the store (every function call records a run). A busy log is written
+    /// every `batchInterval` or so; `flush()` waits for (and hurries) the drain.
     ///
     /// It returns at once unless more than `maximumBacklog` documents are still unwritten: then it waits until
     /// the drain is back under that bound, so that writers faster than the store slow to its pace instead of
@@ -125,7 +130,7 @@ final class CappedLog: Sendable {
                 progress.waiters.append((target, continuation))
                 return false
             }
-            if done { continuation.resume() }
+            if done { continuation.resume() } else { pause.cutShort() }
         }
     }
 
@@ -156,6 +161,7 @@ final class CappedLog: Sendable {
                 return ready
             }
             for continuation in ready { continuation.resume() }
+            if progress.withLock({ $0.waiters.isEmpty }) { await pause.pause() }
         }
     }
 
