@@ -15,6 +15,16 @@ import Testing
         ]
     }
 
+    /// `entry(seconds)`, appended as the invocation log appends: encoded.
+    static func append(_ seconds: Int, to log: CappedLog) async {
+        let time = BSONDate(millisecondsSinceEpoch: Int64(seconds) * 1000)
+        let document = EncodedDocument { writer in
+            writer.append("time", time)
+            writer.append("n", Int64(seconds))
+        }
+        await log.append(document, time: time)
+    }
+
     static func kept(_ collection: DocumentCollection) async throws -> [Int64] {
         try await collection.find().toArray().compactMap { $0["n"]?.int64Value }.sorted()
     }
@@ -66,7 +76,7 @@ import Testing
         let count = 600
         await withTaskGroup(of: Void.self) { group in
             for seconds in 1...count {
-                group.addTask { await log.append(Self.entry(seconds)) }
+                group.addTask { await Self.append(seconds, to: log) }
             }
         }
         // Each append returned with at most `maximumBacklog` documents (its own among them) unwritten.
@@ -87,12 +97,12 @@ import Testing
             batchInterval: .seconds(3600))
         try await log.prepare()
         for round in 0..<3 {
-            await log.append(Self.entry(round))
+            await Self.append(round, to: log)
             await log.flush()
             #expect(try await collection.countDocuments() == round + 1)
         }
         // Far past the backlog, appended one after another while the drain pauses after each batch.
-        for seconds in 3..<40 { await log.append(Self.entry(seconds)) }
+        for seconds in 3..<40 { await Self.append(seconds, to: log) }
         #expect(try await collection.countDocuments() >= 40 - 4)
         await log.flush()
         #expect(try await Self.kept(collection) == (0..<40).map(Int64.init))
@@ -105,7 +115,7 @@ import Testing
         let log = CappedLog(collection: collection, timeField: "time", retention: 5, pruneInterval: 3)
         try await log.prepare()
         for seconds in 1...40 {
-            await log.append(Self.entry(seconds))
+            await Self.append(seconds, to: log)
             if seconds.isMultiple(of: 7) { await log.flush() }
         }
         await log.flush()

@@ -204,6 +204,12 @@ import Testing
             start: Date(timeIntervalSince1970: 1_700_000_000.125), duration: .milliseconds(12.5), outcome: .timeout,
             error: "too slow", logs: ["a", "b"])
         #expect(try InvocationRecord(document: record.document) == record)
+        // What the store gets: the document's bytes, written directly.
+        #expect(record.encoded.id == record.id)
+        #expect(record.encoded.bytes == (try record.document.bsonBytes))
+        let call = InvocationRecord(
+            function: "ping ✓", userId: "anon", start: Date(), duration: .nanoseconds(1), outcome: .success)
+        #expect(call.encoded.bytes == (try call.document.bsonBytes))
         var broken = record.document
         broken["outcome"] = "exploded"
         #expect(throws: InvocationLogError.self) { try InvocationRecord(document: broken) }

@@ -112,6 +112,22 @@ public struct DocumentCollection: Sendable {
         return outcome.result
     }
 
+    /// Inserts documents encoded already, in one commit, unordered: every document it can. Failures (a duplicate
+    /// `_id`, a document over 16 MB) throw `BulkWriteError`. In a collection with no index in an unlogged database
+    /// (`local`), a document goes in as its bytes, undecoded.
+    public func insertMany(encoded documents: [EncodedDocument]) async throws {
+        guard !documents.isEmpty else { return }
+        let namespace = self.namespace
+        let errors = try await worker.write { core throws(StoreError) in
+            try core.insert(namespace, encoded: documents)
+        }
+        guard errors.isEmpty else {
+            var result = BulkWriteResult()
+            result.insertedCount = documents.count - errors.count
+            throw BulkWriteError(writeErrors: errors, result: result)
+        }
+    }
+
     @discardableResult
     public func updateOne(
         _ filter: BSONDocument, _ update: BSONDocument, upsert: Bool = false, arrayFilters: [BSONDocument] = []

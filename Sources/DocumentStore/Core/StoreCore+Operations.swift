@@ -34,6 +34,43 @@ extension StoreCore {
         return (InsertManyResult(insertedIds: inserted), errors)
     }
 
+    /// Inserts encoded documents, unordered: the failures, by position; the other documents are inserted.
+    func insert(_ namespace: Namespace, encoded documents: [EncodedDocument]) throws(StoreError) -> [WriteError] {
+        let state = try collectionCreatingIfNeeded(namespace)
+        // Without index entries or an event to derive, the bytes are all there is to store: one statement each.
+        let direct = state.indexes.isEmpty && !namespace.isChangeLogged
+        var errors: [WriteError] = []
+        for (position, document) in documents.enumerated() {
+            do {
+                if direct {
+                    try insertEncoded(state, document)
+                } else {
+                    let decoded = try DocumentEncoding.decode(document.bytes)
+                    try withSavepoint { () throws(StoreError) in
+                        try insertDocument(state, try PreparedDocument(decoded, in: namespace))
+                    }
+                }
+            } catch {
+                errors.append(WriteError(index: position, code: error.code, errmsg: error.message))
+            }
+        }
+        return errors
+    }
+
+    private func insertEncoded(_ state: CollectionState, _ document: EncodedDocument) throws(StoreError) {
+        guard document.bytes.count <= Self.maximumDocumentBytes else {
+            throw .location(
+                10_334,
+                "object to insert too large. size in bytes: \(document.bytes.count), max size: \(Self.maximumDocumentBytes)"
+            )
+        }
+        let key = try Self.idKey(.objectId(document.id))
+        guard try engine.insertDocument(collection: state.record.id, key: key, body: document.bytes) != nil else {
+            throw duplicateKeyError(
+                state, index: "_id_", key: BSON.document(["_id": .objectId(document.id)]).messageText)
+        }
+    }
+
     /// `updateOne`/`updateMany`/`replaceOne`. A multi-document update is atomic: if any document fails
     /// (a unique index, an invalid operator for one document), none is changed.
     func update(

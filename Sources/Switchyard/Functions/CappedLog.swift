@@ -13,7 +13,7 @@ final class CappedLog: Sendable {
     let pruneInterval: Int
     private let insertsSincePrune = Atomic(0)
     /// Documents `append`ed and not yet taken by the drain; appending takes no lock (every function run does).
-    private let pending = AppendList<BSONDocument>()
+    private let pending = AppendList<(document: EncodedDocument, key: LogOrder.Key)>()
     /// Counted before each document joins `pending`, so a flush that reads it waits for every append that
     /// returned before it.
     private let appended = Atomic(0)
@@ -76,20 +76,33 @@ final class CappedLog: Sendable {
 
     /// Inserts `documents` (one insert), pruning once `pruneInterval` of them have been written since the last.
     private func write(_ documents: [BSONDocument]) async throws {
-        // Noted before pruning (even when the insert failed: a wrong count only makes the prune read the order
-        // again), so that the prune finds its order complete.
-        do {
+        try await recording(documents.map { LogOrder.Key($0, timeField: timeField) }) {
             if documents.count == 1 {
                 _ = try await collection.insertOne(documents[0])
             } else {
                 _ = try await collection.insertMany(documents, ordered: false)
             }
+        }
+    }
+
+    /// The same for appended documents, which go in as they were encoded.
+    private func write(_ batch: [(document: EncodedDocument, key: LogOrder.Key)]) async throws {
+        try await recording(batch.map(\.key)) { try await collection.insertMany(encoded: batch.map(\.document)) }
+    }
+
+    /// Runs `insert` of the documents with `keys`, then prunes once `pruneInterval` documents were written since
+    /// the last prune.
+    private func recording(_ keys: [LogOrder.Key?], _ insert: () async throws -> Void) async throws {
+        // Noted before pruning (even when the insert failed: a wrong count only makes the prune read the order
+        // again), so that the prune finds its order complete.
+        do {
+            try await insert()
         } catch {
-            noteInserted(documents)
+            noteInserted(keys)
             throw error
         }
-        noteInserted(documents)
-        let count = insertsSincePrune.add(documents.count, ordering: .relaxed).newValue
+        noteInserted(keys)
+        let count = insertsSincePrune.add(keys.count, ordering: .relaxed).newValue
         if count >= pruneInterval {
             insertsSincePrune.store(0, ordering: .relaxed)
             try await prune()
@@ -103,9 +116,10 @@ final class CappedLog: Sendable {
     /// It returns at once unless more than `maximumBacklog` documents are still unwritten: then it waits until
     /// the drain is back under that bound, so that writers faster than the store slow to its pace instead of
     /// queueing without end.
-    func append(_ document: BSONDocument) async {
+    /// - Parameter time: the document's `timeField`, where the log's order reads it.
+    func append(_ document: EncodedDocument, time: BSONDate) async {
         let position = appended.add(1, ordering: .sequentiallyConsistent).newValue
-        pending.append(document)
+        pending.append((document, LogOrder.Key(time: time, id: document.id)))
         // Usually a drain runs already: reading the flag costs less than exchanging it.
         if !draining.load(ordering: .sequentiallyConsistent),
             !draining.exchange(true, ordering: .sequentiallyConsistent)
@@ -218,8 +232,7 @@ final class CappedLog: Sendable {
     }
 
     /// Adds what was just written to the order kept in memory (a document it cannot place drops the order).
-    private func noteInserted(_ documents: [BSONDocument]) {
-        let keys = documents.map { LogOrder.Key($0, timeField: timeField) }
+    private func noteInserted(_ keys: [LogOrder.Key?]) {
         order.withLock { order in
             guard order.keys != nil else { return }
             for key in keys {

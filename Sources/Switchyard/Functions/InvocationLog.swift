@@ -38,7 +38,7 @@ public final class InvocationLog: Sendable {
     /// written before them, and a process killed with SIGKILL may lose those not written yet).
     public func record(_ record: InvocationRecord) async {
         if feed.publish(record) { await feed.waitForFollowers() }
-        await log.append(record.document)
+        await log.append(record.encoded, time: BSONDate(record.start))
     }
 
     /// Waits until every record handed over so far is in the store.

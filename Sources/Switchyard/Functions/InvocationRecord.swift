@@ -1,4 +1,5 @@
 import BSON
+import DocumentStore
 import Foundation
 
 /// One execution of a function: a trigger attempt or a client's call. Error messages and log lines are
@@ -62,6 +63,22 @@ extension InvocationRecord {
         if let error { document.append("error", .string(error)) }
         document.append("logs", .array(logs.isEmpty ? [] : logs.map { .string($0) }))
         return document
+    }
+
+    /// `document`'s bytes, written directly: how every run's record goes to the store.
+    public var encoded: EncodedDocument {
+        EncodedDocument(id: id, capacity: 160 + function.utf8.count + userId.utf8.count) { writer in
+            if let trigger { writer.append("trigger", trigger) }
+            writer.append("function", function)
+            if let eventId { writer.append("eventId", eventId) }
+            writer.append("attempt", Int64(attempt))
+            writer.append("userId", userId)
+            writer.append("start", BSONDate(start))
+            writer.append("durationMs", duration.milliseconds)
+            writer.append("outcome", outcome.rawValue)
+            if let error { writer.append("error", error) }
+            writer.append("logs", strings: logs)
+        }
     }
 
     /// Reads a record written by `document`; errors name the missing or mistyped field.

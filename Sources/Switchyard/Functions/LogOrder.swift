@@ -7,6 +7,11 @@ struct LogOrder {
         var time: BSONDate
         var id: ObjectId
 
+        init(time: BSONDate, id: ObjectId) {
+            self.time = time
+            self.id = id
+        }
+
         /// Nil for a document without a date in `timeField` or an ObjectId `_id`.
         init?(_ document: BSONDocument, timeField: String) {
             guard case .datetime(let time) = document[timeField], case .objectId(let id) = document["_id"] else {
