@@ -77,6 +77,8 @@ import Testing
         try await Self.withApp { served in
             let alice = try await served.loginAnonymously()
             let mallory = try await served.loginAnonymously()
+            // Mallory's own token is used first, so the server keeps it: the forgery shares its signature.
+            #expect(try await served.call("myNotes", token: mallory.accessToken).status == 200)
             var claims = try Self.claims(of: mallory.accessToken)
             claims["sub"] = .string(alice.userId)
             let parts = mallory.accessToken.split(separator: ".")

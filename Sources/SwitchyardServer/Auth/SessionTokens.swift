@@ -24,8 +24,9 @@ public final class SessionTokens: Sendable {
         public var customData: BSONDocument
     }
 
-    /// A request's caller after its access token checked out.
-    public struct Caller: Sendable {
+    /// A request's caller after its access token checked out. A class: the same caller serves every request
+    /// with the token (see `callers`), and handing it on costs one reference count instead of one per field.
+    public final class Caller: Sendable {
         public let user: UserRecord
         public let claims: Claims
         let session: UserSession
@@ -50,7 +51,7 @@ public final class SessionTokens: Sendable {
     /// alone (all fixed here), so a token seen again skips the HMAC and the JSON; the expiry and the session
     /// are still checked at every use. Forged and malformed tokens are never kept. Every request reads it,
     /// few write it: readers share the lock.
-    private let verified = ReadMostly<[String: VerifiedClaims]>([:])
+    private let verified = ReadMostly<[TokenKey: VerifiedClaims]>([:])
     static let verifiedCapacity = 1024
 
     /// Claims in a box: a lookup under the lock costs one retain.
@@ -64,7 +65,7 @@ public final class SessionTokens: Sendable {
     /// user are what they were, so a request with the token needs one lookup (its expiry and its session's
     /// are still checked at every use). Any write to either collection (a logout, a revoked session, a deleted
     /// user, a login elsewhere) makes the next request read both again.
-    private let callers = ReadMostly<[String: KeptCaller]>([:])
+    private let callers = ReadMostly<[TokenKey: KeptCaller]>([:])
 
     private final class KeptCaller: Sendable {
         let caller: Caller
@@ -113,7 +114,7 @@ public final class SessionTokens: Sendable {
     /// - Throws: `APIError` 401 `InvalidSession`.
     public func verify(_ token: String, as kind: Kind) throws(APIError) -> Claims {
         let claims: Claims
-        if let kept = verified.read({ $0[token] })?.claims {
+        if let kept = verified.read({ $0[TokenKey(token: token)] })?.claims {
             // It verified before: only what a token's own checks say for this use is left (its kind, its expiry).
             guard kept.kind == kind else {
                 throw .invalidSession("expected an \(kind.rawValue) token, got \(kept.kind.rawValue) token")
@@ -123,7 +124,7 @@ public final class SessionTokens: Sendable {
             claims = try verifiedClaims(token, as: kind)
             verified.write { verified in
                 if verified.count >= Self.verifiedCapacity { verified.removeAll(keepingCapacity: true) }
-                verified[token] = VerifiedClaims(claims: claims)
+                verified[TokenKey(token: token)] = VerifiedClaims(claims: claims)
             }
         }
         try Self.checkExpiry(of: claims, at: users.now())
@@ -164,7 +165,7 @@ public final class SessionTokens: Sendable {
     nonisolated(nonsending) public func authenticate(accessToken: String?) async throws -> Caller {
         guard let token = accessToken else { return try await caller(bearing: nil, as: .access) }
         let stamp = users.stamp
-        if let kept = callers.read({ $0[token] }), kept.stamp == stamp {
+        if let kept = callers.read({ $0[TokenKey(token: token)] }), kept.stamp == stamp {
             let caller = kept.caller
             let now = users.now()
             try Self.checkExpiry(of: caller.claims, at: now)
@@ -174,7 +175,7 @@ public final class SessionTokens: Sendable {
         let caller = try await caller(bearing: token, as: .access)
         callers.write { callers in
             if callers.count >= Self.verifiedCapacity { callers.removeAll(keepingCapacity: true) }
-            callers[token] = KeptCaller(caller: caller, stamp: stamp)
+            callers[TokenKey(token: token)] = KeptCaller(caller: caller, stamp: stamp)
         }
         return caller
     }
