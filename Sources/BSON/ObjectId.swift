@@ -120,7 +120,11 @@ final class ObjectIdGenerator: Sendable {
     /// Made without allocating: every function run's invocation record takes one.
     func next() -> ObjectId {
         let count = counter.add(1, ordering: .relaxed).newValue & 0xFF_FFFF
-        let seconds = UInt32(truncatingIfNeeded: time(nil))
+        // The precise clock, as `Date()` reads it: `time()` reads the kernel's coarse clock, which lags by up to a
+        // tick, so an id made just after a second began could carry a time before a date taken just before it.
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let seconds = UInt32(truncatingIfNeeded: now.tv_sec)
         let unique = processUnique
         return ObjectId(
             byteTuple: (

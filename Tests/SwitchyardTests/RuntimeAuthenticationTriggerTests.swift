@@ -51,6 +51,33 @@ import Testing
         }
     }
 
+    /// The creation trigger's function is slow; the login trigger's, fired right after for the same user, must
+    /// still run after it (a login handler finds what the creation handler made).
+    @Test func aUsersEventsReachTheTriggersInTheOrderTheyHappened() async throws {
+        try await withStore(.memory) { store, _ in
+            let log = DeliveryLog()
+            let runtime = TriggerRuntime(
+                store: store,
+                definitions: [
+                    authTrigger("created", .create, [.anonymous]), authTrigger("loggedIn", .login, [.anonymous]),
+                ]
+            ) { invocation in
+                if invocation.trigger.name == "created" { try await Task.sleep(for: .milliseconds(50)) }
+                log.record(invocation)
+            }
+            try await runtime.start()
+            for _ in 0..<3 {
+                await runtime.fire(authEvent: event(.create, ["anon-user"]))
+                await runtime.fire(authEvent: event(.login, ["anon-user"]))
+                await runtime.fire(authEvent: event(.login, ["anon-user"]))
+            }
+            try await runtime.awaitIdle()
+            let order = log.all.map(\.trigger.name)
+            #expect(order == Array(repeating: ["created", "loggedIn", "loggedIn"], count: 3).flatMap { $0 })
+            await runtime.stop()
+        }
+    }
+
     @Test func failuresAreRetriedThenDeadLetteredWithTheUser() async throws {
         try await withStore(.memory) { store, _ in
             let log = DeliveryLog()

@@ -39,6 +39,9 @@ public actor TriggerRuntime {
     /// The change log read once for all database triggers, by whether they ask for pre-images.
     var feeds: [Bool: ChangeFeed] = [:]
     var authenticationDeliveries: [ObjectId: TriggerTask] = [:]
+    /// Each user's newest authentication event still being delivered (by user id): the deliveries of that user's
+    /// next event wait for these, so triggers see a user's events in the order they happened.
+    var latestAuthenticationEvents: [String: AuthenticationEventDeliveries] = [:]
     /// Whether `start()` ran and `stop()` did not since.
     public private(set) var isRunning = false
 
