@@ -18,6 +18,21 @@ import Testing
             router: router)
     }
 
+    /// A server answering `GET /events` with `stream`, and a request for it that the server is answering already.
+    private func serveEvents(_ stream: EventStream) async throws -> (HTTPServer, Task<HTTPResponse, any Error>) {
+        let arrived = Atomic(false)
+        let server = try serve { router in
+            router.add("GET", "/events") { _, _ in
+                arrived.store(true, ordering: .releasing)
+                return .events(stream)
+            }
+        }
+        let client = try HTTPClient()
+        let response = Task { try await client.get(url: "\(server.baseURL)/events") }
+        while !arrived.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+        return (server, response)
+    }
+
     @Test func routesByMethodAndPathWithParametersQueryHeadersAndBody() async throws {
         let server = try serve { router in
             router.add("POST", "/apps/{app}/echo") { request, parameters in
@@ -162,19 +177,10 @@ import Testing
         let stream = EventStream()
         let ended = Mutex(false)
         stream.onTermination { ended.withLock { $0 = true } }
-        let arrived = Atomic(false)
-        let server = try serve { router in
-            router.add("GET", "/events") { _, _ in
-                arrived.store(true, ordering: .releasing)
-                return .events(stream)
-            }
-        }
-        let client = try HTTPClient()
-        async let response = client.get(url: "\(server.baseURL)/events")
+        let (server, response) = try await serveEvents(stream)
         stream.send(data: "first")
-        while !arrived.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
         await server.stop()
-        let result = try await response
+        let result = try await response.value
         #expect(result.text == "data: first\n\n")
         #expect(ended.withLock { $0 })
     }
@@ -293,22 +299,13 @@ import Testing
 
     @Test func anIdleEventStreamSendsKeepAliveComments() async throws {
         let stream = EventStream(keepAliveInterval: 0.05)
-        let arrived = Atomic(false)
-        let server = try serve { router in
-            router.add("GET", "/events") { _, _ in
-                arrived.store(true, ordering: .releasing)
-                return .events(stream)
-            }
-        }
-        let client = try HTTPClient()
-        async let response = client.get(url: "\(server.baseURL)/events")
         // Sent once the stream is being answered, so that it then idles for several keep-alive intervals.
-        while !arrived.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+        let (server, response) = try await serveEvents(stream)
         stream.send(data: "first")
         try await Task.sleep(for: .milliseconds(300))
         stream.send(data: "second")
         stream.finish()
-        let text = try await response.text
+        let text = try await response.value.text
         // Comments while idle (however the sending and the timer interleave), the events in order.
         #expect(text.contains(": keep-alive\n\n"))
         #expect(

@@ -30,13 +30,7 @@ final class LiveFeed<Element: Sendable>: Sendable {
     func follow() -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: .bufferingNewest(bufferLimit))
-        let id: UInt64? = state.write { state in
-            guard !state.finished else { return nil }
-            state.nextId += 1
-            state.followers[state.nextId] = continuation
-            return state.nextId
-        }
-        guard let id else {
+        guard let id = register({ $0.followers[$1] = continuation }) else {
             continuation.finish()
             return stream
         }
@@ -49,18 +43,22 @@ final class LiveFeed<Element: Sendable>: Sendable {
     /// Every element published from now on, in batches, none lost (see `FeedBatches`).
     func followBatches(backlogLimit: Int = 4096) -> FeedBatches<Element> {
         let queue = FeedQueue<Element>(backlogLimit: backlogLimit)
-        let id: UInt64? = state.write { state in
-            guard !state.finished else { return nil }
-            state.nextId += 1
-            state.queues[state.nextId] = queue
-            return state.nextId
-        }
-        guard let id else {
+        guard let id = register({ $0.queues[$1] = queue }) else {
             queue.finish()
             return FeedBatches(queue: queue) {}
         }
         return FeedBatches(queue: queue) { [weak self] in
             _ = self?.state.write { $0.queues.removeValue(forKey: id) }
+        }
+    }
+
+    /// Adds a follower under a new id with `add`; nil once the feed has finished.
+    private func register(_ add: (inout State, UInt64) -> Void) -> UInt64? {
+        state.write { state in
+            guard !state.finished else { return nil }
+            state.nextId += 1
+            add(&state, state.nextId)
+            return state.nextId
         }
     }
 

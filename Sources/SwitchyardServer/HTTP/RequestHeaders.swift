@@ -4,10 +4,6 @@
 public struct RequestHeaders: Sendable, ExpressibleByDictionaryLiteral {
     private var fields: [(name: String, value: String)]
 
-    public init() {
-        fields = []
-    }
-
     /// Names are lower-cased here; a repeated name is joined with ", ".
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = []
