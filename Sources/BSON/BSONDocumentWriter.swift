@@ -57,6 +57,21 @@ public struct BSONDocumentWriter: Sendable {
         closeLength(at: start)
     }
 
+    /// An array of documents given as their BSON bytes (keys "0", "1", …).
+    public mutating func append(_ key: StaticString, documents: [[UInt8]]) {
+        field(0x04, key)
+        let start = bytes.count
+        bytes.append(contentsOf: [0, 0, 0, 0])
+        for (index, document) in documents.enumerated() {
+            bytes.append(0x03)
+            bytes.append(contentsOf: String(index).utf8)
+            bytes.append(0)
+            bytes.append(contentsOf: document)
+        }
+        bytes.append(0)
+        closeLength(at: start)
+    }
+
     /// The document's bytes.
     public consuming func finish() -> [UInt8] {
         bytes.append(0)

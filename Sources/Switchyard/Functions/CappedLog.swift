@@ -12,41 +12,15 @@ final class CappedLog: Sendable {
     let retention: Int
     let pruneInterval: Int
     private let insertsSincePrune = Atomic(0)
-    /// Documents `append`ed and not yet taken by the drain; appending takes no lock (every function run does).
-    private let pending = AppendList<(document: EncodedDocument, key: LogOrder.Key)>()
-    /// Counted before each document joins `pending`, so a flush that reads it waits for every append that
-    /// returned before it.
-    private let appended = Atomic(0)
-    /// Whether a drain task runs; the appender that sets it starts one.
-    private let draining = Atomic(false)
-    private let progress = Mutex(Progress())
-    /// `progress.written`, readable without the lock: every append compares it with its position.
-    private let written = Atomic(0)
-    /// Unwritten documents beyond which `append` waits for the drain.
-    let maximumBacklog: Int
-    /// Taken by the drain after each batch while nobody waits for it, so that busy logs write in fewer, larger
-    /// batches and the drain is not woken for every document.
-    private let pause: BatchPause
     /// The log's order, kept in memory once a prune needed it, so that later prunes delete the oldest documents
     /// by `_id` instead of sorting the whole log (which every prune did, every `pruneInterval` inserts).
     private let order = Mutex(LogOrder())
 
-    /// How many appended documents the drain has written, and who waits for more.
-    private struct Progress {
-        var written = 0
-        var waiters: [(upTo: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    }
-
-    init(
-        collection: DocumentCollection, timeField: String, retention: Int, pruneInterval: Int = 100,
-        maximumBacklog: Int = 4096, batchInterval: Duration = .milliseconds(5)
-    ) {
+    init(collection: DocumentCollection, timeField: String, retention: Int, pruneInterval: Int = 100) {
         self.collection = collection
-        self.maximumBacklog = max(1, maximumBacklog)
         self.timeField = timeField
         self.retention = max(1, retention)
         self.pruneInterval = max(1, pruneInterval)
-        pause = BatchPause(duration: batchInterval)
     }
 
     private var newestFirst: BSONDocument { [timeField: -1, "_id": -1] }
@@ -70,112 +44,22 @@ final class CappedLog: Sendable {
         try await prune()
     }
 
+    /// Inserts `document`, then prunes once `pruneInterval` documents were written since the last prune.
     func insert(_ document: BSONDocument) async throws {
-        try await write([document])
-    }
-
-    /// Inserts `documents` (one insert), pruning once `pruneInterval` of them have been written since the last.
-    private func write(_ documents: [BSONDocument]) async throws {
-        try await recording(documents.map { LogOrder.Key($0, timeField: timeField) }) {
-            if documents.count == 1 {
-                _ = try await collection.insertOne(documents[0])
-            } else {
-                _ = try await collection.insertMany(documents, ordered: false)
-            }
-        }
-    }
-
-    /// The same for appended documents, which go in as they were encoded.
-    private func write(_ batch: [(document: EncodedDocument, key: LogOrder.Key)]) async throws {
-        try await recording(batch.map(\.key)) { try await collection.insertMany(encoded: batch.map(\.document)) }
-    }
-
-    /// Runs `insert` of the documents with `keys`, then prunes once `pruneInterval` documents were written since
-    /// the last prune.
-    private func recording(_ keys: [LogOrder.Key?], _ insert: () async throws -> Void) async throws {
         // Noted before pruning (even when the insert failed: a wrong count only makes the prune read the order
         // again), so that the prune finds its order complete.
+        let key = LogOrder.Key(document, timeField: timeField)
         do {
-            try await insert()
+            _ = try await collection.insertOne(document)
         } catch {
-            noteInserted(keys)
+            noteInserted(key)
             throw error
         }
-        noteInserted(keys)
-        let count = insertsSincePrune.add(keys.count, ordering: .relaxed).newValue
+        noteInserted(key)
+        let count = insertsSincePrune.add(1, ordering: .relaxed).newValue
         if count >= pruneInterval {
             insertsSincePrune.store(0, ordering: .relaxed)
             try await prune()
-        }
-    }
-
-    /// Queues `document` to be written in the background, with others appended meanwhile in one insert: for
-    /// logs whose writers must not wait for the store (every function call records a run). A busy log is written
-    /// every `batchInterval` or so; `flush()` waits for (and hurries) the drain.
-    ///
-    /// It returns at once unless more than `maximumBacklog` documents are still unwritten: then it waits until
-    /// the drain is back under that bound, so that writers faster than the store slow to its pace instead of
-    /// queueing without end.
-    /// - Parameter time: the document's `timeField`, where the log's order reads it.
-    func append(_ document: EncodedDocument, time: BSONDate) async {
-        let position = appended.add(1, ordering: .sequentiallyConsistent).newValue
-        pending.append((document, LogOrder.Key(time: time, id: document.id)))
-        // Usually a drain runs already: reading the flag costs less than exchanging it.
-        if !draining.load(ordering: .sequentiallyConsistent),
-            !draining.exchange(true, ordering: .sequentiallyConsistent)
-        {
-            Task { await drain() }
-        }
-        if position - written.load(ordering: .relaxed) > maximumBacklog {
-            await waitUntilWritten(position - maximumBacklog)
-        }
-    }
-
-    /// Waits until everything appended before the call is written (or failed to be, which is reported).
-    func flush() async {
-        await waitUntilWritten(appended.load(ordering: .sequentiallyConsistent))
-    }
-
-    /// Waits until the drain has written `target` documents in all.
-    private func waitUntilWritten(_ target: Int) async {
-        await withCheckedContinuation { continuation in
-            let done = progress.withLock { progress -> Bool in
-                guard progress.written < target else { return true }
-                progress.waiters.append((target, continuation))
-                return false
-            }
-            if done { continuation.resume() } else { pause.cutShort() }
-        }
-    }
-
-    private func drain() async {
-        while true {
-            let batch = pending.takeAll()
-            guard !batch.isEmpty else {
-                draining.store(false, ordering: .sequentiallyConsistent)
-                // An append that saw this drain still running left its document for it: take it up again.
-                if !pending.isEmpty, !draining.exchange(true, ordering: .sequentiallyConsistent) { continue }
-                return
-            }
-            do {
-                try await write(batch)
-            } catch {
-                // The runs themselves are over; a log the store refused (it is closing) is reported where the
-                // operator sees it rather than failing anything.
-                FileHandle.standardError.write(
-                    Data(
-                        "switchyard: could not write \(batch.count) record(s) to \(collection.namespace): \(error)\n"
-                            .utf8))
-            }
-            let ready = progress.withLock { progress -> [CheckedContinuation<Void, Never>] in
-                progress.written += batch.count
-                written.store(progress.written, ordering: .relaxed)
-                let ready = progress.waiters.filter { $0.upTo <= progress.written }.map(\.continuation)
-                progress.waiters.removeAll { $0.upTo <= progress.written }
-                return ready
-            }
-            for continuation in ready { continuation.resume() }
-            if progress.withLock({ $0.waiters.isEmpty }) { await pause.pause() }
         }
     }
 
@@ -232,16 +116,11 @@ final class CappedLog: Sendable {
     }
 
     /// Adds what was just written to the order kept in memory (a document it cannot place drops the order).
-    private func noteInserted(_ keys: [LogOrder.Key?]) {
+    private func noteInserted(_ key: LogOrder.Key?) {
         order.withLock { order in
             guard order.keys != nil else { return }
-            for key in keys {
-                guard let key else {
-                    order.keys = nil
-                    return
-                }
-                order.insert(key)
-            }
+            guard let key else { return order.keys = nil }
+            order.insert(key)
         }
     }
 

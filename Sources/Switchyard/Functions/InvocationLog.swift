@@ -5,32 +5,38 @@ import Foundation
 /// Every function execution (trigger attempts and client calls), kept in the store's `local.invocations`
 /// (`local` is not change-logged, so recording never fires triggers) and followable live.
 ///
-/// The log keeps the newest `retention` records (10,000 by default): older ones are pruned when the app
-/// opens and after every `pruneInterval(retention:)` records (a tenth of the retention, at least 100), so it
-/// holds at most `retention + pruneInterval(retention:)` between prunes.
+/// Records are written in the background, many to a document (`InvocationPages`). The log keeps the newest
+/// `retention` records (10,000 by default) and at most a tenth more: older ones are pruned as new ones are written.
 public final class InvocationLog: Sendable {
     public static let database = "local"
     public static let collection = "invocations"
     public static let defaultRetention = 10_000
 
-    private let log: CappedLog
+    private let pages: InvocationPages
+    private let writer: WriteBehind<InvocationPages.Entry>
     private let feed = LiveFeed<InvocationRecord>()
 
     public init(store: DocumentStore, retention: Int = InvocationLog.defaultRetention) {
-        log = CappedLog(
-            collection: store.database(Self.database).collection(Self.collection), timeField: "start",
-            retention: retention, pruneInterval: Self.pruneInterval(retention: retention))
+        let pages = InvocationPages(
+            collection: store.database(Self.database).collection(Self.collection), retention: retention)
+        self.pages = pages
+        writer = WriteBehind { batch in
+            do {
+                try await pages.write(batch)
+            } catch {
+                // The runs themselves are over; a log the store refused (it is closing) is reported where the
+                // operator sees it rather than failing anything.
+                FileHandle.standardError.write(
+                    Data(
+                        "switchyard: could not write \(batch.count) record(s) to \(pages.collection.namespace): \(error)\n"
+                            .utf8))
+            }
+        }
     }
 
-    /// Records written between prunes: each prune counts the log and deletes what is over, so pruning in strides
-    /// proportional to the retention keeps its cost per record small, for at most a tenth more records kept.
-    public static func pruneInterval(retention: Int) -> Int {
-        max(100, retention / 10)
-    }
-
-    /// Creates the log's index and prunes records beyond the retention.
+    /// Drops what earlier versions kept beside the log.
     public func prepare() async throws {
-        try await log.prepare()
+        try await pages.prepare()
     }
 
     /// Hands a record to followers and queues it for the store, batched with others (a run does not wait for
@@ -38,12 +44,12 @@ public final class InvocationLog: Sendable {
     /// written before them, and a process killed with SIGKILL may lose those not written yet).
     public func record(_ record: InvocationRecord) async {
         if feed.publish(record) { await feed.waitForFollowers() }
-        await log.append(record.encoded, time: BSONDate(record.start))
+        await writer.append((record.encoded, BSONDate(record.start)))
     }
 
     /// Waits until every record handed over so far is in the store.
     public func flush() async {
-        await log.flush()
+        await writer.flush()
     }
 
     /// The newest `limit` records matching the filters, oldest first.
@@ -57,18 +63,10 @@ public final class InvocationLog: Sendable {
         trigger: String? = nil, function: String? = nil, limit: Int = 100, since: Date? = nil,
         outcome: InvocationRecord.Outcome? = nil, until: Date? = nil
     ) async throws -> [InvocationRecord] {
-        var filter: BSONDocument = [:]
-        if let trigger { filter.append("trigger", .string(trigger)) }
-        if let function { filter.append("function", .string(function)) }
-        if let outcome { filter.append("outcome", .string(outcome.rawValue)) }
-        var start: BSONDocument = [:]
-        if let since { start.append("$gte", .datetime(BSONDate(since))) }
-        if let until { start.append("$lt", .datetime(BSONDate(until))) }
-        if !start.isEmpty { filter.append("start", .document(start)) }
-        await log.flush()
-        return try await log.latest(filter, limit: limit).map { document throws in
-            try InvocationRecord(document: document)
-        }
+        await writer.flush()
+        let filter = InvocationFilter(
+            trigger: trigger, function: function, outcome: outcome, since: since, until: until)
+        return try await pages.latest(filter, limit: limit)
     }
 
     /// Every record written from now on, until the app stops or the follower stops iterating.

@@ -1,0 +1,196 @@
+import BSON
+import DocumentStore
+import Foundation
+import Synchronization
+
+/// The invocation log's records as the store keeps them: in pages, one document per batch written
+/// (`{_id, firstStart, lastStart, count, records: [record, …]}`), so that a busy server stores one row per batch
+/// instead of one per run (each row cost an insert and later a delete, the largest part of a served call), and
+/// prunes a page at a time. A document an earlier version wrote, one record, is read as a page of one.
+///
+/// It keeps the newest `retention` records, in the order they were written, and at most a page more: a page goes
+/// once every record on it is beyond the retention, and pages hold at most `capacity(retention:)` records.
+final class InvocationPages: Sendable {
+    /// A record on its way to a page: its bytes, and its start, which the page's range is made of.
+    typealias Entry = (document: EncodedDocument, start: BSONDate)
+
+    let collection: DocumentCollection
+    let retention: Int
+    let pageCapacity: Int
+    /// Record bytes beyond which a page is closed early, far below the store's 16 MB for a document.
+    static let pageBytes = 1 << 20
+    /// The pages in the store, oldest first: read once by the first write, then kept as pages are written and
+    /// pruned (and read again if the store holds a different number of documents: someone else changed it).
+    private let contents = Mutex<Contents?>(nil)
+
+    private struct Contents {
+        /// The pages' newest starts and ids, with their record counts.
+        var pages: [(key: LogOrder.Key, count: Int)] = []
+        var records = 0
+        /// Documents that are neither pages nor records (written by hand): counted, never pruned.
+        var others = 0
+    }
+
+    init(collection: DocumentCollection, retention: Int) {
+        self.collection = collection
+        self.retention = max(1, retention)
+        pageCapacity = Self.capacity(retention: retention)
+    }
+
+    /// Records per page: a tenth of the retention (at least one), so the log holds at most a tenth more records
+    /// than it keeps.
+    static func capacity(retention: Int) -> Int {
+        max(1, retention / 10)
+    }
+
+    /// Drops the `{start: -1, _id: -1}` index earlier versions made: the log is read whole and sorted in memory,
+    /// so it served no query, and a collection with an index takes documents decoded, never as their bytes.
+    func prepare() async throws {
+        let unused: BSONDocument = ["start": -1, "_id": -1]
+        let indexes: [BSONDocument]
+        do {
+            indexes = try await collection.listIndexes()
+        } catch let error as StoreError where error.code == 26 {
+            indexes = []  // no collection yet: a new log
+        }
+        for index in indexes where index["key"]?.documentValue == unused {
+            if let name = index["name"]?.stringValue { try await collection.dropIndex(name) }
+        }
+    }
+
+    /// Writes `entries` as pages of up to `pageCapacity` records (one insert), then deletes the pages that fell
+    /// beyond the retention (one delete).
+    func write(_ entries: [Entry]) async throws {
+        let written = pages(of: entries)
+        do {
+            try await collection.insertMany(encoded: written.map(\.document))
+        } catch {
+            contents.withLock { $0 = nil }  // some pages may be in: read them again next time
+            throw error
+        }
+        var contents = try await current(adding: written.map { ($0.key, $0.count) })
+        var pruned: [BSON] = []
+        while let oldest = contents.pages.first, contents.records - oldest.count >= retention {
+            pruned.append(.objectId(oldest.key.id))
+            contents.records -= oldest.count
+            contents.pages.removeFirst()
+        }
+        if !pruned.isEmpty { try await collection.deleteMany(["_id": ["$in": .array(pruned)]]) }
+        self.contents.withLock { [contents] in $0 = contents }
+    }
+
+    /// The pages as the store holds them: those kept in memory plus `written`, or read from the store when
+    /// nothing is kept or the store's count says the kept pages are not all there is. Until the caller puts
+    /// them back, nothing is kept, so that a write that fails on the way makes the next one read the store.
+    private func current(adding written: [(key: LogOrder.Key, count: Int)]) async throws -> Contents {
+        let documents = try await collection.estimatedDocumentCount()
+        if var kept = contents.withLock({ $0.take() }) {
+            kept.pages += written
+            kept.records += written.reduce(0) { $0 + $1.count }
+            if kept.pages.count + kept.others == documents { return kept }
+        }
+        var read = Contents()
+        let headers = try await collection.find(
+            [:], options: FindOptions(projection: ["lastStart": 1, "count": 1, "start": 1])
+        ).toArray()
+        for header in headers {
+            if let page = Self.header(header) {
+                read.pages.append(page)
+                read.records += page.count
+            } else {
+                read.others += 1
+            }
+        }
+        read.pages.sort { $0.key < $1.key }
+        return read
+    }
+
+    /// A page's (or an earlier version's single record's) newest start, id and record count.
+    private static func header(_ document: BSONDocument) -> (key: LogOrder.Key, count: Int)? {
+        guard case .objectId(let id) = document["_id"] else { return nil }
+        if case .datetime(let last) = document["lastStart"], let count = document["count"]?.int64Value {
+            return (LogOrder.Key(time: last, id: id), Int(count))
+        }
+        if case .datetime(let start) = document["start"] { return (LogOrder.Key(time: start, id: id), 1) }
+        return nil
+    }
+
+    /// `entries` cut into pages of at most `pageCapacity` records and about `pageBytes` bytes, each encoded.
+    private func pages(of entries: [Entry]) -> [(document: EncodedDocument, key: LogOrder.Key, count: Int)] {
+        var pages: [(document: EncodedDocument, key: LogOrder.Key, count: Int)] = []
+        var start = entries.startIndex
+        while start < entries.endIndex {
+            var end = start
+            var bytes = 0
+            while end < entries.endIndex, end - start < pageCapacity,
+                end == start || bytes + entries[end].document.bytes.count <= Self.pageBytes
+            {
+                bytes += entries[end].document.bytes.count
+                end += 1
+            }
+            let page = entries[start..<end]
+            let first = page.lazy.map(\.start).min()!
+            let last = page.lazy.map(\.start).max()!
+            let document = EncodedDocument(capacity: bytes + 8 * page.count + 80) { writer in
+                writer.append("firstStart", first)
+                writer.append("lastStart", last)
+                writer.append("count", Int64(page.count))
+                writer.append("records", documents: page.map(\.document.bytes))
+            }
+            pages.append((document, LogOrder.Key(time: last, id: document.id), page.count))
+            start = end
+        }
+        return pages
+    }
+
+    /// The newest `limit` records matching `filter` (by start, then id), oldest first.
+    func latest(_ filter: InvocationFilter, limit: Int) async throws -> [InvocationRecord] {
+        guard limit > 0 else { return [] }
+        let pages = try await collection.find().toArray().map(StoredPage.init).sorted { $0.newerThan($1) }
+        var found: [InvocationRecord] = []
+        for page in pages {
+            // Pages hold runs in the order they ended, so their ranges overlap: a page may still hold a match
+            // newer than the oldest found while its newest start is not older than that.
+            if found.count >= limit, let oldest = found.last, page.last < oldest.start { break }
+            guard filter.mayMatch(first: page.first, last: page.last) else { continue }
+            for document in page.records {
+                let record = try InvocationRecord(document: document)
+                if filter.matches(record) { found.append(record) }
+            }
+            if found.count >= limit {
+                found.sort { ($0.start, $0.id) > ($1.start, $1.id) }
+                found.removeLast(found.count - limit)
+            }
+        }
+        return found.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+    }
+
+    /// A stored page, or a record an earlier version stored alone, read as a page of one.
+    private struct StoredPage {
+        let first: Date
+        let last: Date
+        let id: BSON
+        let records: [BSONDocument]
+
+        init(_ document: BSONDocument) {
+            id = document["_id"] ?? .null
+            if let records = document["records"]?.arrayValue {
+                self.records = records.compactMap(\.documentValue)
+                first = Self.date(document["firstStart"]) ?? .distantPast
+                last = Self.date(document["lastStart"]) ?? .distantFuture
+            } else {
+                records = [document]
+                first = Self.date(document["start"]) ?? .distantPast
+                last = Self.date(document["start"]) ?? .distantFuture
+            }
+        }
+
+        func newerThan(_ other: StoredPage) -> Bool {
+            last != other.last ? last > other.last : BSON.compare(id, other.id) > 0
+        }
+
+        private static func date(_ value: BSON?) -> Date? {
+            if case .datetime(let date) = value { date.date } else { nil }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Synchronization
+import Testing
+
+@testable import Switchyard
+
+/// Writers hand elements over without waiting; the drain writes them all, once each, in batches.
+@Suite struct WriteBehindTests {
+    /// What the drain wrote, batch by batch.
+    final class Sink: Sendable {
+        private let batches = Mutex<[[Int]]>([])
+
+        var written: [Int] { batches.withLock { $0.flatMap { $0 } } }
+        var batchCount: Int { batches.withLock { $0.count } }
+
+        func write(_ batch: [Int]) async {
+            batches.withLock { $0.append(batch) }
+        }
+    }
+
+    @Test func appendsFromManyTasksAreEachWrittenOnceAndTheBacklogStaysBounded() async throws {
+        let sink = Sink()
+        let writer = WriteBehind<Int>(maximumBacklog: 8) { await sink.write($0) }
+        let count = 600
+        await withTaskGroup(of: Void.self) { group in
+            for element in 1...count {
+                group.addTask { await writer.append(element) }
+            }
+        }
+        // Each append returned with at most `maximumBacklog` elements (its own among them) unwritten.
+        #expect(count - sink.written.count <= 8)
+        await writer.flush()
+        #expect(sink.written.sorted() == Array(1...count))
+    }
+
+    @Test func oneWritersElementsAreWrittenInTheOrderAppended() async throws {
+        let sink = Sink()
+        let writer = WriteBehind<Int>(batchInterval: .milliseconds(1)) { await sink.write($0) }
+        for element in 0..<2_000 { await writer.append(element) }
+        await writer.flush()
+        #expect(sink.written == Array(0..<2_000))
+        // Batched: far fewer writes than elements.
+        #expect(sink.batchCount < 2_000)
+    }
+
+    /// The drain pauses between batches for an hour here: a flush, and appends over the backlog, must not wait
+    /// for that pause (each would hang until the suite's time limit if they did).
+    @Test(.timeLimit(.minutes(1))) func flushesAndFullBacklogsCutTheDrainsPauseShort() async throws {
+        let sink = Sink()
+        let writer = WriteBehind<Int>(maximumBacklog: 4, batchInterval: .seconds(3600)) { await sink.write($0) }
+        for round in 0..<3 {
+            await writer.append(round)
+            await writer.flush()
+            #expect(sink.written.count == round + 1)
+        }
+        // Far past the backlog, appended one after another while the drain pauses after each batch.
+        for element in 3..<40 { await writer.append(element) }
+        #expect(sink.written.count >= 40 - 4)
+        await writer.flush()
+        #expect(sink.written == Array(0..<40))
+    }
+}
