@@ -117,7 +117,10 @@ struct ExtendedJSONReader {
                 guard frames.count < ExtendedJSON.maximumDepth else {
                     throw error("nesting deeper than \(ExtendedJSON.maximumDepth) levels")
                 }
-                frames.append(Frame(isArray: false, isTopLevelDocument: isTopLevelDocument, start: position))
+                var frame = Frame(isArray: false, isTopLevelDocument: isTopLevelDocument, start: position)
+                // Room for a small document's fields at once: growing from empty reallocates twice by four.
+                frame.document.reserveCapacity(4)
+                frames.append(frame)
                 position += 1
                 skipWhitespace()
                 if position < bytes.count && bytes[position] == UInt8(ascii: "}") {

@@ -27,7 +27,10 @@ extension SwitchyardApp {
                 message: "function '\(name)' is private: triggers and other functions may call it, clients may not")
         }
         var user = user
-        if let customData = try await customData(for: user, function: name, settings: loaded.definition.auth) {
+        if let customData = try await customData(for: user, function: name, settings: loaded.definition.auth),
+            customData != user.customData
+        {
+            // Usually what the caller's token carries already: then the user is handed on as it came, shared.
             user.customData = customData
         }
         if !settings.canEvaluate.isEmpty {

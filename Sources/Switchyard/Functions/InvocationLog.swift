@@ -42,7 +42,7 @@ public final class InvocationLog: Sendable {
     /// Hands a record to followers and queues it for the store, batched with others (a run does not wait for
     /// its record to be written unless thousands are waiting already; reads through this log see every record
     /// written before them, and a process killed with SIGKILL may lose those not written yet).
-    public func record(_ record: InvocationRecord) async {
+    nonisolated(nonsending) public func record(_ record: InvocationRecord) async {
         if feed.publish(record) { await feed.waitForFollowers() }
         await writer.append((record.encoded, BSONDate(record.start)))
     }

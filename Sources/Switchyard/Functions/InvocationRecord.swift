@@ -4,43 +4,105 @@ import Foundation
 
 /// One execution of a function: a trigger attempt or a client's call. Error messages and log lines are
 /// recorded with secret values scrubbed.
+///
+/// The fields live in one shared box until a copy changes one: a served call's record is copied on its way to
+/// the store, the live followers and `serve`'s printer, and each copy then costs one reference count instead of
+/// one per string.
 public struct InvocationRecord: Sendable, Equatable {
     public enum Outcome: String, Sendable {
         case success, failure, timeout
     }
 
-    public var id: ObjectId
+    private struct Fields: Equatable {
+        var id: ObjectId
+        var trigger: String?
+        var function: String
+        var eventId: String?
+        var attempt: Int
+        var userId: String
+        var start: Date
+        var duration: Duration
+        var outcome: Outcome
+        var error: String?
+        var logs: [String]
+    }
+
+    // Unchecked: a box is changed only through a record that holds the only reference to it (`unique`).
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    /// The box, copied first when another record shares it.
+    private mutating func unique() -> Box {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        return box
+    }
+
+    public var id: ObjectId {
+        get { box.fields.id }
+        set { unique().fields.id = newValue }
+    }
     /// The trigger that ran the function; nil for a client's call.
-    public var trigger: String?
-    public var function: String
+    public var trigger: String? {
+        get { box.fields.trigger }
+        set { unique().fields.trigger = newValue }
+    }
+    public var function: String {
+        get { box.fields.function }
+        set { unique().fields.function = newValue }
+    }
     /// The trigger event (stable across retries); nil for a client's call.
-    public var eventId: String?
+    public var eventId: String? {
+        get { box.fields.eventId }
+        set { unique().fields.eventId = newValue }
+    }
     /// 1 for the first attempt.
-    public var attempt: Int
+    public var attempt: Int {
+        get { box.fields.attempt }
+        set { unique().fields.attempt = newValue }
+    }
     /// The user the function ran as.
-    public var userId: String
-    public var start: Date
-    public var duration: Duration
-    public var outcome: Outcome
-    public var error: String?
+    public var userId: String {
+        get { box.fields.userId }
+        set { unique().fields.userId = newValue }
+    }
+    public var start: Date {
+        get { box.fields.start }
+        set { unique().fields.start = newValue }
+    }
+    public var duration: Duration {
+        get { box.fields.duration }
+        set { unique().fields.duration = newValue }
+    }
+    public var outcome: Outcome {
+        get { box.fields.outcome }
+        set { unique().fields.outcome = newValue }
+    }
+    public var error: String? {
+        get { box.fields.error }
+        set { unique().fields.error = newValue }
+    }
     /// What the function wrote with `context.log`, bounded (see `FunctionContext.log`).
-    public var logs: [String]
+    public var logs: [String] {
+        get { box.fields.logs }
+        set { unique().fields.logs = newValue }
+    }
 
     public init(
         id: ObjectId = ObjectId(), trigger: String? = nil, function: String, eventId: String? = nil, attempt: Int = 1,
         userId: String, start: Date, duration: Duration, outcome: Outcome, error: String? = nil, logs: [String] = []
     ) {
-        self.id = id
-        self.trigger = trigger
-        self.function = function
-        self.eventId = eventId
-        self.attempt = attempt
-        self.userId = userId
-        self.start = start
-        self.duration = duration
-        self.outcome = outcome
-        self.error = error
-        self.logs = logs
+        box = Box(
+            Fields(
+                id: id, trigger: trigger, function: function, eventId: eventId, attempt: attempt, userId: userId,
+                start: start, duration: duration, outcome: outcome, error: error, logs: logs))
+    }
+
+    public static func == (lhs: InvocationRecord, rhs: InvocationRecord) -> Bool {
+        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
     }
 }
 
@@ -93,23 +155,24 @@ extension InvocationRecord {
         func optional(_ key: String) throws(InvocationLogError) -> String? {
             document[key] == nil ? nil : try field(key, \.stringValue)
         }
-        id = try field("_id", \.objectIdValue)
-        trigger = try optional("trigger")
-        function = try field("function", \.stringValue)
-        eventId = try optional("eventId")
-        attempt = Int(try field("attempt", \.int64Value))
-        userId = try field("userId", \.stringValue)
-        start = try field("start") { if case .datetime(let date) = $0 { date.date } else { nil } }
-        duration = .milliseconds(
-            try field("durationMs") { $0.doubleValue.flatMap { (0..<1e15).contains($0) ? $0 : nil } })
-        outcome = try field("outcome") { $0.stringValue.flatMap(Outcome.init(rawValue:)) }
-        error = try optional("error")
-        logs = try field("logs") { value in
-            value.arrayValue.flatMap { items in
-                let lines = items.compactMap(\.stringValue)
-                return lines.count == items.count ? lines : nil
-            }
-        }
+        self.init(
+            id: try field("_id", \.objectIdValue),
+            trigger: try optional("trigger"),
+            function: try field("function", \.stringValue),
+            eventId: try optional("eventId"),
+            attempt: Int(try field("attempt", \.int64Value)),
+            userId: try field("userId", \.stringValue),
+            start: try field("start") { if case .datetime(let date) = $0 { date.date } else { nil } },
+            duration: .milliseconds(
+                try field("durationMs") { $0.doubleValue.flatMap { (0..<1e15).contains($0) ? $0 : nil } }),
+            outcome: try field("outcome") { $0.stringValue.flatMap(Outcome.init(rawValue:)) },
+            error: try optional("error"),
+            logs: try field("logs") { value in
+                value.arrayValue.flatMap { items in
+                    let lines = items.compactMap(\.stringValue)
+                    return lines.count == items.count ? lines : nil
+                }
+            })
     }
 }
 

@@ -74,7 +74,7 @@ final class LiveFeed<Element: Sendable>: Sendable {
     }
 
     /// Returns once every lossless follower's backlog is under its limit.
-    func waitForFollowers() async {
+    nonisolated(nonsending) func waitForFollowers() async {
         let queues = state.read { $0.currentQueues }
         for queue in queues { await queue.waitForRoom() }
     }

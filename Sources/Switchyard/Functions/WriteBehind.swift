@@ -41,7 +41,7 @@ final class WriteBehind<Element: Sendable>: Sendable {
     }
 
     /// Queues `element` for the next batch.
-    func append(_ element: Element) async {
+    nonisolated(nonsending) func append(_ element: Element) async {
         let position = appended.add(1, ordering: .sequentiallyConsistent).newValue
         pending.append(element)
         // Usually a drain runs already: reading the flag costs less than exchanging it.
@@ -61,7 +61,7 @@ final class WriteBehind<Element: Sendable>: Sendable {
     }
 
     /// Waits until the drain has written `target` elements in all.
-    private func waitUntilWritten(_ target: Int) async {
+    nonisolated(nonsending) private func waitUntilWritten(_ target: Int) async {
         await withCheckedContinuation { continuation in
             let done = progress.withLock { progress -> Bool in
                 guard progress.written < target else { return true }

@@ -160,7 +160,12 @@ final class ServerShared: Sendable {
         }
         guard let created else { return MHD_Result.NO }
         defer { MHD_destroy_response(created) }
-        for header in response.headers { MHD_add_response_header(created, header.name, header.value) }
+        for header in response.headers {
+            // Explicit: the implicit conversion copies every short (inline) string to the heap first.
+            header.name.withCString { name in
+                _ = header.value.withCString { value in MHD_add_response_header(created, name, value) }
+            }
+        }
         return MHD_queue_response(connection, UInt32(clamping: response.status), created)
     }
 
