@@ -143,7 +143,7 @@ extension BSON: Equatable {
     public static func == (lhs: BSON, rhs: BSON) -> Bool {
         switch (lhs, rhs) {
         case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN)
-        case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.string(let a), .string(let b)): BSONDocument.FieldName.same(a, b)
         case (.document(let a), .document(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.binary(let a), .binary(let b)): a == b
@@ -153,8 +153,8 @@ extension BSON: Equatable {
         case (.datetime(let a), .datetime(let b)): a == b
         case (.regex(let a), .regex(let b)): a == b
         case (.dbPointer(let a), .dbPointer(let b)): a == b
-        case (.javascript(let a), .javascript(let b)): a.utf8.elementsEqual(b.utf8)
-        case (.symbol(let a), .symbol(let b)): a.utf8.elementsEqual(b.utf8)
+        case (.javascript(let a), .javascript(let b)): BSONDocument.FieldName.same(a, b)
+        case (.symbol(let a), .symbol(let b)): BSONDocument.FieldName.same(a, b)
         case (.javascriptWithScope(let a), .javascriptWithScope(let b)): a == b
         case (.int32(let a), .int32(let b)): a == b
         case (.timestamp(let a), .timestamp(let b)): a == b

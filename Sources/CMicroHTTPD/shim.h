@@ -13,17 +13,21 @@ static inline uint16_t cmhd_daemon_port(struct MHD_Daemon *d) {
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <string.h>
 
-// MHD_get_connection_info is variadic: the peer's address as text (IPv4 or IPv6), 0 on success.
-static inline int cmhd_client_address(struct MHD_Connection *c, char *buffer, socklen_t size) {
+// MHD_get_connection_info is variadic: copies the peer's address (4 bytes for IPv4, 16 for IPv6) into `bytes`
+// and returns its family (AF_INET or AF_INET6), or -1 when unknown.
+static inline int cmhd_client_address(struct MHD_Connection *c, unsigned char bytes[16]) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (!info || !info->client_addr) return -1;
     const struct sockaddr *a = info->client_addr;
     if (a->sa_family == AF_INET) {
-        return inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, buffer, size) ? 0 : -1;
+        memcpy(bytes, &((const struct sockaddr_in *)a)->sin_addr, 4);
+        return AF_INET;
     }
     if (a->sa_family == AF_INET6) {
-        return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, buffer, size) ? 0 : -1;
+        memcpy(bytes, &((const struct sockaddr_in6 *)a)->sin6_addr, 16);
+        return AF_INET6;
     }
     return -1;
 }

@@ -57,6 +57,19 @@ import Testing
         await server.stop()
     }
 
+    /// The peer's address is kept as the socket gave it and made text when a handler asks.
+    @Test(arguments: ["127.0.0.1", "::1"]) func handlersSeeThePeersAddressAsText(host: String) async throws {
+        var router = Router()
+        router.add("GET", "/peer") { request, _ in
+            .json(["address": .string(request.remoteAddress), "loopback": .bool(request.isLoopback)])
+        }
+        let server = try HTTPServer(configuration: .init(host: host, port: 0, threads: 1), router: router)
+        let response = try await HTTPClient().get(url: "\(server.baseURL)/peer")
+        #expect(response.status == 200)
+        #expect(response.json?.documentValue == ["address": .string(host), "loopback": true])
+        await server.stop()
+    }
+
     @Test func headerBlocksUpTo8KBAreServedOnAKeptAliveConnectionAndRepeatedHeadersJoin() async throws {
         let server = try serve { router in
             router.add(

@@ -96,6 +96,7 @@ struct ExtendedJSONReader {
 
     mutating func readValue(_ top: TopLevel) throws(ExtendedJSONError) -> BSON {
         var frames: [Frame] = []
+        frames.reserveCapacity(4)
         var value: BSON
         var origin: Origin
         readOne: while true {

@@ -12,31 +12,27 @@ import BSON
 /// ```
 public struct FunctionContext: Sendable {
     /// The app's values for the current environment; values linked to secrets give the secret's value.
-    public var values: Values { storage.values }
-    public var environment: Environment { storage.environment }
+    public var values: Values { storage.functions.loaded.values }
+    public var environment: Environment { storage.functions.loaded.environment }
     /// The calling user, or the system user for triggers and functions that run as system.
     public var user: FunctionUser { storage.functions.user }
     /// Whether the function runs with full access rather than as the calling user.
     public var runningAsSystem: Bool { storage.functions.runningAsSystem }
-    public var services: Services { storage.services }
+    public var services: Services { storage.functions.runtime.services }
     /// Other functions of the app, run in this invocation.
     public var functions: Functions { storage.functions }
     var lines: InvocationLogLines { storage.functions.lines }
 
     /// Every field in one box: a context travels through several closures and calls per execution, and a copy of
-    /// a box costs one reference count where a copy of the fields cost one per reference they hold.
+    /// a box costs one reference count where a copy of the fields cost one per reference they hold. Values,
+    /// environment and services are read through the runtime and configuration it holds, not copied in, so
+    /// making a context costs no more than its function needs.
     private let storage: Storage
 
     private final class Storage: Sendable {
-        let values: Values
-        let environment: Environment
-        let services: Services
         let functions: Functions
 
-        init(values: Values, environment: Environment, services: Services, functions: Functions) {
-            self.values = values
-            self.environment = environment
-            self.services = services
+        init(functions: Functions) {
             self.functions = functions
         }
     }
@@ -49,7 +45,6 @@ public struct FunctionContext: Sendable {
         depth: Int, lines: InvocationLogLines
     ) {
         storage = Storage(
-            values: loaded.values, environment: loaded.environment, services: runtime.services,
             functions: Functions(
                 runtime: runtime, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: depth,
                 lines: lines))

@@ -289,9 +289,15 @@ private final class RouteTable: @unchecked Sendable {
 
     func find(_ method: String, _ path: PathSegments) -> Router.Found {
         let candidates = candidates[min(path.count, candidates.count - 1)]
+        // Read once: each read of a class's stored array is checked for exclusive access, which cost more than the
+        // matching when done for every candidate.
+        let (patterns, literals, literalBytes) = (self.patterns, self.literals, self.literalBytes)
+        func matches(_ index: Int) -> Bool {
+            Self.matches(patterns[index].literalRange, path, literals: literals, literalBytes: literalBytes)
+        }
         var best: (index: Int, score: Int)?
         var pathMatched = false
-        for index in candidates where matches(index, path) {
+        for index in candidates where matches(index) {
             pathMatched = true
             let routeMethod = methods[index]
             guard routeMethod == method || (method == "HEAD" && routeMethod == "GET") else { continue }
@@ -302,15 +308,16 @@ private final class RouteTable: @unchecked Sendable {
         }
         if let best { return .route(best.index, parameters(best.index, path)) }
         guard pathMatched else { return .noPath }
-        let allowed = Set(candidates.filter { matches($0, path) }.map { methods[$0] })
+        let allowed = Set(candidates.filter(matches).map { methods[$0] })
         return .otherMethods(allowed: allowed.sorted())
     }
 
-    /// Whether the route's literals are the path's segments at their places (the count fits already).
-    /// Compared as bytes, straight from the request's path.
-    private func matches(_ index: Int, _ path: PathSegments) -> Bool {
-        let range = patterns[index].literalRange
-        return literals.withUnsafeBufferPointer { literals in
+    /// Whether a route's literals (`range` of `literals`) are the path's segments at their places (the count fits
+    /// already). Compared as bytes, straight from the request's path.
+    private static func matches(
+        _ range: Range<Int>, _ path: PathSegments, literals: [Router.Literal], literalBytes: [UInt8]
+    ) -> Bool {
+        literals.withUnsafeBufferPointer { literals in
             literalBytes.withUnsafeBufferPointer { literalBytes in
                 for literal in literals[range] {
                     let segment = path[literal.segment]

@@ -10,18 +10,48 @@ public struct ServerRequest: Sendable {
     public var headers: RequestHeaders
     public var body: [UInt8]
     /// The peer's IP address as text (`127.0.0.1`, `::1`); empty when unknown.
-    public var remoteAddress: String
+    public var remoteAddress: String {
+        get {
+            switch peer {
+            case .text(let text): text
+            case .socket(let address): address?.text ?? ""
+            }
+        }
+        set { peer = .text(newValue) }
+    }
+
+    /// The peer as given: a served request's socket address is made text only if asked for.
+    private var peer: Peer
+
+    private enum Peer: Sendable {
+        case text(String)
+        case socket(PeerAddress?)
+    }
 
     public init(
         method: String, path: String, query: [String: String] = [:], headers: RequestHeaders = [:],
         body: [UInt8] = [], remoteAddress: String = "127.0.0.1"
+    ) {
+        self.init(method: method, path: path, query: query, headers: headers, body: body, peer: .text(remoteAddress))
+    }
+
+    /// A request as the server read it from `peer`'s socket.
+    init(
+        method: String, path: String, query: [String: String], headers: RequestHeaders, body: [UInt8],
+        peer: PeerAddress?
+    ) {
+        self.init(method: method, path: path, query: query, headers: headers, body: body, peer: .socket(peer))
+    }
+
+    private init(
+        method: String, path: String, query: [String: String], headers: RequestHeaders, body: [UInt8], peer: Peer
     ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
-        self.remoteAddress = remoteAddress
+        self.peer = peer
     }
 
     /// Whether the request came from this machine (admin routes answer only these).
@@ -31,13 +61,19 @@ public struct ServerRequest: Sendable {
 
     /// The token of an `Authorization: Bearer <token>` header.
     public var bearerToken: String? {
-        guard let value = headers["authorization"] else { return nil }
-        // The scheme matched by bytes, case-insensitively (`| 0x20` gives a lower-case letter only from its two cases):
-        // `lowercased()` of a split-off word cost every authenticated request a Unicode mapping.
+        guard var value = headers["authorization"] else { return nil }
+        // The scheme matched as bytes in place, case-insensitively (`| 0x20` gives a lower-case letter only from its
+        // two cases): `lowercased()` of a split-off word, or a walk through `utf8`'s iterators, cost every
+        // authenticated request more than this whole check.
+        let hasScheme = value.withUTF8 { bytes in
+            guard bytes.count > 7, bytes[6] == UInt8(ascii: " ") else { return false }
+            let scheme: StaticString = "bearer"
+            return scheme.withUTF8Buffer { scheme in
+                scheme.indices.allSatisfy { bytes[$0] | 0x20 == scheme[$0] }
+            }
+        }
+        guard hasScheme else { return nil }
         let bytes = value.utf8
-        guard bytes.count > 7, bytes.prefix(6).lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8),
-            bytes.dropFirst(6).first == UInt8(ascii: " ")
-        else { return nil }
         // Trimmed scalar by scalar, of what `CharacterSet.whitespaces` holds (tab and the space separators):
         // Foundation's `trimmingCharacters` copies through NSString, a cost every authenticated request paid.
         func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {

@@ -107,7 +107,7 @@ final class ServerShared: Sendable {
         let request = ServerRequest(
             method: String(cString: method), path: String(cString: url),
             query: query(connection), headers: headers(connection), body: pending?.body ?? [],
-            remoteAddress: remoteAddress(connection))
+            peer: PeerAddress(of: connection))
         switch shared.router.route(request) {
         case .answered(let response):
             return shared.queue(response, on: connection)
@@ -240,16 +240,6 @@ final class ServerShared: Sendable {
                 buffer[index] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
             }
             return bytes.count
-        }
-    }
-
-    /// Read into stack memory: every request asks.
-    private static func remoteAddress(_ connection: OpaquePointer) -> String {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
-            buffer.initialize(repeating: 0)
-            guard cmhd_client_address(connection, buffer.baseAddress, socklen_t(buffer.count)) == 0 else { return "" }
-            let length = buffer.firstIndex(of: 0) ?? buffer.count
-            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: length), as: UTF8.self)
         }
     }
 }

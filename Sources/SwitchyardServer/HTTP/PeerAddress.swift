@@ -1,0 +1,36 @@
+import CMicroHTTPD
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A request's peer address as the socket gave it, made text only when asked for: few requests are (a rule that
+/// reads `%%request`, the loopback check of admin routes), and formatting it cost every served call more than
+/// routing it.
+struct PeerAddress: Sendable {
+    /// `AF_INET` or `AF_INET6`.
+    private let family: Int32
+    /// The address's 4 or 16 bytes, in network order.
+    private let bytes: (UInt64, UInt64)
+
+    /// The connection's peer; nil when libmicrohttpd does not know it or it is neither IPv4 nor IPv6.
+    init?(of connection: OpaquePointer) {
+        var bytes: (UInt64, UInt64) = (0, 0)
+        let family = withUnsafeMutableBytes(of: &bytes) { raw in
+            cmhd_client_address(connection, raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        guard family == AF_INET || family == AF_INET6 else { return nil }
+        self.family = family
+        self.bytes = bytes
+    }
+
+    /// `127.0.0.1`, `::1`, …
+    var text: String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { buffer in
+            let written = withUnsafeBytes(of: bytes) { raw in
+                inet_ntop(family, raw.baseAddress, buffer.baseAddress, socklen_t(buffer.count))
+            }
+            return written == nil ? "" : String(cString: buffer.baseAddress!)
+        }
+    }
+}
