@@ -134,6 +134,13 @@ public struct BSONDocument: Sendable {
         /// more than its routing).
         static func same(_ a: String, _ b: String) -> Bool {
             guard a.utf8.count == b.utf8.count else { return false }
+            // In place when both lend their bytes (no copy, no reference count); copies only for the rest.
+            let compared = a.utf8.withContiguousStorageIfAvailable { x in
+                b.utf8.withContiguousStorageIfAvailable { y in
+                    x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
+                }
+            }
+            if let compared = compared ?? nil { return compared }
             var (a, b) = (a, b)
             return a.withUTF8 { x in
                 b.withUTF8 { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }

@@ -34,21 +34,8 @@ extension SwitchyardApp {
             user.customData = customData
         }
         if !settings.canEvaluate.isEmpty {
-            let call = CanEvaluateRule.callDocument(
-                user: user, request: request(), arguments: arguments, values: loaded.values.values,
-                environment: loaded.environment.tag)
-            let allowed: Bool
-            do {
-                allowed = try CanEvaluateRule(rule: settings.canEvaluate).allows(call)
-            } catch {
-                throw FunctionCallError(
-                    code: .functionExecutionError,
-                    message: "the canEvaluate rule of function '\(name)' is not a valid query: \(error.message)")
-            }
-            guard allowed else {
-                throw FunctionCallError(
-                    code: .permissionDenied, message: "rule not matched for function '\(name)' (see its canEvaluate)")
-            }
+            try Self.check(
+                settings.canEvaluate, of: name, user: user, request: request(), arguments: arguments, loaded: loaded)
         }
         let origin = FunctionRuntime.Origin(function: name)
         let runAsSystem = settings.runAsSystem
@@ -61,6 +48,30 @@ extension SwitchyardApp {
         case .success(let value): return value
         case .failure(let message): throw FunctionCallError(code: .functionExecutionError, message: message)
         case .timeout(let limit): throw .timedOut(name, after: limit)
+        }
+    }
+
+    /// Throws unless the function's `canEvaluate` rule allows the call. Out of line and synchronous: what the rule
+    /// needs would otherwise be room in the frame of `call`, which every call allocates from its task.
+    @inline(never)
+    private static func check(
+        _ rule: BSONDocument, of name: String, user: FunctionUser, request: BSONDocument, arguments: [BSON],
+        loaded: FunctionRuntime.Loaded
+    ) throws(FunctionCallError) {
+        let call = CanEvaluateRule.callDocument(
+            user: user, request: request, arguments: arguments, values: loaded.values.values,
+            environment: loaded.environment.tag)
+        let allowed: Bool
+        do {
+            allowed = try CanEvaluateRule(rule: rule).allows(call)
+        } catch {
+            throw FunctionCallError(
+                code: .functionExecutionError,
+                message: "the canEvaluate rule of function '\(name)' is not a valid query: \(error.message)")
+        }
+        guard allowed else {
+            throw FunctionCallError(
+                code: .permissionDenied, message: "rule not matched for function '\(name)' (see its canEvaluate)")
         }
     }
 

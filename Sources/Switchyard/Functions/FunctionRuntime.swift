@@ -84,7 +84,20 @@ final class FunctionRuntime: Sendable {
         let started = clock.now
         let deadlineOutcome = await FunctionDeadline.run(limit: limit) { try await body(context) }
         let duration = started.duration(to: clock.now)
+        let (outcome, record) = Self.ended(
+            origin, user: user, start: start, duration: duration, limit: limit, deadlineOutcome, lines: lines,
+            scrubber: scrubber)
+        await invocationLog.record(record)
+        return outcome
+    }
 
+    /// How a run ended, and its record. Out of line and synchronous: its temporaries would otherwise be room in
+    /// the frame of `run`, which every call allocates from its task.
+    @inline(never)
+    private static func ended<Value: Sendable>(
+        _ origin: Origin, user: FunctionUser, start: Date, duration: Duration, limit: Duration,
+        _ deadlineOutcome: FunctionDeadline.Outcome<Value>, lines: InvocationLogLines, scrubber: SecretScrubber
+    ) -> (Outcome<Value>, InvocationRecord) {
         let outcome: Outcome<Value>
         var record = InvocationRecord(
             trigger: origin.trigger, function: origin.function, eventId: origin.eventId, attempt: origin.attempt,
@@ -103,7 +116,6 @@ final class FunctionRuntime: Sendable {
             record.error = FunctionCallError.timedOut(origin.function, after: limit).message
         }
         record.logs = lines.close()
-        await invocationLog.record(record)
-        return outcome
+        return (outcome, record)
     }
 }

@@ -2,7 +2,14 @@
 /// dictionary: a request has a handful, and handlers read two or three, so a scan costs less than hashing every
 /// name of every request into a table.
 public struct RequestHeaders: Sendable, ExpressibleByDictionaryLiteral {
-    private var fields: [(name: String, value: String)]
+    private var fields: [Field]
+
+    /// A struct, not a tuple: an array of tuples is destroyed through the runtime's generic tuple witness, element
+    /// by element, which cost every request more than reading its headers.
+    private struct Field {
+        var name: String
+        var value: String
+    }
 
     /// Names are lower-cased here; a repeated name is joined with ", ".
     public init(dictionaryLiteral elements: (String, String)...) {
@@ -25,7 +32,7 @@ public struct RequestHeaders: Sendable, ExpressibleByDictionaryLiteral {
         if let index = fields.firstIndex(where: { $0.name == name }) {
             fields[index].value += ", \(value)"
         } else {
-            fields.append((name, value))
+            fields.append(Field(name: name, value: value))
         }
     }
 }
