@@ -99,23 +99,21 @@ final class FunctionRuntime: Sendable {
         _ deadlineOutcome: FunctionDeadline.Outcome<Value>, lines: InvocationLogLines, scrubber: SecretScrubber
     ) -> (Outcome<Value>, InvocationRecord) {
         let outcome: Outcome<Value>
-        var record = InvocationRecord(
-            trigger: origin.trigger, function: origin.function, eventId: origin.eventId, attempt: origin.attempt,
-            userId: user.id, start: start, duration: duration, outcome: .success)
+        let ending: InvocationRecord.Outcome
+        var error: String?
         switch deadlineOutcome {
         case .finished(.success(let value)):
-            outcome = .success(value)
-        case .finished(.failure(let error)):
-            let message = scrubber.scrub(String(describing: error))
-            outcome = .failure(message)
-            record.outcome = .failure
-            record.error = message
+            (outcome, ending) = (.success(value), .success)
+        case .finished(.failure(let failure)):
+            let message = scrubber.scrub(String(describing: failure))
+            (outcome, ending, error) = (.failure(message), .failure, message)
         case .timedOut:
-            outcome = .timeout(limit)
-            record.outcome = .timeout
-            record.error = FunctionCallError.timedOut(origin.function, after: limit).message
+            (outcome, ending) = (.timeout(limit), .timeout)
+            error = FunctionCallError.timedOut(origin.function, after: limit).message
         }
-        record.logs = lines.close()
+        let record = InvocationRecord(
+            trigger: origin.trigger, function: origin.function, eventId: origin.eventId, attempt: origin.attempt,
+            userId: user.id, start: start, duration: duration, outcome: ending, error: error, logs: lines.close())
         return (outcome, record)
     }
 }

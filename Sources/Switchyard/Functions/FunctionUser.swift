@@ -3,7 +3,7 @@ import BSON
 /// The user a function runs as: the caller of a callable function, the user of an authentication event,
 /// or the system user for database and scheduled triggers.
 ///
-/// The fields live in one shared box until a copy changes one: a call hands its user on to the function's
+/// The fields live in one shared box, replaced when one changes: a call hands its user on to the function's
 /// context, its rule and its record, and each copy then costs one reference count instead of one per field.
 public struct FunctionUser: Sendable, Equatable {
     public enum Kind: String, Sendable {
@@ -21,7 +21,7 @@ public struct FunctionUser: Sendable, Equatable {
         }
     }
 
-    private struct Fields: Equatable {
+    private struct Fields: Equatable, Sendable {
         var id: String
         var kind: Kind
         var data: BSONDocument
@@ -29,41 +29,43 @@ public struct FunctionUser: Sendable, Equatable {
         var identities: [Identity]
     }
 
-    // Unchecked: a box is changed only through a user that holds the only reference to it (`unique`).
-    private final class Box: @unchecked Sendable {
-        var fields: Fields
+    /// Never changed once made (a change makes a new box): reading a field then loads that field alone, with no
+    /// exclusivity check and no copy of the others.
+    private final class Box: Sendable {
+        let fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
     private var box: Box
 
-    /// The box, copied first when another user shares it.
-    private mutating func unique() -> Box {
-        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-        return box
+    /// Replaces the box with one holding the fields as `change` leaves them.
+    private mutating func change(_ change: (inout Fields) -> Void) {
+        var fields = box.fields
+        change(&fields)
+        box = Box(fields)
     }
 
     public var id: String {
         get { box.fields.id }
-        set { unique().fields.id = newValue }
+        set { change { $0.id = newValue } }
     }
     public var kind: Kind {
         get { box.fields.kind }
-        set { unique().fields.kind = newValue }
+        set { change { $0.kind = newValue } }
     }
     /// Provider metadata (`email`, `name`, …).
     public var data: BSONDocument {
         get { box.fields.data }
-        set { unique().fields.data = newValue }
+        set { change { $0.data = newValue } }
     }
     /// The user's document from the configured custom user data collection.
     public var customData: BSONDocument {
         get { box.fields.customData }
-        set { unique().fields.customData = newValue }
+        set { change { $0.customData = newValue } }
     }
     public var identities: [Identity] {
         get { box.fields.identities }
-        set { unique().fields.identities = newValue }
+        set { change { $0.identities = newValue } }
     }
 
     public init(

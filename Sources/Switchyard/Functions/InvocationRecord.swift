@@ -5,7 +5,7 @@ import Foundation
 /// One execution of a function: a trigger attempt or a client's call. Error messages and log lines are
 /// recorded with secret values scrubbed.
 ///
-/// The fields live in one shared box until a copy changes one: a served call's record is copied on its way to
+/// The fields live in one shared box, replaced when one changes: a served call's record is copied on its way to
 /// the store, the live followers and `serve`'s printer, and each copy then costs one reference count instead of
 /// one per string.
 public struct InvocationRecord: Sendable, Equatable {
@@ -13,7 +13,7 @@ public struct InvocationRecord: Sendable, Equatable {
         case success, failure, timeout
     }
 
-    private struct Fields: Equatable {
+    private struct Fields: Equatable, Sendable {
         var id: ObjectId
         var trigger: String?
         var function: String
@@ -27,68 +27,70 @@ public struct InvocationRecord: Sendable, Equatable {
         var logs: [String]
     }
 
-    // Unchecked: a box is changed only through a record that holds the only reference to it (`unique`).
-    private final class Box: @unchecked Sendable {
-        var fields: Fields
+    /// Never changed once made (a change makes a new box): reading a field then loads that field alone, with no
+    /// exclusivity check and no copy of the others.
+    private final class Box: Sendable {
+        let fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
     private var box: Box
 
-    /// The box, copied first when another record shares it.
-    private mutating func unique() -> Box {
-        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-        return box
+    /// Replaces the box with one holding the fields as `change` leaves them.
+    private mutating func change(_ change: (inout Fields) -> Void) {
+        var fields = box.fields
+        change(&fields)
+        box = Box(fields)
     }
 
     public var id: ObjectId {
         get { box.fields.id }
-        set { unique().fields.id = newValue }
+        set { change { $0.id = newValue } }
     }
     /// The trigger that ran the function; nil for a client's call.
     public var trigger: String? {
         get { box.fields.trigger }
-        set { unique().fields.trigger = newValue }
+        set { change { $0.trigger = newValue } }
     }
     public var function: String {
         get { box.fields.function }
-        set { unique().fields.function = newValue }
+        set { change { $0.function = newValue } }
     }
     /// The trigger event (stable across retries); nil for a client's call.
     public var eventId: String? {
         get { box.fields.eventId }
-        set { unique().fields.eventId = newValue }
+        set { change { $0.eventId = newValue } }
     }
     /// 1 for the first attempt.
     public var attempt: Int {
         get { box.fields.attempt }
-        set { unique().fields.attempt = newValue }
+        set { change { $0.attempt = newValue } }
     }
     /// The user the function ran as.
     public var userId: String {
         get { box.fields.userId }
-        set { unique().fields.userId = newValue }
+        set { change { $0.userId = newValue } }
     }
     public var start: Date {
         get { box.fields.start }
-        set { unique().fields.start = newValue }
+        set { change { $0.start = newValue } }
     }
     public var duration: Duration {
         get { box.fields.duration }
-        set { unique().fields.duration = newValue }
+        set { change { $0.duration = newValue } }
     }
     public var outcome: Outcome {
         get { box.fields.outcome }
-        set { unique().fields.outcome = newValue }
+        set { change { $0.outcome = newValue } }
     }
     public var error: String? {
         get { box.fields.error }
-        set { unique().fields.error = newValue }
+        set { change { $0.error = newValue } }
     }
     /// What the function wrote with `context.log`, bounded (see `FunctionContext.log`).
     public var logs: [String] {
         get { box.fields.logs }
-        set { unique().fields.logs = newValue }
+        set { change { $0.logs = newValue } }
     }
 
     public init(
