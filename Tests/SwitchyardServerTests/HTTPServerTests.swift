@@ -57,6 +57,31 @@ import Testing
         await server.stop()
     }
 
+    /// Header names reach handlers lower-cased whatever case the client wrote, the common ones (kept as literals)
+    /// as well as any other.
+    @Test func headerNamesAreReadLowerCasedInAnyCase() async throws {
+        let server = try serve { router in
+            router.add("GET", "/names") { request, _ in
+                .json([
+                    "authorization": .string(request.headers["authorization"] ?? ""),
+                    "origin": .string(request.headers["origin"] ?? ""),
+                    "accept": .string(request.headers["accept"] ?? ""),
+                    "x-custom": .string(request.headers["x-custom"] ?? ""),
+                    "token": .string(request.bearerToken ?? ""),
+                ])
+            }
+        }
+        let response = try await HTTPClient().get(
+            url: "\(server.baseURL)/names",
+            headers: ["AuThOrIzAtIoN": "bEaReR abc.def", "ORIGIN": "http://a", "Accept": "*/*", "X-CUSTOM": "1"])
+        #expect(
+            response.json?.documentValue == [
+                "authorization": "bEaReR abc.def", "origin": "http://a", "accept": "*/*", "x-custom": "1",
+                "token": "abc.def",
+            ])
+        await server.stop()
+    }
+
     /// The peer's address is kept as the socket gave it and made text when a handler asks.
     @Test(arguments: ["127.0.0.1", "::1"]) func handlersSeeThePeersAddressAsText(host: String) async throws {
         var router = Router()

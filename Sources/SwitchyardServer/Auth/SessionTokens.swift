@@ -163,15 +163,26 @@ public final class SessionTokens: Sendable {
     /// exists.
     /// - Throws: `APIError` 401 `InvalidSession` (missing, malformed, forged, expired, revoked, wrong kind or app).
     nonisolated(nonsending) public func authenticate(accessToken: String?) async throws -> Caller {
+        if let token = accessToken, let caller = try keptCaller(token) { return caller }
+        return try await verifyAndKeep(accessToken)
+    }
+
+    /// The caller kept for `token`, while no user or session has changed since it was kept. Synchronous: the
+    /// usual case then allocates no frame for waiting it never does.
+    private func keptCaller(_ token: String) throws -> Caller? {
+        guard let kept = callers.read({ $0[TokenKey(token: token)] }), kept.stamp == users.stamp else { return nil }
+        let caller = kept.caller
+        let now = users.now()
+        try Self.checkExpiry(of: caller.claims, at: now)
+        guard caller.session.isLive(at: now) else { throw APIError.sessionEnded }
+        return caller
+    }
+
+    /// Verifies the token against the users and sessions and keeps its caller.
+    @inline(never)
+    private func verifyAndKeep(_ accessToken: String?) async throws -> Caller {
         guard let token = accessToken else { return try await caller(bearing: nil, as: .access) }
         let stamp = users.stamp
-        if let kept = callers.read({ $0[TokenKey(token: token)] }), kept.stamp == stamp {
-            let caller = kept.caller
-            let now = users.now()
-            try Self.checkExpiry(of: caller.claims, at: now)
-            guard caller.session.isLive(at: now) else { throw APIError.sessionEnded }
-            return caller
-        }
         let caller = try await caller(bearing: token, as: .access)
         callers.write { callers in
             if callers.count >= Self.verifiedCapacity { callers.removeAll(keepingCapacity: true) }

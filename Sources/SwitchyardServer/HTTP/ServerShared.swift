@@ -230,10 +230,35 @@ final class ServerShared: Sendable {
         return headers
     }
 
+    /// The headers nearly every client sends, as literals: found by length and bytes (ignoring case), they cost a
+    /// request no new string.
+    private static func commonName(_ bytes: UnsafeRawBufferPointer) -> String? {
+        // `name` is lower-case; the same length is checked by the caller.
+        func matches(_ name: StaticString) -> Bool {
+            name.withUTF8Buffer { name in
+                name.indices.allSatisfy { index in
+                    let byte = bytes[index]
+                    return (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                        ? byte | 0x20 == name[index] : byte == name[index]
+                }
+            }
+        }
+        switch bytes.count {
+        case 4: return matches("host") ? "host" : nil
+        case 6: return matches("accept") ? "accept" : matches("origin") ? "origin" : nil
+        case 10: return matches("user-agent") ? "user-agent" : matches("connection") ? "connection" : nil
+        case 12: return matches("content-type") ? "content-type" : nil
+        case 13: return matches("authorization") ? "authorization" : nil
+        case 14: return matches("content-length") ? "content-length" : nil
+        default: return nil
+        }
+    }
+
     /// A header name lower-cased straight from its C string: names are ASCII tokens, and `lowercased()` of a
     /// `String` made first costs every header of every request a Unicode mapping and a second string.
     private static func lowercasedName(_ key: UnsafePointer<CChar>) -> String {
         let bytes = UnsafeRawBufferPointer(start: key, count: strlen(key))
+        if let name = commonName(bytes) { return name }
         guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(cString: key).lowercased() }
         return String(unsafeUninitializedCapacity: bytes.count) { buffer in
             for (index, byte) in bytes.enumerated() {
