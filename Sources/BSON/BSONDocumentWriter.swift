@@ -44,29 +44,26 @@ public struct BSONDocumentWriter: Sendable {
 
     /// An array of strings (keys "0", "1", …).
     public mutating func append(_ key: StaticString, strings: [String]) {
-        field(0x04, key)
-        let start = bytes.count
-        bytes.append(contentsOf: [0, 0, 0, 0])
-        for (index, value) in strings.enumerated() {
-            bytes.append(0x02)
-            bytes.append(contentsOf: String(index).utf8)
-            bytes.append(0)
-            string(value)
-        }
-        bytes.append(0)
-        closeLength(at: start)
+        array(key, of: 0x02, strings) { $0.string($1) }
     }
 
     /// An array of documents given as their BSON bytes (keys "0", "1", …).
     public mutating func append(_ key: StaticString, documents: [[UInt8]]) {
+        array(key, of: 0x03, documents) { $0.bytes.append(contentsOf: $1) }
+    }
+
+    /// An array field whose elements all have BSON type `type`, each written by `write` after its key.
+    private mutating func array<Element>(
+        _ key: StaticString, of type: UInt8, _ elements: [Element], _ write: (inout Self, Element) -> Void
+    ) {
         field(0x04, key)
         let start = bytes.count
         bytes.append(contentsOf: [0, 0, 0, 0])
-        for (index, document) in documents.enumerated() {
-            bytes.append(0x03)
+        for (index, element) in elements.enumerated() {
+            bytes.append(type)
             bytes.append(contentsOf: String(index).utf8)
             bytes.append(0)
-            bytes.append(contentsOf: document)
+            write(&self, element)
         }
         bytes.append(0)
         closeLength(at: start)

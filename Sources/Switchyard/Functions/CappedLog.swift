@@ -31,16 +31,7 @@ final class CappedLog: Sendable {
     /// descending index, so the `{time: -1, _id: -1}` index earlier versions made served no query and cost every
     /// record two index writes (its insert and its prune). One left by such a version is dropped.
     func prepare() async throws {
-        let unused: BSONDocument = [timeField: -1, "_id": -1]
-        let indexes: [BSONDocument]
-        do {
-            indexes = try await collection.listIndexes()
-        } catch let error as StoreError where error.code == 26 {
-            indexes = []  // no collection yet: a new log
-        }
-        for index in indexes where index["key"]?.documentValue == unused {
-            if let name = index["name"]?.stringValue { try await collection.dropIndex(name) }
-        }
+        try await collection.dropIndex(keyed: [timeField: -1, "_id": -1])
         try await prune()
     }
 

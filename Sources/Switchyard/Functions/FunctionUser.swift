@@ -29,54 +29,40 @@ public struct FunctionUser: Sendable, Equatable {
         var identities: [Identity]
     }
 
-    /// Never changed once made (a change makes a new box): reading a field then loads that field alone, with no
-    /// exclusivity check and no copy of the others.
-    private final class Box: Sendable {
-        let fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var box: Box
-
-    /// Replaces the box with one holding the fields as `change` leaves them.
-    private mutating func change(_ change: (inout Fields) -> Void) {
-        var fields = box.fields
-        change(&fields)
-        box = Box(fields)
-    }
+    private var shared: SharedFields<Fields>
 
     public var id: String {
-        get { box.fields.id }
-        set { change { $0.id = newValue } }
+        get { shared.fields.id }
+        set { shared.change { $0.id = newValue } }
     }
     public var kind: Kind {
-        get { box.fields.kind }
-        set { change { $0.kind = newValue } }
+        get { shared.fields.kind }
+        set { shared.change { $0.kind = newValue } }
     }
     /// Provider metadata (`email`, `name`, …).
     public var data: BSONDocument {
-        get { box.fields.data }
-        set { change { $0.data = newValue } }
+        get { shared.fields.data }
+        set { shared.change { $0.data = newValue } }
     }
     /// The user's document from the configured custom user data collection.
     public var customData: BSONDocument {
-        get { box.fields.customData }
-        set { change { $0.customData = newValue } }
+        get { shared.fields.customData }
+        set { shared.change { $0.customData = newValue } }
     }
     public var identities: [Identity] {
-        get { box.fields.identities }
-        set { change { $0.identities = newValue } }
+        get { shared.fields.identities }
+        set { shared.change { $0.identities = newValue } }
     }
 
     public init(
         id: String, kind: Kind = .normal, data: BSONDocument = [:], customData: BSONDocument = [:],
         identities: [Identity] = []
     ) {
-        box = Box(Fields(id: id, kind: kind, data: data, customData: customData, identities: identities))
+        shared = SharedFields(Fields(id: id, kind: kind, data: data, customData: customData, identities: identities))
     }
 
     public static func == (lhs: FunctionUser, rhs: FunctionUser) -> Bool {
-        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+        lhs.shared.sharesBox(with: rhs.shared) || lhs.shared.fields == rhs.shared.fields
     }
 
     /// The user database and scheduled triggers run as.

@@ -46,16 +46,7 @@ final class InvocationPages: Sendable {
     /// Drops the `{start: -1, _id: -1}` index earlier versions made: the log is read whole and sorted in memory,
     /// so it served no query, and a collection with an index takes documents decoded, never as their bytes.
     func prepare() async throws {
-        let unused: BSONDocument = ["start": -1, "_id": -1]
-        let indexes: [BSONDocument]
-        do {
-            indexes = try await collection.listIndexes()
-        } catch let error as StoreError where error.code == 26 {
-            indexes = []  // no collection yet: a new log
-        }
-        for index in indexes where index["key"]?.documentValue == unused {
-            if let name = index["name"]?.stringValue { try await collection.dropIndex(name) }
-        }
+        try await collection.dropIndex(keyed: ["start": -1, "_id": -1])
     }
 
     /// Writes `entries` as pages of up to `pageCapacity` records (one insert), then deletes the pages that fell

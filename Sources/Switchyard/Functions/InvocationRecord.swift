@@ -27,84 +27,70 @@ public struct InvocationRecord: Sendable, Equatable {
         var logs: [String]
     }
 
-    /// Never changed once made (a change makes a new box): reading a field then loads that field alone, with no
-    /// exclusivity check and no copy of the others.
-    private final class Box: Sendable {
-        let fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var box: Box
-
-    /// Replaces the box with one holding the fields as `change` leaves them.
-    private mutating func change(_ change: (inout Fields) -> Void) {
-        var fields = box.fields
-        change(&fields)
-        box = Box(fields)
-    }
+    private var shared: SharedFields<Fields>
 
     public var id: ObjectId {
-        get { box.fields.id }
-        set { change { $0.id = newValue } }
+        get { shared.fields.id }
+        set { shared.change { $0.id = newValue } }
     }
     /// The trigger that ran the function; nil for a client's call.
     public var trigger: String? {
-        get { box.fields.trigger }
-        set { change { $0.trigger = newValue } }
+        get { shared.fields.trigger }
+        set { shared.change { $0.trigger = newValue } }
     }
     public var function: String {
-        get { box.fields.function }
-        set { change { $0.function = newValue } }
+        get { shared.fields.function }
+        set { shared.change { $0.function = newValue } }
     }
     /// The trigger event (stable across retries); nil for a client's call.
     public var eventId: String? {
-        get { box.fields.eventId }
-        set { change { $0.eventId = newValue } }
+        get { shared.fields.eventId }
+        set { shared.change { $0.eventId = newValue } }
     }
     /// 1 for the first attempt.
     public var attempt: Int {
-        get { box.fields.attempt }
-        set { change { $0.attempt = newValue } }
+        get { shared.fields.attempt }
+        set { shared.change { $0.attempt = newValue } }
     }
     /// The user the function ran as.
     public var userId: String {
-        get { box.fields.userId }
-        set { change { $0.userId = newValue } }
+        get { shared.fields.userId }
+        set { shared.change { $0.userId = newValue } }
     }
     public var start: Date {
-        get { box.fields.start }
-        set { change { $0.start = newValue } }
+        get { shared.fields.start }
+        set { shared.change { $0.start = newValue } }
     }
     public var duration: Duration {
-        get { box.fields.duration }
-        set { change { $0.duration = newValue } }
+        get { shared.fields.duration }
+        set { shared.change { $0.duration = newValue } }
     }
     public var outcome: Outcome {
-        get { box.fields.outcome }
-        set { change { $0.outcome = newValue } }
+        get { shared.fields.outcome }
+        set { shared.change { $0.outcome = newValue } }
     }
     public var error: String? {
-        get { box.fields.error }
-        set { change { $0.error = newValue } }
+        get { shared.fields.error }
+        set { shared.change { $0.error = newValue } }
     }
     /// What the function wrote with `context.log`, bounded (see `FunctionContext.log`).
     public var logs: [String] {
-        get { box.fields.logs }
-        set { change { $0.logs = newValue } }
+        get { shared.fields.logs }
+        set { shared.change { $0.logs = newValue } }
     }
 
     public init(
         id: ObjectId = ObjectId(), trigger: String? = nil, function: String, eventId: String? = nil, attempt: Int = 1,
         userId: String, start: Date, duration: Duration, outcome: Outcome, error: String? = nil, logs: [String] = []
     ) {
-        box = Box(
+        shared = SharedFields(
             Fields(
                 id: id, trigger: trigger, function: function, eventId: eventId, attempt: attempt, userId: userId,
                 start: start, duration: duration, outcome: outcome, error: error, logs: logs))
     }
 
     public static func == (lhs: InvocationRecord, rhs: InvocationRecord) -> Bool {
-        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+        lhs.shared.sharesBox(with: rhs.shared) || lhs.shared.fields == rhs.shared.fields
     }
 }
 

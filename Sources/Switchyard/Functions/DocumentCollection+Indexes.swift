@@ -1,0 +1,18 @@
+import BSON
+import DocumentStore
+
+extension DocumentCollection {
+    /// Drops the index whose key is `key`, if the collection has one (a collection not made yet has none): for
+    /// logs whose earlier versions kept an index that served no query.
+    func dropIndex(keyed key: BSONDocument) async throws {
+        let indexes: [BSONDocument]
+        do {
+            indexes = try await listIndexes()
+        } catch let error as StoreError where error.code == 26 {
+            return  // no collection yet
+        }
+        for index in indexes where index["key"]?.documentValue == key {
+            if let name = index["name"]?.stringValue { try await dropIndex(name) }
+        }
+    }
+}
