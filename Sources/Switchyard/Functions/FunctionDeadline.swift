@@ -35,16 +35,7 @@ enum FunctionDeadline {
             preferred.map { Task.immediate(executorPreference: $0, operation: function) } ?? Task(operation: function)
         // Finished already (it suspended on nothing): no waiting, no limit to keep.
         if let given = answer.given { return given }
-        return await wait(for: answer, of: work, limit: limit)
-    }
-
-    /// Waits for the function's answer or the limit. Kept out of line: what waiting needs would otherwise be room
-    /// in every caller's frame, which served calls that never wait allocate too.
-    @inline(never)
-    nonisolated(nonsending) private static func wait<Value: Sendable>(
-        for answer: Answer<Value>, of work: Task<Void, Never>, limit: Duration
-    ) async -> Outcome<Value> {
-        await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 // Whichever of the function and the limit comes first answers.
                 guard answer.wait(with: continuation) else { return }

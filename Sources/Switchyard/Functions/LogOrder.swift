@@ -1,7 +1,7 @@
 import BSON
 
 /// A capped log's documents in the order pruning reads them, oldest first: by time, then `_id`, for logs whose
-/// documents carry a date and an ObjectId `_id` (the invocation log and the outbox).
+/// documents carry a date and an ObjectId `_id` (the outbox; the invocation log orders its pages by `Key`).
 struct LogOrder {
     struct Key: Comparable {
         var time: BSONDate
