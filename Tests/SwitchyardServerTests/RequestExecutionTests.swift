@@ -42,6 +42,63 @@ import Testing
         }
     }
 
+    /// The function runs in the request's own task: at its limit the task is cancelled, and the run is recorded as
+    /// timed out (with what it logged) before the client has its answer; the function's own end adds no record.
+    @Test func aServedCallPastItsLimitIsRecordedAndCancelledBeforeItsAnswer() async throws {
+        let gate = Gate()
+        let sawCancellation = Atomic(false)
+        let returned = Atomic(false)
+        var registry = FunctionRegistry()
+        registry.register("stubborn") { (_: [BSON], context: FunctionContext) -> BSON in
+            context.log("starting")
+            await gate.wait()
+            sawCancellation.store(Task.isCancelled, ordering: .releasing)
+            context.log("after the limit")
+            returned.store(true, ordering: .releasing)
+            return "late"
+        }
+        let definition = AppDefinition(
+            functions: ["stubborn": FunctionSettings(timeout: .milliseconds(50))],
+            auth: AuthSettings(providers: [.anonymous]))
+        try await ServedApp.with(registry, definition: definition) { served in
+            let token = try await served.loginAnonymously().accessToken
+            let answer = try await served.call("stubborn", token: token)
+            #expect(answer.status == 400)
+            #expect(answer.errorCode == "ExecutionTimeLimitExceeded")
+            let records = try await served.app.invocations.records(function: "stubborn")
+            #expect(records.map(\.outcome) == [.timeout])
+            #expect(records.first?.logs == ["starting"])
+            gate.open()
+            while !returned.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+            let cancelled = sawCancellation.load(ordering: .acquiring)
+            #expect(cancelled)
+            await served.app.invocations.flush()
+            #expect(try await served.app.invocations.records(function: "stubborn").count == 1)
+        }
+    }
+
+    /// The limit counts from the function's start: a function that computed past it before it first waited is
+    /// answered for as soon as it waits, rather than given its whole limit again (which would let it finish here).
+    @Test func theLimitCountsFromTheFunctionsStartNotItsFirstWait() async throws {
+        var registry = FunctionRegistry()
+        registry.register("busyFirst") { (_: [BSON], _: FunctionContext) -> BSON in
+            let clock = ContinuousClock()
+            let start = clock.now
+            while start.duration(to: clock.now) < .milliseconds(150) {}
+            try await Task.sleep(for: .milliseconds(90))
+            return "done"
+        }
+        let definition = AppDefinition(
+            functions: ["busyFirst": FunctionSettings(timeout: .milliseconds(100))],
+            auth: AuthSettings(providers: [.anonymous]))
+        try await ServedApp.with(registry, definition: definition) { served in
+            let token = try await served.loginAnonymously().accessToken
+            let answer = try await served.call("busyFirst", token: token)
+            #expect(answer.errorMessage?.contains("timed out after 100ms") == true)
+            #expect(try await served.app.invocations.records(function: "busyFirst").map(\.outcome) == [.timeout])
+        }
+    }
+
     /// One server thread: requests whose handlers wait must not hold up the thread, or the quick request below
     /// could never be answered while they wait.
     @Test func waitingHandlersLeaveTheThreadToOtherRequests() async throws {

@@ -10,11 +10,13 @@ extension SwitchyardApp {
     /// - Parameters:
     ///   - request: what the rule sees as `%%request` (`remoteIPAddress`, `httpMethod`, …); made only for a
     ///     function that has a rule.
+    ///   - keeper: keeps the time limit for a caller that can be answered from outside its task; the function
+    ///     then runs in the caller's task (see `DeadlineKeeper`).
     /// - Throws: `FunctionCallError`, ready for the client API's `{"error", "error_code"}` answer; its message
     ///   never carries a secret value.
     nonisolated(nonsending) public func call(
         function name: String, arguments: [BSON] = [], user: FunctionUser,
-        request: @autoclosure () -> BSONDocument = [:]
+        request: @autoclosure () -> BSONDocument = [:], keeper: (any DeadlineKeeper)? = nil
     ) async throws(FunctionCallError) -> BSON {
         guard let function = registry[name] else { throw .notFound(name) }
         guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
@@ -40,7 +42,7 @@ extension SwitchyardApp {
         let origin = FunctionRuntime.Origin(function: name)
         let runAsSystem = settings.runAsSystem
         switch await runtime.run(
-            origin, user: runAsSystem ? .system : user, runningAsSystem: runAsSystem, loaded: loaded,
+            origin, user: runAsSystem ? .system : user, runningAsSystem: runAsSystem, loaded: loaded, keeper: keeper,
             { context in
                 try await body(arguments, context)
             })

@@ -1,14 +1,15 @@
 import Foundation
 import Synchronization
 
-/// Runs an action when its deadline passes unless it was removed first: the time limits of function runs. One
+/// Runs an action when its deadline passes unless it was removed first: the time limits of function runs (and of
+/// served calls, see `DeadlineKeeper`). One
 /// thread sleeps until the earliest deadline. Entries are spread over shards, each with its own lock, since every
 /// served call adds and removes one: a single lock taken by every server thread spins more than it runs.
 /// Adding an entry later than the planned wake (the usual case, as limits are alike) wakes nothing.
-final class DeadlineWatch: Sendable {
-    static let shared = DeadlineWatch()
+public final class DeadlineWatch: Sendable {
+    public static let shared = DeadlineWatch()
 
-    struct Entry: Sendable {
+    public struct Entry: Sendable {
         fileprivate let shard: Int
         fileprivate let id: UInt64
     }
@@ -35,7 +36,7 @@ final class DeadlineWatch: Sendable {
     init() {}
 
     /// Runs `action` once `limit` has passed, on the watch's thread (keep it short), unless removed first.
-    func add(after limit: Duration, _ action: @escaping @Sendable () -> Void) -> Entry {
+    public func add(after limit: Duration, _ action: @escaping @Sendable () -> Void) -> Entry {
         let (seconds, attoseconds) = limit.components
         let nanoseconds =
             seconds < 0
@@ -62,7 +63,7 @@ final class DeadlineWatch: Sendable {
         return entry
     }
 
-    func remove(_ entry: Entry) {
+    public func remove(_ entry: Entry) {
         _ = shards[entry.shard].pending.withLock { $0.removeValue(forKey: entry.id) }
     }
 

@@ -1,16 +1,10 @@
 import Synchronization
 
-/// Runs a function with a time limit. The function runs in a task of its own, so the caller gets its answer
-/// when the limit passes even if the function ignores cancellation; the function's task is cancelled then
-/// (and when the caller is cancelled) and stops at its next cancellation check.
-///
-/// The function's task prefers the caller's task executor (`switchyard serve` runs each request on its
-/// connection's thread), so a call that awaits nothing elsewhere never leaves that thread. There it also starts
-/// at once (`Task.immediate`): the thread is the only one either task can run on, so the caller loses nothing by
-/// it, and a function that suspends on nothing has finished before the caller waits (no job queued, no limit
-/// registered). Without a task executor the function starts on the pool, so that a function blocking its thread
-/// cannot keep its caller from answering at the limit. The limit is kept by `DeadlineWatch` rather than a
-/// sleeping task, which would cost a task and a thread hop per call.
+/// Runs a function with a time limit, for callers without a `DeadlineKeeper` (triggers, `switchyard call`,
+/// tests). The function runs in a task of its own, on the pool, so the caller gets its answer when the limit
+/// passes even if the function ignores cancellation or blocks its thread; the function's task is cancelled then
+/// (and when the caller is cancelled) and stops at its next cancellation check. The limit is kept by
+/// `DeadlineWatch` rather than a sleeping task, which would cost a task and a thread hop per run.
 enum FunctionDeadline {
     enum Outcome<Value: Sendable>: Sendable {
         case finished(Result<Value, any Error>)
@@ -21,8 +15,7 @@ enum FunctionDeadline {
         limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
     ) async -> Outcome<Value> {
         let answer = Answer<Value>()
-        let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor?.asTaskExecutor() }
-        let function: @Sendable () async -> Void = {
+        let work = Task {
             let result: Result<Value, any Error>
             do {
                 result = .success(try await operation())
@@ -31,10 +24,6 @@ enum FunctionDeadline {
             }
             _ = answer.give(.finished(result))
         }
-        let work =
-            preferred.map { Task.immediate(executorPreference: $0, operation: function) } ?? Task(operation: function)
-        // Finished already (it suspended on nothing): no waiting, no limit to keep.
-        if let given = answer.given { return given }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 // Whichever of the function and the limit comes first answers.
@@ -62,9 +51,6 @@ private final class Answer<Value: Sendable>: Sendable {
     }
 
     private let state = Mutex(State())
-
-    /// The answer, when there is one.
-    var given: FunctionDeadline.Outcome<Value>? { state.withLock { $0.given } }
 
     /// Answers with `outcome` unless there is an answer already; true when this was the answer.
     func give(_ outcome: FunctionDeadline.Outcome<Value>) -> Bool {

@@ -67,26 +67,56 @@ final class FunctionRuntime: Sendable {
         var attempt = 1
     }
 
+    /// One execution, as its record tells it.
+    struct Run: Sendable {
+        let origin: Origin
+        let user: FunctionUser
+        let limit: Duration
+        let lines: InvocationLogLines
+        let start = Date()
+        let started = ContinuousClock.now
+
+        /// The record of the run, closing its lines.
+        func record(_ outcome: InvocationRecord.Outcome, duration: Duration, error: String? = nil) -> InvocationRecord {
+            InvocationRecord(
+                trigger: origin.trigger, function: origin.function, eventId: origin.eventId, attempt: origin.attempt,
+                userId: user.id, start: start, duration: duration, outcome: outcome,
+                error: outcome == .timeout ? FunctionCallError.timedOut(origin.function, after: limit).message : error,
+                logs: lines.close())
+        }
+    }
+
     /// Runs `body` as `user` within the function's time limit and records the execution, with `loaded` (by
-    /// default the configuration in effect now).
+    /// default the configuration in effect now). With a `keeper`, `body` runs in the caller's own task and the
+    /// keeper answers the caller should the limit pass first; without one, in a task of its own
+    /// (`FunctionDeadline`).
     nonisolated(nonsending) func run<Value: Sendable>(
         _ origin: Origin, user: FunctionUser, runningAsSystem: Bool, loaded: Loaded? = nil,
-        _ body: @escaping @Sendable (FunctionContext) async throws -> Value
+        keeper: (any DeadlineKeeper)? = nil, _ body: @escaping @Sendable (FunctionContext) async throws -> Value
     ) async -> Outcome<Value> {
         let loaded = loaded ?? self.loaded
-        let scrubber = loaded.scrubber
-        let lines = InvocationLogLines(scrubber: scrubber)
+        let run = Run(
+            origin: origin, user: user, limit: loaded.definition.timeout(for: origin.function),
+            lines: InvocationLogLines(scrubber: loaded.scrubber))
         let context = FunctionContext(
-            runtime: self, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: lines)
-        let limit = loaded.definition.timeout(for: origin.function)
-        let start = Date()
-        let clock = ContinuousClock()
-        let started = clock.now
-        let deadlineOutcome = await FunctionDeadline.run(limit: limit) { try await body(context) }
-        let duration = started.duration(to: clock.now)
+            runtime: self, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: run.lines)
+        let deadlineOutcome: FunctionDeadline.Outcome<Value>
+        if let keeper {
+            keeper.keep(ExpiringCall(runtime: self, run: run), until: run.started + run.limit)
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await body(context))
+            } catch {
+                result = .failure(error)
+            }
+            // Expired: `ExpiringCall.expire` recorded the run and its caller was answered.
+            guard keeper.release() else { return .timeout(run.limit) }
+            deadlineOutcome = .finished(result)
+        } else {
+            deadlineOutcome = await FunctionDeadline.run(limit: run.limit) { try await body(context) }
+        }
         let (outcome, record) = Self.ended(
-            origin, user: user, start: start, duration: duration, limit: limit, deadlineOutcome, lines: lines,
-            scrubber: scrubber)
+            run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)
         await invocationLog.record(record)
         return outcome
     }
@@ -95,25 +125,16 @@ final class FunctionRuntime: Sendable {
     /// the frame of `run`, which every call allocates from its task.
     @inline(never)
     private static func ended<Value: Sendable>(
-        _ origin: Origin, user: FunctionUser, start: Date, duration: Duration, limit: Duration,
-        _ deadlineOutcome: FunctionDeadline.Outcome<Value>, lines: InvocationLogLines, scrubber: SecretScrubber
+        _ run: Run, duration: Duration, _ deadlineOutcome: FunctionDeadline.Outcome<Value>, scrubber: SecretScrubber
     ) -> (Outcome<Value>, InvocationRecord) {
-        let outcome: Outcome<Value>
-        let ending: InvocationRecord.Outcome
-        var error: String?
         switch deadlineOutcome {
         case .finished(.success(let value)):
-            (outcome, ending) = (.success(value), .success)
+            return (.success(value), run.record(.success, duration: duration))
         case .finished(.failure(let failure)):
             let message = scrubber.scrub(String(describing: failure))
-            (outcome, ending, error) = (.failure(message), .failure, message)
+            return (.failure(message), run.record(.failure, duration: duration, error: message))
         case .timedOut:
-            (outcome, ending) = (.timeout(limit), .timeout)
-            error = FunctionCallError.timedOut(origin.function, after: limit).message
+            return (.timeout(run.limit), run.record(.timeout, duration: duration))
         }
-        let record = InvocationRecord(
-            trigger: origin.trigger, function: origin.function, eventId: origin.eventId, attempt: origin.attempt,
-            userId: user.id, start: start, duration: duration, outcome: ending, error: error, logs: lines.close())
-        return (outcome, record)
     }
 }

@@ -31,9 +31,10 @@ extension ClientAPI {
         } else {
             do {
                 result = try await app.call(
-                    function: name, arguments: arguments, user: caller.functionUser, request: Self.ruleRequest(request))
+                    function: name, arguments: arguments, user: caller.functionUser, request: Self.ruleRequest(request),
+                    keeper: request.execution)
             } catch {
-                throw APIError(status: error.httpStatus, code: error.code.rawValue, message: error.message)
+                throw APIError(error)
             }
         }
         return .json(Array(result.extendedJSON(mode: .canonical).utf8))

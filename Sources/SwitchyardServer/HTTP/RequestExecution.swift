@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Switchyard
 import Synchronization
 
 /// Runs one request's asynchronous handler on the libmicrohttpd thread that received the request: a handler
@@ -8,6 +9,10 @@ import Synchronization
 /// back to serving its other connections; the handler's next job resumes the connection, and the thread runs
 /// it when it next gets to the connection. Handlers thus never need Swift's global pool, which a caller of
 /// `HTTPServer.stop()` may be blocking.
+///
+/// A handler can hold its work to a deadline (`hold`): a served function call runs in the request's own task, and
+/// if its time limit passes first, the request is answered without it (see `DeadlineKeeper`). The deadline is
+/// watched only once the handler waits: a handler running on the thread could not be answered for anyway.
 ///
 /// Jobs arriving after the answer (a function that outlived its time limit), or after the connection closed,
 /// run on the global pool.
@@ -31,6 +36,19 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
         var response: ServerResponse?
         /// Set once the connection was suspended: the server keeps track of such requests until they end.
         var noted = false
+        /// The deadline the handler's work is held to, while it is.
+        var hold: Hold?
+        /// Set when a hold's deadline passed: the overdue answer is the request's, not the handler's.
+        var expired = false
+        /// The handler's task, cancelled when a hold expires; dropped when the handler ends.
+        var task: Task<Void, Never>?
+    }
+
+    private struct Hold {
+        var deadline: ContinuousClock.Instant
+        var overdue: any OverdueAnswer
+        /// In `DeadlineWatch`, once the handler waits.
+        var entry: DeadlineWatch.Entry?
     }
 
     /// What `run` found.
@@ -45,10 +63,13 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
     private let state = Mutex(State())
     private let connection: OpaquePointer
     private let shared: ServerShared
+    /// The request's headers, for the link of an overdue answer.
+    private let headers: RequestHeaders
 
-    init(connection: OpaquePointer, shared: ServerShared) {
+    init(connection: OpaquePointer, shared: ServerShared, headers: RequestHeaders) {
         self.connection = connection
         self.shared = shared
+        self.headers = headers
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -73,16 +94,39 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
     /// On the receiving thread: runs `handler` at once, with this executor preferred, until it answers or waits;
     /// then runs its jobs (see `run`). A handler that never waits elsewhere has answered before `run` looks.
     func start(_ handler: @escaping @Sendable () async -> ServerResponse) -> Outcome {
-        Task.immediate(executorPreference: self) { self.finish(with: await handler()) }
-        return run()
+        let task = Task.immediate(executorPreference: self) { self.finish(with: await handler()) }
+        return run(task: task)
+    }
+
+    /// Until `release()`, holds the handler's work to `deadline`: should it pass before the handler answers, the
+    /// handler's task is cancelled and the request answered with `overdue`'s error instead.
+    func hold(until deadline: ContinuousClock.Instant, overdue: any OverdueAnswer) {
+        state.withLock { $0.hold = Hold(deadline: deadline, overdue: overdue) }
+    }
+
+    /// Ends the hold; false when its deadline had passed (the request is answered for).
+    func release() -> Bool {
+        let (expired, entry) = state.withLock { state in
+            defer { state.hold = nil }
+            return (state.expired, state.hold?.entry)
+        }
+        if let entry { DeadlineWatch.shared.remove(entry) }
+        return !expired
     }
 
     /// On the receiving thread (at the start, and whenever the resumed connection comes round): runs the
     /// handler's jobs until it answers or has to wait on something elsewhere.
     func run() -> Outcome {
+        run(task: nil)
+    }
+
+    private func run(task: Task<Void, Never>?) -> Outcome {
         var batch: [UnownedJob] = []
+        var task = task
         while true {
             let outcome = state.withLock { state -> Outcome? in
+                // Kept only while the handler runs: the task keeps its closure, which keeps this.
+                if let started = task.take(), state.response == nil, !state.expired { state.task = started }
                 if state.phase == .done { return .refused }
                 state.phase = .inline
                 if let response = state.response {
@@ -100,6 +144,12 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
                         return .refused
                     }
                     state.noted = true
+                }
+                if let hold = state.hold, hold.entry == nil {
+                    state.hold?.entry = DeadlineWatch.shared.add(after: ContinuousClock.now.duration(to: hold.deadline))
+                    {
+                        self.expire()
+                    }
                 }
                 // Suspended under the lock, so that nothing can resume the connection before this.
                 state.phase = .suspended
@@ -137,8 +187,26 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
         if noted { shared.noteEnded(self) }
     }
 
-    private func finish(with response: ServerResponse) {
+    /// The hold's deadline passed: the handler is cancelled, and the request answered once the overdue answer is
+    /// ready (a function's is ready once its run is recorded).
+    private func expire() {
+        let expired = state.withLock { state -> (any OverdueAnswer, Task<Void, Never>?)? in
+            guard let hold = state.hold, !state.expired else { return nil }
+            state.expired = true
+            return (hold.overdue, state.task)
+        }
+        guard let (overdue, task) = expired else { return }
+        task?.cancel()
+        let link = Router.logsLink(headers)
+        Task { finish(with: await overdue.error().response(defaultLink: link), overdue: true) }
+    }
+
+    /// Answers with the handler's response, or (`overdue`) with the one replacing it: once a hold expired, only
+    /// that one.
+    private func finish(with response: ServerResponse, overdue: Bool = false) {
         let wake = state.withLock { state in
+            if !overdue { state.task = nil }
+            guard overdue == state.expired else { return false }
             state.response = response
             guard state.phase == .suspended else { return false }
             state.phase = .waking

@@ -66,7 +66,7 @@ public struct Router: Sendable {
 
     /// What routing a request found: an answer already, or the handler still to run.
     /// A handler that runs on its caller's executor: no executor switch on the way in or out.
-    typealias Deferred = nonisolated(nonsending) @Sendable () async -> ServerResponse
+    typealias Deferred = nonisolated(nonsending) @Sendable (ServerRequest) async -> ServerResponse
 
     enum Routing {
         case answered(ServerResponse)
@@ -113,7 +113,7 @@ public struct Router: Sendable {
     public func respond(to request: ServerRequest) async -> ServerResponse {
         switch route(request) {
         case .answered(let response): response
-        case .deferred(let handler): await handler()
+        case .deferred(let handler): await handler(request)
         }
     }
 
@@ -146,7 +146,7 @@ public struct Router: Sendable {
                 return .answered(Self.render(error, for: request))
             }
         case .deferred(let handler):
-            return .deferred {
+            return .deferred { request in
                 do {
                     return try await handler(request, parameters)
                 } catch {
@@ -168,7 +168,12 @@ public struct Router: Sendable {
     }
 
     private static func logsLink(_ request: ServerRequest) -> String {
-        request.headers["host"].map { "http://\($0)/#logs" } ?? ""
+        logsLink(request.headers)
+    }
+
+    /// Where the dashboard shows the logs, as the client reached the server.
+    static func logsLink(_ headers: RequestHeaders) -> String {
+        headers["host"].map { "http://\($0)/#logs" } ?? ""
     }
 
 }

@@ -22,6 +22,8 @@ public struct ServerRequest: Sendable {
 
     /// The peer as given: a served request's socket address is made text only if asked for.
     private var peer: Peer
+    /// Runs the request's handler, when the server does: it can keep a function call's time limit.
+    var execution: RequestExecution?
 
     private enum Peer: Sendable {
         case text(String)

@@ -104,7 +104,7 @@ final class ServerShared: Sendable {
         if pending?.tooLarge == true {
             return shared.queue(APIError.payloadTooLarge(limit: shared.maximumBodySize).response, on: connection)
         }
-        let request = ServerRequest(
+        var request = ServerRequest(
             method: String(cString: method), path: String(cString: url),
             query: query(connection), headers: headers(connection), body: pending?.body ?? [],
             peer: PeerAddress(of: connection))
@@ -112,9 +112,10 @@ final class ServerShared: Sendable {
         case .answered(let response):
             return shared.queue(response, on: connection)
         case .deferred(let handler):
-            let execution = RequestExecution(connection: connection, shared: shared)
+            let execution = RequestExecution(connection: connection, shared: shared, headers: request.headers)
             (pending ?? PendingRequest.attach(to: requestContext)).execution = execution
-            return shared.answer(execution.start(handler), on: connection)
+            request.execution = execution
+            return shared.answer(execution.start { [request] in await handler(request) }, on: connection)
         }
     }
 
