@@ -60,14 +60,18 @@ public struct ObjectId: Sendable, Hashable, Comparable {
 
     /// 24 lowercase hexadecimal digits.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(24)
-        for byte in byteArray {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
+        // Written straight into the string's storage: every invocation record's id is formatted.
+        withUnsafeBytes(of: bytes) { bytes in
+            String(unsafeUninitializedCapacity: 24) { out in
+                let digits: StaticString = "0123456789abcdef"
+                let table = digits.utf8Start
+                for (index, byte) in bytes.enumerated() {
+                    out[2 * index] = table[Int(byte >> 4)]
+                    out[2 * index + 1] = table[Int(byte & 0xF)]
+                }
+                return 24
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     public static func == (lhs: ObjectId, rhs: ObjectId) -> Bool {

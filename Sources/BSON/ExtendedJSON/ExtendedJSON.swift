@@ -94,8 +94,13 @@ extension BSONDocument {
 extension BSON {
     /// The value as compact Extended JSON text (a type wrapper for types JSON lacks).
     public func extendedJSON(mode: ExtendedJSON.Mode = .canonical) -> String {
+        String(decoding: extendedJSONBytes(mode: mode), as: UTF8.self)
+    }
+
+    /// The value as compact Extended JSON, UTF-8 encoded (a response body, without a string between).
+    public func extendedJSONBytes(mode: ExtendedJSON.Mode = .canonical) -> [UInt8] {
         var writer = ExtendedJSONWriter(mode: mode)
         writer.write(self)
-        return String(decoding: writer.output, as: UTF8.self)
+        return writer.output
     }
 }

@@ -50,15 +50,26 @@ public final class CollectionReadCache<Key: Hashable & Sendable, Value: Sendable
         async throws -> Value
     {
         let stamp = version.current
-        pthread_rwlock_rdlock(lock)
-        let kept = entries[key]
-        pthread_rwlock_unlock(lock)
-        if let kept, kept.version == stamp { return kept.value }
+        if let kept = kept(for: key, at: stamp) { return kept }
         let entry = Entry(value: try await read(collection), version: stamp)
         pthread_rwlock_wrlock(lock)
         if entries.count >= capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
         entries[key] = entry
         pthread_rwlock_unlock(lock)
         return entry.value
+    }
+
+    /// The value kept for `key` while the collection has not been written since it was read; nil otherwise.
+    /// Synchronous, for callers on a hot path whose every `await` costs them a switch back to their executor.
+    public func kept(for key: Key) -> Value? {
+        kept(for: key, at: version.current)
+    }
+
+    private func kept(for key: Key, at stamp: UInt64) -> Value? {
+        pthread_rwlock_rdlock(lock)
+        let kept = entries[key]
+        pthread_rwlock_unlock(lock)
+        guard let kept, kept.version == stamp else { return nil }
+        return kept.value
     }
 }

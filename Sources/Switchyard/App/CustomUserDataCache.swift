@@ -21,9 +21,19 @@ final class CustomUserDataCache: Sendable {
     nonisolated(nonsending) func document(forUser userId: String, settings: AuthSettings.CustomUserData) async throws
         -> BSONDocument
     {
+        try await cache(for: settings).value(for: userId) { collection in
+            try await collection.findOne([settings.userIdField: .string(userId)]) ?? [:]
+        }
+    }
+
+    /// The user's document when it is kept from an earlier read, without waiting; nil when it must be read.
+    func kept(forUser userId: String, settings: AuthSettings.CustomUserData) -> BSONDocument? {
+        cache(for: settings).kept(for: userId)
+    }
+
+    private func cache(for settings: AuthSettings.CustomUserData) -> CollectionReadCache<String, BSONDocument> {
         let kept = current.read { current in current.flatMap { $0.settings == settings ? $0.cache : nil } }
-        let cache =
-            kept
+        return kept
             ?? current.write { current in
                 if let current, current.settings == settings { return current.cache }
                 let cache = CollectionReadCache<String, BSONDocument>(
@@ -31,8 +41,5 @@ final class CustomUserDataCache: Sendable {
                 current = (settings, cache)
                 return cache
             }
-        return try await cache.value(for: userId) { collection in
-            try await collection.findOne([settings.userIdField: .string(userId)]) ?? [:]
-        }
     }
 }

@@ -10,8 +10,9 @@ import Foundation
 /// claims.write { $0[token] = verified }
 /// ```
 package final class ReadMostly<Value: Sendable>: @unchecked Sendable {
-    // Unchecked: `value` is only touched with `lock` held, shared for `read` and exclusive for `write`.
-    private var value: Value
+    // Unchecked: `value` is only touched with `lock` held, shared for `read` and exclusive for `write`; the lock
+    // also makes the runtime's exclusivity check of every read redundant.
+    @exclusivity(unchecked) private var value: Value
     private let lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
 
     package init(_ value: Value) {

@@ -29,11 +29,14 @@ extension SwitchyardApp {
                 message: "function '\(name)' is private: triggers and other functions may call it, clients may not")
         }
         var user = user
-        if let customData = try await customData(for: user, function: name, settings: loaded.definition.auth),
-            customData != user.customData
-        {
-            // Usually what the caller's token carries already: then the user is handed on as it came, shared.
-            user.customData = customData
+        if user.kind == .normal, let settings = loaded.definition.auth.customUserData, settings.enabled {
+            // Replaced without comparing: comparing it with what the caller's token carried cost more than a new box.
+            // Kept data is taken without an `await`, which would cost the call a switch back to its executor.
+            if let kept = customUserDataCache.kept(forUser: user.id, settings: settings) {
+                user.customData = kept
+            } else {
+                user.customData = try await customData(of: user, settings: settings, function: name)
+            }
         }
         if !settings.canEvaluate.isEmpty {
             try Self.check(
@@ -84,13 +87,12 @@ extension SwitchyardApp {
         return try await customUserDataCache.document(forUser: id, settings: settings)
     }
 
-    /// The user's document from the configured custom user data collection; nil when none is configured.
+    /// The user's document from the configured custom user data collection, read for `function`.
     nonisolated(nonsending) private func customData(
-        for user: FunctionUser, function: String, settings auth: AuthSettings
+        of user: FunctionUser, settings: AuthSettings.CustomUserData, function: String
     )
-        async throws(FunctionCallError) -> BSONDocument?
+        async throws(FunctionCallError) -> BSONDocument
     {
-        guard user.kind == .normal, let settings = auth.customUserData, settings.enabled else { return nil }
         do {
             return try await customUserDataCache.document(forUser: user.id, settings: settings)
         } catch {

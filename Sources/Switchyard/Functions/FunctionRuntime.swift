@@ -117,7 +117,7 @@ final class FunctionRuntime: Sendable {
         }
         let (outcome, record) = Self.ended(
             run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)
-        await invocationLog.record(record)
+        if let backlog = invocationLog.handOver(record) { await backlog.wait() }
         return outcome
     }
 

@@ -41,7 +41,7 @@ public struct HTTPService: Sendable {
         var headers = headers
         var bytes: [UInt8] = []
         if let body {
-            bytes = Array(body.extendedJSON(mode: .relaxed).utf8)
+            bytes = body.extendedJSONBytes(mode: .relaxed)
             if headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
         }
         return try await client.send(

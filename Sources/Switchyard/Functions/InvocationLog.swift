@@ -43,8 +43,27 @@ public final class InvocationLog: Sendable {
     /// its record to be written unless thousands are waiting already; reads through this log see every record
     /// written before them, and a process killed with SIGKILL may lose those not written yet).
     nonisolated(nonsending) public func record(_ record: InvocationRecord) async {
-        if feed.publish(record) { await feed.waitForFollowers() }
-        await writer.append((record.encoded, BSONDate(record.start)))
+        if let backlog = handOver(record) { await backlog.wait() }
+    }
+
+    /// Hands `record` to followers and the writer without waiting; when a lossless follower or the writer is far
+    /// behind, what the caller must then wait for (it slows to their pace). Synchronous, for the call path, where
+    /// each `await` costs a switch back to the caller's executor.
+    func handOver(_ record: InvocationRecord) -> Backlog? {
+        let followersFull = feed.publish(record)
+        let written = writer.enqueue((record.encoded, BSONDate(record.start)))
+        return followersFull || written != nil ? Backlog(log: self, written: written) : nil
+    }
+
+    /// What a run waits for after handing its record over to a log that is behind.
+    struct Backlog {
+        fileprivate let log: InvocationLog
+        fileprivate let written: Int?
+
+        nonisolated(nonsending) func wait() async {
+            await log.feed.waitForFollowers()
+            if let written { await log.writer.waitUntilWritten(written) }
+        }
     }
 
     /// Waits until every record handed over so far is in the store.

@@ -42,6 +42,12 @@ final class WriteBehind<Element: Sendable>: Sendable {
 
     /// Queues `element` for the next batch.
     nonisolated(nonsending) func append(_ element: Element) async {
+        if let target = enqueue(element) { await waitUntilWritten(target) }
+    }
+
+    /// Queues `element` for the next batch without waiting: what the caller must then wait for with
+    /// `waitUntilWritten` when more than `maximumBacklog` elements are unwritten, else nil.
+    func enqueue(_ element: Element) -> Int? {
         let position = appended.add(1, ordering: .sequentiallyConsistent).newValue
         pending.append(element)
         // Usually a drain runs already: reading the flag costs less than exchanging it.
@@ -50,9 +56,7 @@ final class WriteBehind<Element: Sendable>: Sendable {
         {
             Task { await drain() }
         }
-        if position - written.load(ordering: .relaxed) > maximumBacklog {
-            await waitUntilWritten(position - maximumBacklog)
-        }
+        return position - written.load(ordering: .relaxed) > maximumBacklog ? position - maximumBacklog : nil
     }
 
     /// Waits until everything appended before the call is written (or failed to be, which `write` reports).
@@ -61,7 +65,7 @@ final class WriteBehind<Element: Sendable>: Sendable {
     }
 
     /// Waits until the drain has written `target` elements in all.
-    nonisolated(nonsending) private func waitUntilWritten(_ target: Int) async {
+    nonisolated(nonsending) func waitUntilWritten(_ target: Int) async {
         await withCheckedContinuation { continuation in
             let done = progress.withLock { progress -> Bool in
                 guard progress.written < target else { return true }

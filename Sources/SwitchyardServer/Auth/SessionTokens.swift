@@ -169,7 +169,7 @@ public final class SessionTokens: Sendable {
 
     /// The caller kept for `token`, while no user or session has changed since it was kept. Synchronous: the
     /// usual case then allocates no frame for waiting it never does.
-    private func keptCaller(_ token: String) throws -> Caller? {
+    func keptCaller(_ token: String) throws -> Caller? {
         guard let kept = callers.read({ $0[TokenKey(token: token)] }), kept.stamp == users.stamp else { return nil }
         let caller = kept.caller
         let now = users.now()

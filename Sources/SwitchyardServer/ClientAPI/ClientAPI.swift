@@ -167,11 +167,12 @@ private struct ClientRoutes {
     }
 
     /// The answer, or the error as App Services renders it, with CORS headers.
-    private static func finish(_ result: Result<ServerResponse, any Error>, for request: ServerRequest)
+    private static func finish(_ result: consuming Result<ServerResponse, any Error>, for request: ServerRequest)
         -> ServerResponse
     {
         var response: ServerResponse
-        switch result {
+        // Consumed, so that the answer's headers are its own and take the CORS headers without a copy.
+        switch consume result {
         case .success(let answer):
             response = answer
         case .failure(var error as APIError):

@@ -91,10 +91,10 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
         if wake { MHD_resume_connection(connection) }
     }
 
-    /// On the receiving thread: runs `handler` at once, with this executor preferred, until it answers or waits;
+    /// On the receiving thread: runs `handler` for `request` at once, with this executor preferred, until it answers or waits;
     /// then runs its jobs (see `run`). A handler that never waits elsewhere has answered before `run` looks.
-    func start(_ handler: @escaping @Sendable () async -> ServerResponse) -> Outcome {
-        let task = Task.immediate(executorPreference: self) { self.finish(with: await handler()) }
+    func start(_ handler: @escaping Router.Deferred, for request: ServerRequest) -> Outcome {
+        let task = Task.immediate(executorPreference: self) { self.finish(with: await handler(request)) }
         return run(task: task)
     }
 

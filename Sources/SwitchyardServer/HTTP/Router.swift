@@ -238,18 +238,20 @@ public struct RouteParameters: Sendable {
 /// Changed only by `Router.add`, and only while no other router shares it (copy on write), so a table a server
 /// reads from any thread is never changed: that is why it may be `@unchecked Sendable`.
 private final class RouteTable: @unchecked Sendable {
+    // Exclusivity unchecked: a table is changed only while its router holds the one reference (copied on write),
+    // before it serves; each checked read cost every request more than matching its path.
     /// As added, for `Router.add(_ other:)`.
-    private(set) var routes: [Router.Route] = []
+    @exclusivity(unchecked) private(set) var routes: [Router.Route] = []
     /// By route: its method and its handler, held apart so that a look-up copies no whole route.
-    private(set) var methods: [String] = []
-    private(set) var actions: [Router.Action] = []
-    private var patterns: [Router.Pattern] = []
-    private var literals: [Router.Literal] = []
-    private var literalBytes: [UInt8] = []
-    private var parameterSlots: [Router.ParameterSlot] = []
+    @exclusivity(unchecked) private(set) var methods: [String] = []
+    @exclusivity(unchecked) private(set) var actions: [Router.Action] = []
+    @exclusivity(unchecked) private var patterns: [Router.Pattern] = []
+    @exclusivity(unchecked) private var literals: [Router.Literal] = []
+    @exclusivity(unchecked) private var literalBytes: [UInt8] = []
+    @exclusivity(unchecked) private var parameterSlots: [Router.ParameterSlot] = []
     /// By a path's segment count, the routes (in order) that can match it; the last entry, for longer paths,
     /// holds the routes ending in `{name...}`.
-    private var candidates: [[Int]] = [[]]
+    @exclusivity(unchecked) private var candidates: [[Int]] = [[]]
 
     func copy() -> RouteTable {
         let copy = RouteTable()
@@ -294,9 +296,6 @@ private final class RouteTable: @unchecked Sendable {
 
     func find(_ method: String, _ path: PathSegments) -> Router.Found {
         let candidates = candidates[min(path.count, candidates.count - 1)]
-        // Read once: each read of a class's stored array is checked for exclusive access, which cost more than the
-        // matching when done for every candidate.
-        let (patterns, literals, literalBytes) = (self.patterns, self.literals, self.literalBytes)
         func matches(_ index: Int) -> Bool {
             Self.matches(patterns[index].literalRange, path, literals: literals, literalBytes: literalBytes)
         }

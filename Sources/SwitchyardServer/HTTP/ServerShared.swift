@@ -70,13 +70,25 @@ final class ServerShared: Sendable {
         guard let cls, let connection, let url, let method, let uploadSize, let requestContext else {
             return MHD_Result.NO
         }
-        let shared = Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue()
+        // Borrowed, not retained: the server outlives its callbacks, and every thread would count the one object.
+        return Unmanaged<ServerShared>.fromOpaque(cls)._withUnsafeGuaranteedRef {
+            $0.access(
+                connection, url: url, method: method, uploadData: uploadData, uploadSize: uploadSize,
+                requestContext: requestContext)
+        }
+    }
+
+    private func access(
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
+        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+        requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
         guard let existing = requestContext.pointee else {
             // Most requests need no state of their own until their handler has to wait: a marker notes the headers.
             requestContext.pointee = PendingRequest.headersRead
-            shared.requestsInProgress.add(1, ordering: .relaxed)
+            requestsInProgress.add(1, ordering: .relaxed)
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "content-length"),
-                let length = Int(String(cString: length)), length > shared.maximumBodySize
+                let length = Int(String(cString: length)), length > maximumBodySize
             {
                 PendingRequest.attach(to: requestContext).tooLarge = true
             }
@@ -86,7 +98,7 @@ final class ServerShared: Sendable {
         if uploadSize.pointee > 0 {
             let pending = pending ?? PendingRequest.attach(to: requestContext)
             if !pending.tooLarge, let uploadData {
-                if pending.body.count + uploadSize.pointee > shared.maximumBodySize {
+                if pending.body.count + uploadSize.pointee > maximumBodySize {
                     pending.tooLarge = true
                     pending.body = []
                 } else {
@@ -99,31 +111,32 @@ final class ServerShared: Sendable {
         }
         if let execution = pending?.execution {
             // Resumed: the handler has jobs to run or its answer, or the server is stopping.
-            return shared.answer(execution.run(), on: connection)
+            return answer(execution.run(), on: connection)
         }
         if pending?.tooLarge == true {
-            return shared.queue(APIError.payloadTooLarge(limit: shared.maximumBodySize).response, on: connection)
+            return queue(APIError.payloadTooLarge(limit: maximumBodySize).response, on: connection)
         }
         var request = ServerRequest(
             method: String(cString: method), path: String(cString: url),
-            query: query(connection), headers: headers(connection), body: pending?.body ?? [],
+            query: Self.query(connection), headers: Self.headers(connection), body: pending?.body ?? [],
             peer: PeerAddress(of: connection))
-        switch shared.router.route(request) {
+        switch router.route(request) {
         case .answered(let response):
-            return shared.queue(response, on: connection)
+            return queue(response, on: connection)
         case .deferred(let handler):
-            let execution = RequestExecution(connection: connection, shared: shared, headers: request.headers)
+            let execution = RequestExecution(connection: connection, shared: self, headers: request.headers)
             (pending ?? PendingRequest.attach(to: requestContext)).execution = execution
             request.execution = execution
-            return shared.answer(execution.start { [request] in await handler(request) }, on: connection)
+            return answer(execution.start(handler, for: request), on: connection)
         }
     }
 
     static let completed: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
         guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
         requestContext.pointee = nil
-        Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue().requestsInProgress.subtract(
-            1, ordering: .releasing)
+        Unmanaged<ServerShared>.fromOpaque(cls)._withUnsafeGuaranteedRef {
+            _ = $0.requestsInProgress.subtract(1, ordering: .releasing)
+        }
         guard pointer != PendingRequest.headersRead else { return }
         let pending = Unmanaged<PendingRequest>.fromOpaque(pointer).takeRetainedValue()
         pending.execution?.end()
