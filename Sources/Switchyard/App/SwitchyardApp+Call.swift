@@ -46,9 +46,7 @@ extension SwitchyardApp {
         let runAsSystem = settings.runAsSystem
         switch await runtime.run(
             origin, user: runAsSystem ? .system : user, runningAsSystem: runAsSystem, loaded: loaded, keeper: keeper,
-            { context in
-                try await body(arguments, context)
-            })
+            input: arguments, body)
         {
         case .success(let value): return value
         case .failure(let message): throw FunctionCallError(code: .functionExecutionError, message: message)

@@ -9,17 +9,17 @@ extension FunctionRuntime {
         let origin = Origin(
             function: trigger.function, trigger: trigger.name, eventId: invocation.eventId,
             attempt: invocation.attempt)
-        let body: @Sendable (FunctionContext) async throws -> Void
+        let body: @Sendable ((), FunctionContext) async throws -> Void
         switch (function, invocation.input) {
-        case (.database(let run)?, .database(let event)): body = { try await run(event, $0) }
-        case (.scheduled(let run)?, .scheduled(let event)): body = { try await run(event, $0) }
-        case (.authentication(let run)?, .authentication(let event)): body = { try await run(event, $0) }
+        case (.database(let run)?, .database(let event)): body = { try await run(event, $1) }
+        case (.scheduled(let run)?, .scheduled(let event)): body = { try await run(event, $1) }
+        case (.authentication(let run)?, .authentication(let event)): body = { try await run(event, $1) }
         case (nil, _):
             // Loading checks this; a trigger handed in from elsewhere still gets a recorded, retried failure.
-            body = { _ in throw FunctionCallError.notFound(trigger.function) }
+            body = { _, _ in throw FunctionCallError.notFound(trigger.function) }
         case (let function?, _):
             let kind = function.kind
-            body = { _ in
+            body = { _, _ in
                 throw FunctionCallError(
                     code: .functionNotFound,
                     message:
@@ -27,7 +27,7 @@ extension FunctionRuntime {
                 )
             }
         }
-        let outcome = await run(origin, user: .system, runningAsSystem: true, body)
+        let outcome = await run(origin, user: .system, runningAsSystem: true, input: (), body)
         switch outcome {
         case .success: return
         case .failure(let message):

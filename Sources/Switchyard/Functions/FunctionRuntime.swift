@@ -86,13 +86,15 @@ final class FunctionRuntime: Sendable {
         }
     }
 
-    /// Runs `body` as `user` within the function's time limit and records the execution, with `loaded` (by
-    /// default the configuration in effect now). With a `keeper`, `body` runs in the caller's own task and the
-    /// keeper answers the caller should the limit pass first; without one, in a task of its own
-    /// (`FunctionDeadline`).
-    nonisolated(nonsending) func run<Value: Sendable>(
+    /// Runs `body` with `input` as `user` within the function's time limit and records the execution, with
+    /// `loaded` (by default the configuration in effect now). With a `keeper`, `body` runs in the caller's own
+    /// task and the keeper answers the caller should the limit pass first; without one, in a task of its own
+    /// (`FunctionDeadline`). The input is handed to `body` rather than captured, so that a callable function is
+    /// run as it was registered, without a closure around it.
+    nonisolated(nonsending) func run<Input: Sendable, Value: Sendable>(
         _ origin: Origin, user: FunctionUser, runningAsSystem: Bool, loaded: Loaded? = nil,
-        keeper: (any DeadlineKeeper)? = nil, _ body: @escaping @Sendable (FunctionContext) async throws -> Value
+        keeper: (any DeadlineKeeper)? = nil, input: Input,
+        _ body: @escaping @Sendable (Input, FunctionContext) async throws -> Value
     ) async -> Outcome<Value> {
         let loaded = loaded ?? self.loaded
         let run = Run(
@@ -105,7 +107,7 @@ final class FunctionRuntime: Sendable {
             keeper.keep(ExpiringCall(runtime: self, run: run), until: run.started + run.limit)
             let result: Result<Value, any Error>
             do {
-                result = .success(try await body(context))
+                result = .success(try await body(input, context))
             } catch {
                 result = .failure(error)
             }
@@ -113,7 +115,7 @@ final class FunctionRuntime: Sendable {
             guard keeper.release() else { return .timeout(run.limit) }
             deadlineOutcome = .finished(result)
         } else {
-            deadlineOutcome = await FunctionDeadline.run(limit: run.limit) { try await body(context) }
+            deadlineOutcome = await FunctionDeadline.run(limit: run.limit) { try await body(input, context) }
         }
         let (outcome, record) = Self.ended(
             run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)

@@ -135,25 +135,28 @@ private struct ClientRoutes {
                 router.add(
                     route.method, route.path,
                     immediately: { request, parameters in
-                        let response: Result<ServerResponse, any Error>
+                        var response: ServerResponse
                         do {
                             try Self.checkApp(api, parameters)
-                            response = .success(try handler(api, request, parameters))
+                            response = try handler(api, request, parameters)
                         } catch {
-                            response = .failure(error)
+                            response = Self.render(error, for: request)
                         }
-                        return Self.finish(response, for: request)
+                        CrossOriginPolicy.apply(to: &response, for: request)
+                        return response
                     })
             case .deferred(let handler):
                 router.add(route.method, route.path) { request, parameters in
-                    let response: Result<ServerResponse, any Error>
+                    // The handler's answer is this closure's own, so the CORS headers join it without a copy.
+                    var response: ServerResponse
                     do {
                         try Self.checkApp(api, parameters)
-                        response = .success(try await handler(api, request, parameters))
+                        response = try await handler(api, request, parameters)
                     } catch {
-                        response = .failure(error)
+                        response = Self.render(error, for: request)
                     }
-                    return Self.finish(response, for: request)
+                    CrossOriginPolicy.apply(to: &response, for: request)
+                    return response
                 }
             }
             if preflighted.insert(route.path).inserted {
@@ -166,25 +169,11 @@ private struct ClientRoutes {
         if let app = parameters["app"], app != api.appId { throw APIError.appNotFound(app) }
     }
 
-    /// The answer, or the error as App Services renders it, with CORS headers.
-    private static func finish(_ result: consuming Result<ServerResponse, any Error>, for request: ServerRequest)
-        -> ServerResponse
-    {
-        var response: ServerResponse
-        // Consumed, so that the answer's headers are its own and take the CORS headers without a copy.
-        switch consume result {
-        case .success(let answer):
-            response = answer
-        case .failure(var error as APIError):
-            if error.link == nil { error.link = "http://\(request.headers["host"] ?? "127.0.0.1")/" }
-            response = error.response
-        case .failure(let error):
-            var failure = APIError.internalError("\(error)")
-            failure.link = "http://\(request.headers["host"] ?? "127.0.0.1")/"
-            response = failure.response
-        }
-        CrossOriginPolicy.apply(to: &response, for: request)
-        return response
+    /// The error as App Services renders it.
+    private static func render(_ error: any Error, for request: ServerRequest) -> ServerResponse {
+        var failure = error as? APIError ?? APIError.internalError("\(error)")
+        if failure.link == nil { failure.link = "http://\(request.headers["host"] ?? "127.0.0.1")/" }
+        return failure.response
     }
 }
 

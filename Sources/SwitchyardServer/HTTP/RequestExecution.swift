@@ -63,13 +63,21 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
     private let state = Mutex(State())
     private let connection: OpaquePointer
     private let shared: ServerShared
-    /// The request's headers, for the link of an overdue answer.
-    private let headers: RequestHeaders
+    /// What `start` runs. Kept here rather than captured by the task's closure, which then captures only this
+    /// object and needs no context of its own.
+    private let request: ServerRequest
+    private let handler: Router.Handler
+    private let parameters: RouteParameters
 
-    init(connection: OpaquePointer, shared: ServerShared, headers: RequestHeaders) {
+    init(
+        connection: OpaquePointer, shared: ServerShared, request: ServerRequest, handler: @escaping Router.Handler,
+        parameters: RouteParameters
+    ) {
         self.connection = connection
         self.shared = shared
-        self.headers = headers
+        self.request = request
+        self.handler = handler
+        self.parameters = parameters
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -91,10 +99,16 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
         if wake { MHD_resume_connection(connection) }
     }
 
-    /// On the receiving thread: runs `handler` for `request` at once, with this executor preferred, until it answers or waits;
+    /// On the receiving thread: runs the handler at once, with this executor preferred, until it answers or waits;
     /// then runs its jobs (see `run`). A handler that never waits elsewhere has answered before `run` looks.
-    func start(_ handler: @escaping Router.Deferred, for request: ServerRequest) -> Outcome {
-        let task = Task.immediate(executorPreference: self) { self.finish(with: await handler(request)) }
+    func start() -> Outcome {
+        let task = Task.immediate(executorPreference: self) {
+            // The handler's request can reach this execution (to keep a function's time limit); the kept one
+            // cannot, or the two would keep each other.
+            var request = self.request
+            request.execution = self
+            self.finish(with: await Router.run(self.handler, request, self.parameters))
+        }
         return run(task: task)
     }
 
@@ -197,7 +211,7 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
         }
         guard let (overdue, task) = expired else { return }
         task?.cancel()
-        let link = Router.logsLink(headers)
+        let link = Router.logsLink(request.headers)
         Task { finish(with: await overdue.error().response(defaultLink: link), overdue: true) }
     }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Maps a method and a path to a handler. Patterns are `/`-separated segments: literals, `{name}` for one
 /// segment, and a final `{name...}` for the rest of the path (may be empty). Literal segments win over
 /// parameters, so `/users/me` and `/users/{id}` can live side by side.
@@ -64,13 +70,10 @@ public struct Router: Sendable {
         var bytes: Range<Int>
     }
 
-    /// What routing a request found: an answer already, or the handler still to run.
-    /// A handler that runs on its caller's executor: no executor switch on the way in or out.
-    typealias Deferred = nonisolated(nonsending) @Sendable (ServerRequest) async -> ServerResponse
-
+    /// What routing a request found: an answer already, or the handler still to run (`run` runs it).
     enum Routing {
         case answered(ServerResponse)
-        case deferred(Deferred)
+        case deferred(Handler, RouteParameters)
     }
 
     /// Copied on write: a router handed to a server is never changed again, and copying it costs one retain.
@@ -113,7 +116,20 @@ public struct Router: Sendable {
     public func respond(to request: ServerRequest) async -> ServerResponse {
         switch route(request) {
         case .answered(let response): response
-        case .deferred(let handler): await handler(request)
+        case .deferred(let handler, let parameters): await Self.run(handler, request, parameters)
+        }
+    }
+
+    /// Runs a deferred handler, rendering what it throws. Inlined into its callers: a call of its own would cost
+    /// each request an `await`, with a frame and a switch back to the executor.
+    @inline(__always)
+    nonisolated(nonsending) static func run(
+        _ handler: Handler, _ request: ServerRequest, _ parameters: RouteParameters
+    ) async -> ServerResponse {
+        do {
+            return try await handler(request, parameters)
+        } catch {
+            return render(error, for: request)
         }
     }
 
@@ -146,13 +162,7 @@ public struct Router: Sendable {
                 return .answered(Self.render(error, for: request))
             }
         case .deferred(let handler):
-            return .deferred { request in
-                do {
-                    return try await handler(request, parameters)
-                } catch {
-                    return Self.render(error, for: request)
-                }
-            }
+            return .deferred(handler, parameters)
         }
     }
 
@@ -297,7 +307,11 @@ private final class RouteTable: @unchecked Sendable {
     func find(_ method: String, _ path: PathSegments) -> Router.Found {
         let candidates = candidates[min(path.count, candidates.count - 1)]
         func matches(_ index: Int) -> Bool {
-            Self.matches(patterns[index].literalRange, path, literals: literals, literalBytes: literalBytes)
+            literals.withUnsafeBufferPointer { literals in
+                literalBytes.withUnsafeBufferPointer { literalBytes in
+                    Self.matches(patterns[index].literalRange, path, literals: literals, literalBytes: literalBytes)
+                }
+            }
         }
         var best: (index: Int, score: Int)?
         var pathMatched = false
@@ -317,21 +331,19 @@ private final class RouteTable: @unchecked Sendable {
     }
 
     /// Whether a route's literals (`range` of `literals`) are the path's segments at their places (the count fits
-    /// already). Compared as bytes, straight from the request's path.
+    /// already). Compared as bytes, straight from the request's path, last first: routes share their leading
+    /// literals (`/api/client/v2.0/app/…`) and differ at the end.
     private static func matches(
-        _ range: Range<Int>, _ path: PathSegments, literals: [Router.Literal], literalBytes: [UInt8]
+        _ range: Range<Int>, _ path: PathSegments, literals: UnsafeBufferPointer<Router.Literal>,
+        literalBytes: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        literals.withUnsafeBufferPointer { literals in
-            literalBytes.withUnsafeBufferPointer { literalBytes in
-                for literal in literals[range] {
-                    let segment = path[literal.segment]
-                    guard segment.count == literal.bytes.count,
-                        segment.elementsEqual(UnsafeBufferPointer(rebasing: literalBytes[literal.bytes]))
-                    else { return false }
-                }
-                return true
-            }
+        for literal in literals[range].reversed() {
+            let segment = path[literal.segment]
+            guard segment.count == literal.bytes.count,
+                memcmp(segment.baseAddress!, literalBytes.baseAddress! + literal.bytes.lowerBound, segment.count) == 0
+            else { return false }
         }
+        return true
     }
 
     /// The matched route's parameters: the only strings made from the path.

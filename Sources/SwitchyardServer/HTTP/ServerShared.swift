@@ -116,18 +116,18 @@ final class ServerShared: Sendable {
         if pending?.tooLarge == true {
             return queue(APIError.payloadTooLarge(limit: maximumBodySize).response, on: connection)
         }
-        var request = ServerRequest(
+        let request = ServerRequest(
             method: String(cString: method), path: String(cString: url),
             query: Self.query(connection), headers: Self.headers(connection), body: pending?.body ?? [],
             peer: PeerAddress(of: connection))
         switch router.route(request) {
         case .answered(let response):
             return queue(response, on: connection)
-        case .deferred(let handler):
-            let execution = RequestExecution(connection: connection, shared: self, headers: request.headers)
+        case .deferred(let handler, let parameters):
+            let execution = RequestExecution(
+                connection: connection, shared: self, request: request, handler: handler, parameters: parameters)
             (pending ?? PendingRequest.attach(to: requestContext)).execution = execution
-            request.execution = execution
-            return answer(execution.start(handler, for: request), on: connection)
+            return answer(execution.start(), on: connection)
         }
     }
 
