@@ -163,13 +163,13 @@ public final class SessionTokens: Sendable {
     /// exists.
     /// - Throws: `APIError` 401 `InvalidSession` (missing, malformed, forged, expired, revoked, wrong kind or app).
     nonisolated(nonsending) public func authenticate(accessToken: String?) async throws -> Caller {
-        if let token = accessToken, let caller = try keptCaller(token) { return caller }
+        if let token = accessToken, let caller = try keptCaller(token[...]) { return caller }
         return try await verifyAndKeep(accessToken)
     }
 
     /// The caller kept for `token`, while no user or session has changed since it was kept. Synchronous: the
     /// usual case then allocates no frame for waiting it never does.
-    func keptCaller(_ token: String) throws -> Caller? {
+    func keptCaller(_ token: Substring) throws -> Caller? {
         guard let kept = callers.read({ $0[TokenKey(token: token)] }), kept.stamp == users.stamp else { return nil }
         let caller = kept.caller
         let now = users.now()

@@ -63,6 +63,11 @@ public struct ServerRequest: Sendable {
 
     /// The token of an `Authorization: Bearer <token>` header.
     public var bearerToken: String? {
+        bearerTokenSlice.map(String.init)
+    }
+
+    /// The token as a slice of its header: looking up a kept token needs no copy of its hundreds of bytes.
+    var bearerTokenSlice: Substring? {
         guard var value = headers["authorization"] else { return nil }
         // The scheme matched as bytes in place, case-insensitively (`| 0x20` gives a lower-case letter only from its
         // two cases): `lowercased()` of a split-off word, or a walk through `utf8`'s iterators, cost every
@@ -86,11 +91,11 @@ public struct ServerRequest: Sendable {
         if let first = rest.utf8.first, let last = rest.utf8.last, (0x21...0x7E).contains(first),
             (0x21...0x7E).contains(last)
         {
-            return String(rest)
+            return rest
         }
         var token = rest.unicodeScalars[...]
         while let first = token.first, isWhitespace(first) { token.removeFirst() }
         while let last = token.last, isWhitespace(last) { token.removeLast() }
-        return token.isEmpty ? nil : String(Substring(token))
+        return token.isEmpty ? nil : Substring(token)
     }
 }
