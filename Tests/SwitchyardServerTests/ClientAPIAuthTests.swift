@@ -328,6 +328,8 @@ import Testing
             let location = try await served.client.get(
                 url: "\(served.appBase)/location", headers: ["Origin": "http://localhost:3000"])
             #expect(location.headers["Access-Control-Allow-Origin"] == "http://localhost:3000")
+            // The answer depends on the origin, so caches must keep one per origin.
+            #expect(location.headers["Vary"] == "Origin")
             let error = try await served.get("\(served.base)/auth/profile")
             #expect(error.headers["Access-Control-Allow-Origin"] == "*")
         }

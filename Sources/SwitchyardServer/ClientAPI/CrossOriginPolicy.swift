@@ -5,10 +5,16 @@ struct CrossOriginPolicy: Sendable {
     static let allowedMethods = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
     static let defaultAllowedHeaders = "Authorization, Content-Type, Accept, X-Requested-With"
 
-    /// Adds `Access-Control-Allow-Origin` (the request's origin, or `*`) to an answer.
+    /// Adds `Access-Control-Allow-Origin` to an answer: the request's origin, with `Vary: Origin` so that caches
+    /// keep one answer per origin, or `*` when the request names none (SDKs outside browsers), which suits any
+    /// origin a cache might hand it to.
     static func apply(to response: inout ServerResponse, for request: ServerRequest) {
+        guard let origin = request.headers["origin"] else {
+            response.headers.append(("Access-Control-Allow-Origin", "*"))
+            return
+        }
         response.headers.reserveCapacity(response.headers.count + 2)
-        response.headers.append(("Access-Control-Allow-Origin", request.headers["origin"] ?? "*"))
+        response.headers.append(("Access-Control-Allow-Origin", origin))
         response.headers.append(("Vary", "Origin"))
     }
 

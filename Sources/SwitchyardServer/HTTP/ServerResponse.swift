@@ -23,7 +23,7 @@ public struct ServerResponse: Sendable {
 
     /// A JSON body that is already encoded.
     public static func json(_ bytes: [UInt8], status: Int = 200) -> ServerResponse {
-        // With room for the two headers every client API answer gets next (`CrossOriginPolicy`): one allocation.
+        // With room for the CORS headers a client API answer gets next (`CrossOriginPolicy`): one allocation.
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(3)
         headers.append(("Content-Type", "application/json"))
