@@ -69,3 +69,11 @@ struct Wrk {
         return nil
     }
 }
+
+extension Wrk.Result {
+    /// The round with the median rate (of an even count, the lower middle one): its latencies are that run's own.
+    static func median(of results: [Wrk.Result]) -> Wrk.Result {
+        let sorted = results.sorted { $0.requestsPerSecond < $1.requestsPerSecond }
+        return sorted[(sorted.count - 1) / 2]
+    }
+}
