@@ -140,4 +140,21 @@ import Testing
         #expect(try await collection.countDocuments(["_id": "by-hand"]) == 1)
         await store.close()
     }
+
+    /// Noticed by the collection's writes, not its count: a page replaced by another document leaves it unchanged.
+    @Test func aPageReplacedByHandIsNoticedThoughTheCountStaysTheSame() async throws {
+        let (store, collection, pages) = try await Self.open(retention: 20)
+        for batch in 0..<5 { try await pages.write(Self.entries((batch * 2..<batch * 2 + 2).map { Self.record($0) })) }
+        let newest = try #require(
+            try await collection.find([:], options: FindOptions(sort: ["lastStart": -1], limit: 1)).toArray().first)
+        try await collection.deleteOne(["_id": newest["_id"] ?? .null])
+        try await collection.insertOne(["_id": "by-hand", "note": "kept"])
+        for batch in 5..<11 { try await pages.write(Self.entries((batch * 2..<batch * 2 + 2).map { Self.record($0) })) }
+        // Ten pages of two: had the log still counted the replaced page, it would have pruned one of them.
+        let counts = try await collection.find(["count": ["$exists": true]]).toArray()
+            .compactMap { $0["count"]?.int64Value }
+        #expect(counts.reduce(0, +) == 20)
+        #expect(try await collection.countDocuments(["_id": "by-hand"]) == 1)
+        await store.close()
+    }
 }

@@ -20,7 +20,8 @@ final class InvocationPages: Sendable {
     /// Record bytes beyond which a page is closed early, far below the store's 16 MB for a document.
     static let pageBytes = 1 << 20
     /// The pages in the store, oldest first: read once by the first write, then kept as pages are written and
-    /// pruned (and read again if the store holds a different number of documents: someone else changed it).
+    /// pruned, and read again when someone else wrote to the collection (its write version moved by more than this
+    /// log's own writes).
     private let contents = Mutex<Contents?>(nil)
 
     private struct Contents {
@@ -29,6 +30,10 @@ final class InvocationPages: Sendable {
         var records = 0
         /// Documents that are neither pages nor records (written by hand): counted, never pruned.
         var others = 0
+        /// The collection's write version when this log's last write ended, if nobody else wrote during it: while
+        /// the version has not moved since, these are the pages. (Asking the store for its count instead cost more
+        /// than the rest of a write, and missed a page replaced by another document.)
+        var version: UInt64?
     }
 
     init(collection: DocumentCollection, retention: Int) {
@@ -53,32 +58,44 @@ final class InvocationPages: Sendable {
     /// beyond the retention (one delete).
     func write(_ entries: [Entry]) async throws {
         let written = pages(of: entries)
+        let version = collection.writeVersion
+        let before = version.current
         do {
             try await collection.insertMany(encoded: written.map(\.document))
         } catch {
             contents.withLock { $0 = nil }  // some pages may be in: read them again next time
             throw error
         }
-        var contents = try await current(adding: written.map { ($0.key, $0.count) })
+        // Each write through the store moves the version by one: by exactly one here, the insert was the only one.
+        var last: UInt64? = version.current == before &+ 1 ? version.current : nil
+        var contents = try await current(
+            adding: written.map { ($0.key, $0.count) }, unchangedSince: last == nil ? nil : before)
         var pruned: [BSON] = []
         while let oldest = contents.pages.first, contents.records - oldest.count >= retention {
             pruned.append(.objectId(oldest.key.id))
             contents.records -= oldest.count
             contents.pages.removeFirst()
         }
-        if !pruned.isEmpty { try await collection.deleteMany(["_id": ["$in": .array(pruned)]]) }
+        if !pruned.isEmpty {
+            let beforeDeleting = version.current
+            try await collection.deleteMany(["_id": ["$in": .array(pruned)]])
+            last = last == beforeDeleting && version.current == beforeDeleting &+ 1 ? version.current : nil
+        }
+        contents.version = last
         self.contents.withLock { [contents] in $0 = contents }
     }
 
-    /// The pages as the store holds them: those kept in memory plus `written`, or read from the store when
-    /// nothing is kept or the store's count says the kept pages are not all there is. Until the caller puts
-    /// them back, nothing is kept, so that a write that fails on the way makes the next one read the store.
-    private func current(adding written: [(key: LogOrder.Key, count: Int)]) async throws -> Contents {
-        let documents = try await collection.estimatedDocumentCount()
-        if var kept = contents.withLock({ $0.take() }) {
+    /// The pages as the store holds them: those kept in memory plus `written` when the kept ones are as this log's
+    /// last write left them (`version`) and nothing but `written` was written since `unchangedSince`; otherwise
+    /// read from the store. Until the caller puts them back, nothing is kept, so that a write that fails on the way
+    /// makes the next one read the store.
+    private func current(adding written: [(key: LogOrder.Key, count: Int)], unchangedSince: UInt64?) async throws
+        -> Contents
+    {
+        if var kept = contents.withLock({ $0.take() }), let unchangedSince, kept.version == unchangedSince {
             kept.pages += written
             kept.records += written.reduce(0) { $0 + $1.count }
-            if kept.pages.count + kept.others == documents { return kept }
+            return kept
         }
         var read = Contents()
         let headers = try await collection.find(
