@@ -23,12 +23,7 @@ import Testing
             return true
         }
         registry.register("quick") { (_: [BSON], _: FunctionContext) in "fine" }
-        let definition = AppDefinition(
-            functions: ["stubborn": FunctionSettings(timeout: .milliseconds(50))],
-            auth: AuthSettings(providers: [.anonymous]))
-        try await ServedApp.with(registry, definition: definition) { served in
-            let token = try await served.loginAnonymously().accessToken
-            let answer = try await served.call("stubborn", token: token)
+        try await Self.call("stubborn", limit: .milliseconds(50), of: registry) { served, token, answer in
             #expect(answer.status == 400)
             #expect(answer.errorMessage?.contains("timed out after 50ms") == true)
             // The same connection serves the next call meanwhile.
@@ -57,12 +52,7 @@ import Testing
             returned.store(true, ordering: .releasing)
             return "late"
         }
-        let definition = AppDefinition(
-            functions: ["stubborn": FunctionSettings(timeout: .milliseconds(50))],
-            auth: AuthSettings(providers: [.anonymous]))
-        try await ServedApp.with(registry, definition: definition) { served in
-            let token = try await served.loginAnonymously().accessToken
-            let answer = try await served.call("stubborn", token: token)
+        try await Self.call("stubborn", limit: .milliseconds(50), of: registry) { served, _, answer in
             #expect(answer.status == 400)
             #expect(answer.errorCode == "ExecutionTimeLimitExceeded")
             let records = try await served.app.invocations.records(function: "stubborn")
@@ -88,14 +78,24 @@ import Testing
             try await Task.sleep(for: .milliseconds(90))
             return "done"
         }
+        try await Self.call("busyFirst", limit: .milliseconds(100), of: registry) { served, _, answer in
+            #expect(answer.errorMessage?.contains("timed out after 100ms") == true)
+            let outcomes = try await served.app.invocations.records(function: "busyFirst").map(\.outcome)
+            #expect(outcomes == [.timeout])
+        }
+    }
+
+    /// Serves `registry` with `function` limited to `limit` and calls it once as an anonymous user; `body` gets the
+    /// served app, the caller's token and the answer.
+    private static func call(
+        _ function: String, limit: Duration, of registry: FunctionRegistry,
+        _ body: (ServedApp, String, HTTPResponse) async throws -> Void
+    ) async throws {
         let definition = AppDefinition(
-            functions: ["busyFirst": FunctionSettings(timeout: .milliseconds(100))],
-            auth: AuthSettings(providers: [.anonymous]))
+            functions: [function: FunctionSettings(timeout: limit)], auth: AuthSettings(providers: [.anonymous]))
         try await ServedApp.with(registry, definition: definition) { served in
             let token = try await served.loginAnonymously().accessToken
-            let answer = try await served.call("busyFirst", token: token)
-            #expect(answer.errorMessage?.contains("timed out after 100ms") == true)
-            #expect(try await served.app.invocations.records(function: "busyFirst").map(\.outcome) == [.timeout])
+            try await body(served, token, try await served.call(function, token: token))
         }
     }
 

@@ -24,6 +24,12 @@ import Testing
         records.map { Int($0.start.timeIntervalSince(origin)) }
     }
 
+    /// The records the pages in `collection` say they hold.
+    static func recordsInPages(_ collection: DocumentCollection) async throws -> Int64 {
+        try await collection.find(["count": ["$exists": true]]).toArray().compactMap { $0["count"]?.int64Value }
+            .reduce(0, +)
+    }
+
     static func open(retention: Int) async throws -> (DocumentStore, DocumentCollection, InvocationPages) {
         let store = try await DocumentStore.open(StoreConfiguration(engine: .memory))
         let collection = store.database("local").collection("invocations")
@@ -134,9 +140,7 @@ import Testing
         try await collection.insertOne(["_id": "by-hand", "note": "kept"])
         for batch in 5..<20 { try await pages.write(Self.entries((batch * 2..<batch * 2 + 2).map { Self.record($0) })) }
         // Had the log still counted the deleted pages, it would have pruned to fewer than 20.
-        let counts = try await collection.find(["count": ["$exists": true]]).toArray()
-            .compactMap { $0["count"]?.int64Value }
-        #expect(counts.reduce(0, +) == 20)
+        #expect(try await Self.recordsInPages(collection) == 20)
         #expect(try await collection.countDocuments(["_id": "by-hand"]) == 1)
         await store.close()
     }
@@ -151,9 +155,7 @@ import Testing
         try await collection.insertOne(["_id": "by-hand", "note": "kept"])
         for batch in 5..<11 { try await pages.write(Self.entries((batch * 2..<batch * 2 + 2).map { Self.record($0) })) }
         // Ten pages of two: had the log still counted the replaced page, it would have pruned one of them.
-        let counts = try await collection.find(["count": ["$exists": true]]).toArray()
-            .compactMap { $0["count"]?.int64Value }
-        #expect(counts.reduce(0, +) == 20)
+        #expect(try await Self.recordsInPages(collection) == 20)
         #expect(try await collection.countDocuments(["_id": "by-hand"]) == 1)
         await store.close()
     }
