@@ -59,3 +59,10 @@ import Testing
         #expect(sink.written == Array(0..<40))
     }
 }
+
+extension WriteBehind {
+    /// Queues `element` and waits as a writer over the backlog must: what an invocation record's hand-over does.
+    fileprivate func append(_ element: Element) async {
+        if let target = enqueue(element) { await waitUntilWritten(target) }
+    }
+}

@@ -4,9 +4,9 @@ import Synchronization
 /// written in the background in batches by one drain at a time, in the order they were appended.
 ///
 /// A busy writer is drained every `batchInterval` or so, in one `write` per batch; `flush()` waits for (and
-/// hurries) the drain. `append` returns at once unless more than `maximumBacklog` elements are unwritten: then
-/// it waits until the drain is back under that bound, so that writers faster than the store slow to its pace
-/// instead of queueing without end.
+/// hurries) the drain. `enqueue` returns at once; when more than `maximumBacklog` elements are unwritten, it names
+/// what its caller waits for with `waitUntilWritten` (the drain back under that bound), so that writers faster than
+/// the store slow to its pace instead of queueing without end.
 final class WriteBehind<Element: Sendable>: Sendable {
     /// Writes one batch; it reports its own failures (the writers have moved on).
     typealias Write = @Sendable ([Element]) async -> Void
@@ -22,7 +22,7 @@ final class WriteBehind<Element: Sendable>: Sendable {
     private let progress = Mutex(Progress())
     /// `progress.written`, readable without the lock: every append compares it with its position.
     private let written = Atomic(0)
-    /// Unwritten elements beyond which `append` waits for the drain.
+    /// Unwritten elements beyond which `enqueue` has its caller wait for the drain.
     let maximumBacklog: Int
     /// Taken by the drain after each batch while nobody waits for it, so that a busy writer writes fewer, larger
     /// batches and the drain is not woken for every element.
@@ -40,13 +40,9 @@ final class WriteBehind<Element: Sendable>: Sendable {
         self.write = write
     }
 
-    /// Queues `element` for the next batch.
-    nonisolated(nonsending) func append(_ element: Element) async {
-        if let target = enqueue(element) { await waitUntilWritten(target) }
-    }
-
     /// Queues `element` for the next batch without waiting: what the caller must then wait for with
-    /// `waitUntilWritten` when more than `maximumBacklog` elements are unwritten, else nil.
+    /// `waitUntilWritten` when more than `maximumBacklog` elements are unwritten, else nil (the caller decides when
+    /// to wait: a run hands its record over synchronously and awaits only a backlog).
     func enqueue(_ element: Element) -> Int? {
         let position = appended.add(1, ordering: .sequentiallyConsistent).newValue
         pending.append(element)
