@@ -6,6 +6,8 @@ TEST_PACKAGES := chromium nghttp2-server nghttp2-client nginx-light python3-venv
 BENCH_PACKAGES := wrk
 CONFIG ?= .
 FUZZ_SECONDS ?= 20
+# SwiftPM commands run once more when SwiftPM itself is killed by a signal (see the script).
+SWIFTPM = Scripts/swiftpm $(SWIFT)
 
 .PHONY: deps build run test bench fuzz format
 
@@ -22,7 +24,7 @@ deps:
 	fi
 
 build: deps
-	$(SWIFT) build
+	$(SWIFTPM) build
 
 run: build
 	$(SWIFT) run switchyard serve --config $(CONFIG)
@@ -32,10 +34,10 @@ test: EXTRA_PACKAGES = $(TEST_PACKAGES)
 test: deps
 	Fuzz/run.sh ejson $(FUZZ_SECONDS)
 	Fuzz/run.sh bson $(FUZZ_SECONDS)
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip InitScaffoldBuildTests
+	$(SWIFTPM) build --build-tests
+	$(SWIFTPM) test --skip-build --skip InitScaffoldBuildTests
 	# Builds a scaffolded package against this checkout (both cores for minutes): alone, after the rest.
-	$(SWIFT) test --skip-build --filter InitScaffoldBuildTests
+	$(SWIFTPM) test --skip-build --filter InitScaffoldBuildTests
 
 fuzz: deps
 	Fuzz/run.sh ejson 600
@@ -44,8 +46,8 @@ fuzz: deps
 # The push benchmark's peer (firebase-admin) runs in a venv made here once; without network it is left out.
 bench: EXTRA_PACKAGES = $(TEST_PACKAGES) $(BENCH_PACKAGES)
 bench: deps
-	$(SWIFT) build -c release --product switchyard-bench
-	$(SWIFT) build -c release --product switchyard
+	$(SWIFTPM) build -c release --product switchyard-bench
+	$(SWIFTPM) build -c release --product switchyard
 	Benchmarks/push/make-venv.sh .build/bench-venv
 	SWITCHYARD_BENCH_PYTHON=$(CURDIR)/.build/bench-venv/bin/python .build/release/switchyard-bench
 

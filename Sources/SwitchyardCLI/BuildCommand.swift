@@ -12,6 +12,7 @@ struct BuildCommand {
         var output: String
         /// The compiler's `error:` lines and what follows them, for the terminal and the dashboard.
         var errors: String
+        var killedBySignal: Bool
     }
 
     /// The default for an executable at `executable` serving the configuration in `directory`: its product,
@@ -45,7 +46,15 @@ struct BuildCommand {
         BuildCommand(arguments: ["/bin/sh", "-c", command])
     }
 
+    /// Runs the command, once more when it was killed by a signal: SwiftPM now and then dies of SIGSEGV in
+    /// libdispatch's event loop (swiftlang/swift#87033), which says nothing about the functions' code.
     func run() async -> Result {
+        let first = await runOnce()
+        guard first.killedBySignal else { return first }
+        return await runOnce()
+    }
+
+    private func runOnce() async -> Result {
         await withCheckedContinuation { continuation in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -57,7 +66,8 @@ struct BuildCommand {
             do {
                 try process.run()
             } catch {
-                continuation.resume(returning: Result(succeeded: false, output: "\(error)", errors: "\(error)"))
+                continuation.resume(
+                    returning: Result(succeeded: false, output: "\(error)", errors: "\(error)", killedBySignal: false))
                 return
             }
             let running = RunningBuild(process: process, pipe: pipe)
@@ -65,10 +75,13 @@ struct BuildCommand {
                 let (process, pipe) = (running.process, running.pipe)
                 let data = pipe.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
-                let output = String(decoding: data, as: UTF8.self)
+                var output = String(decoding: data, as: UTF8.self)
+                let killed = process.terminationReason == .uncaughtSignal
+                if killed { output += "\(display) was killed by signal \(process.terminationStatus)\n" }
                 continuation.resume(
                     returning: Result(
-                        succeeded: process.terminationStatus == 0, output: output, errors: Self.errors(in: output)))
+                        succeeded: !killed && process.terminationStatus == 0, output: output,
+                        errors: Self.errors(in: output), killedBySignal: killed))
             }
         }
     }

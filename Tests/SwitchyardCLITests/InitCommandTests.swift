@@ -95,8 +95,16 @@ import Testing
         #expect(test.stdout.contains("Test run with 2 tests in 1 suite passed"), "\(test.stdout)")
     }
 
-    /// Runs the toolchain's `swift` in `directory`.
+    /// Runs the toolchain's `swift` in `directory`, once more when SwiftPM itself was killed by a signal (it now
+    /// and then dies of SIGSEGV in libdispatch's event loop, swiftlang/swift#87033, whatever it builds).
     func swift(_ arguments: [String], in directory: String) throws -> SwitchyardRun {
+        let (first, killed) = try swiftOnce(arguments, in: directory)
+        return killed ? try swiftOnce(arguments, in: directory).run : first
+    }
+
+    private func swiftOnce(_ arguments: [String], in directory: String) throws -> (
+        run: SwitchyardRun, killedBySignal: Bool
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swift"] + arguments
@@ -110,8 +118,9 @@ import Testing
         let stderr = ReadToEnd(errors.fileHandleForReading)
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return SwitchyardRun(
+        let run = SwitchyardRun(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr.wait(), as: UTF8.self))
+        return (run, process.terminationReason == .uncaughtSignal)
     }
 }

@@ -55,6 +55,38 @@ import Testing
         #expect(running.interrupt() == 0)
     }
 
+    @Test func aBuildKilledByASignalRunsOnceMoreButAFailedOneDoesNot() async throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        try app.write("functions/ping.swift", "// fine\n")
+        // Counts its runs; dies of SIGSEGV on its first (as SwiftPM sometimes does) and whenever the file says
+        // "crash"; fails while it says "broken".
+        let build =
+            "echo run >> build-runs; grep -q crash functions/ping.swift && kill -SEGV $$; "
+            + "[ $(wc -l < build-runs) -ge 2 ] || kill -SEGV $$; ! grep -q broken functions/ping.swift"
+        let running = try RunningSwitchyard(
+            ["serve", "--watch", "--port", "0", "--log-format", "json", "--build-command", build], in: app.path)
+        defer { _ = running.interrupt() }
+        _ = try await running.awaitLine(containing: "serving app 'demo'")
+
+        try app.write("functions/ping.swift", "// edited\n")
+        _ = try await running.awaitLine(containing: "serving app 'demo'", occurrence: 2)
+        #expect(!running.text.contains("the build failed"), "\(running.text)")
+        #expect(app.read("build-runs") == "run\nrun\n")
+
+        try app.write("functions/ping.swift", "broken\n")
+        _ = try await running.awaitLine(containing: "the build failed")
+        #expect(app.read("build-runs") == "run\nrun\nrun\n", "a build that failed is not run again")
+
+        // Killed twice: the build failed, and says why.
+        try app.write("build-runs", "")
+        try app.write("functions/ping.swift", "// crash\n")
+        let killed = try await running.awaitLine(containing: "the build failed", occurrence: 2)
+        #expect((killed["message"] as? String)?.contains("was killed by signal 11") == true, "\(killed)")
+        #expect(app.read("build-runs") == "run\nrun\n")
+        #expect(running.interrupt() == 0)
+    }
+
     @Test func servePrintsTheAdminTokenAndKeepsItForTheOwnerOnly() async throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
