@@ -135,13 +135,11 @@ public struct Router: Sendable {
 
     /// Selects the route; an immediate handler (and a 404 or 405) answers at once.
     func route(_ request: ServerRequest) -> Routing {
-        // Clients send methods upper-cased: upper-casing again would cost every request a Unicode mapping.
-        let method =
-            request.method.utf8.allSatisfy({ !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
-            ? request.method : request.method.uppercased()
+        let name = request.method
+        let method = MethodKey(name)
         let table = table
         var path = request.path
-        let found = path.withUTF8 { bytes in PathSegments.with(bytes) { table.find(method, $0) } }
+        let found = path.withUTF8 { bytes in PathSegments.with(bytes) { table.find(method, name, $0) } }
         let (index, parameters): (Int, RouteParameters)
         switch found {
         case .route(let route, let values):
@@ -204,36 +202,50 @@ private struct PathSegments {
         (index..<count).map { String(decoding: self[$0], as: UTF8.self) }.joined(separator: "/")
     }
 
-    /// Splits `bytes` into ranges held on the stack (paths are short; a longer one gets a heap array).
+    /// Splits `bytes` into ranges held on the stack (paths are short; a longer one gets a heap array), in one pass
+    /// from slash to slash (`memchr`): a loop over every byte cost a request more than matching its routes.
     static func with(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (PathSegments) -> Router.Found) -> Router.Found {
-        let slash = UInt8(ascii: "/")
-        var capacity = 0
-        var previous = slash
-        for byte in bytes {
-            if previous == slash && byte != slash { capacity += 1 }
-            previous = byte
-        }
-        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: capacity) { buffer in
+        // Non-empty segments need a byte each and a slash between them.
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: (bytes.count + 1) / 2) { buffer in
+            guard let base = bytes.baseAddress else { return body(PathSegments(bytes: bytes, ranges: .init(buffer))) }
             var count = 0
-            var start: Int?
-            for index in bytes.indices {
-                if bytes[index] == slash {
-                    if let first = start {
-                        buffer.initializeElement(at: count, to: first..<index)
-                        count += 1
-                        start = nil
-                    }
-                } else if start == nil {
-                    start = index
+            var start = 0
+            while start < bytes.count {
+                let slash = memchr(base + start, Int32(UInt8(ascii: "/")), bytes.count - start)
+                let end = slash.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
+                if end > start {
+                    buffer.initializeElement(at: count, to: start..<end)
+                    count += 1
                 }
-            }
-            if let first = start {
-                buffer.initializeElement(at: count, to: first..<bytes.count)
-                count += 1
+                start = end + 1
             }
             return body(PathSegments(bytes: bytes, ranges: UnsafeBufferPointer(rebasing: buffer[0..<count])))
         }
     }
+}
+
+/// A method as one integer, its bytes upper-cased: compared without a string comparison, which cost a request more
+/// than matching its path. Methods longer than eight bytes (no standard one is) are compared as strings.
+fileprivate struct MethodKey: Equatable {
+    private let bits: UInt64
+    /// Whether the key holds the whole method.
+    let isComplete: Bool
+
+    init(_ method: String) {
+        var bits: UInt64 = 0
+        var count = 0
+        for byte in method.utf8 {
+            guard count < 8 else { break }
+            let upper = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte & ~0x20 : byte
+            bits |= UInt64(upper) << (8 * count)
+            count += 1
+        }
+        self.bits = bits
+        isComplete = method.utf8.count <= 8
+    }
+
+    static let get = MethodKey("GET")
+    static let head = MethodKey("HEAD")
 }
 
 /// The values of a route's `{name}` segments.
@@ -254,6 +266,7 @@ private final class RouteTable: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var routes: [Router.Route] = []
     /// By route: its method and its handler, held apart so that a look-up copies no whole route.
     @exclusivity(unchecked) private(set) var methods: [String] = []
+    @exclusivity(unchecked) private var methodKeys: [MethodKey] = []
     @exclusivity(unchecked) private(set) var actions: [Router.Action] = []
     @exclusivity(unchecked) private var patterns: [Router.Pattern] = []
     @exclusivity(unchecked) private var literals: [Router.Literal] = []
@@ -294,6 +307,7 @@ private final class RouteTable: @unchecked Sendable {
             literalRange: firstLiteral..<literals.count, parameterRange: firstParameter..<parameterSlots.count)
         routes.append(route)
         methods.append(route.method)
+        methodKeys.append(MethodKey(route.method))
         actions.append(route.action)
         patterns.append(pattern)
         // One list per count up to the longest pattern, and one for longer paths.
@@ -304,30 +318,32 @@ private final class RouteTable: @unchecked Sendable {
         }
     }
 
-    func find(_ method: String, _ path: PathSegments) -> Router.Found {
+    /// The best route for `method` (`name` as the request spelled it) and `path`.
+    func find(_ method: MethodKey, _ name: String, _ path: PathSegments) -> Router.Found {
         let candidates = candidates[min(path.count, candidates.count - 1)]
-        func matches(_ index: Int) -> Bool {
-            literals.withUnsafeBufferPointer { literals in
-                literalBytes.withUnsafeBufferPointer { literalBytes in
+        // A method too long for its key is compared as a string, upper-cased.
+        let upperCased = method.isComplete ? "" : name.uppercased()
+        return literals.withUnsafeBufferPointer { literals in
+            literalBytes.withUnsafeBufferPointer { literalBytes in
+                func matches(_ index: Int) -> Bool {
                     Self.matches(patterns[index].literalRange, path, literals: literals, literalBytes: literalBytes)
                 }
+                var best: (index: Int, score: Int)?
+                var pathMatched = false
+                for index in candidates where matches(index) {
+                    pathMatched = true
+                    let exact = method.isComplete ? methodKeys[index] == method : methods[index] == upperCased
+                    guard exact || (method == .head && methodKeys[index] == .get) else { continue }
+                    let score = patterns[index].score
+                    if best == nil || score > best!.score || (score == best!.score && exact) {
+                        best = (index, score)
+                    }
+                }
+                if let best { return .route(best.index, parameters(best.index, path)) }
+                guard pathMatched else { return .noPath }
+                return .otherMethods(allowed: Set(candidates.filter(matches).map { methods[$0] }).sorted())
             }
         }
-        var best: (index: Int, score: Int)?
-        var pathMatched = false
-        for index in candidates where matches(index) {
-            pathMatched = true
-            let routeMethod = methods[index]
-            guard routeMethod == method || (method == "HEAD" && routeMethod == "GET") else { continue }
-            let score = patterns[index].score
-            if best == nil || score > best!.score || (score == best!.score && routeMethod == method) {
-                best = (index, score)
-            }
-        }
-        if let best { return .route(best.index, parameters(best.index, path)) }
-        guard pathMatched else { return .noPath }
-        let allowed = Set(candidates.filter(matches).map { methods[$0] })
-        return .otherMethods(allowed: allowed.sorted())
     }
 
     /// Whether a route's literals (`range` of `literals`) are the path's segments at their places (the count fits
@@ -337,9 +353,13 @@ private final class RouteTable: @unchecked Sendable {
         _ range: Range<Int>, _ path: PathSegments, literals: UnsafeBufferPointer<Router.Literal>,
         literalBytes: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        for literal in literals[range].reversed() {
+        var index = range.upperBound
+        while index > range.lowerBound {
+            index -= 1
+            let literal = literals[index]
             let segment = path[literal.segment]
-            guard segment.count == literal.bytes.count,
+            // Segments and literals are never empty; most mismatches differ in length or first byte, before a call.
+            guard segment.count == literal.bytes.count, segment[0] == literalBytes[literal.bytes.lowerBound],
                 memcmp(segment.baseAddress!, literalBytes.baseAddress! + literal.bytes.lowerBound, segment.count) == 0
             else { return false }
         }

@@ -1,29 +1,47 @@
 /// One HTTP request as a route handler sees it: the whole body has arrived (at most the server's limit).
 public struct ServerRequest: Sendable {
     /// `GET`, `POST`, … as the client sent it.
-    public var method: String
+    public var method: String { parts.method }
     /// The path without the query string, percent-decoded.
-    public var path: String
+    public var path: String { parts.path }
     /// Query arguments, percent-decoded; the last one wins when a name repeats.
-    public var query: [String: String]
+    public var query: [String: String] { parts.query }
     /// Header values by lower-cased name; repeated headers are joined with ", ".
-    public var headers: RequestHeaders
-    public var body: [UInt8]
+    public var headers: RequestHeaders { parts.headers }
+    public var body: [UInt8] { parts.body }
     /// The peer's IP address as text (`127.0.0.1`, `::1`); empty when unknown.
     public var remoteAddress: String {
-        get {
-            switch peer {
-            case .text(let text): text
-            case .socket(let address): address?.text ?? ""
-            }
+        switch parts.peer {
+        case .text(let text): text
+        case .socket(let address): address?.text ?? ""
         }
-        set { peer = .text(newValue) }
     }
 
-    /// The peer as given: a served request's socket address is made text only if asked for.
-    private var peer: Peer
+    /// What the client sent, behind one reference: a request is handed (and copied) all the way to its handler,
+    /// and each copy of its eight counted fields, with their release, cost a served call more than routing it.
+    private let parts: Parts
     /// Runs the request's handler, when the server does: it can keep a function call's time limit.
     var execution: RequestExecution?
+
+    private final class Parts: Sendable {
+        let method: String
+        let path: String
+        let query: [String: String]
+        let headers: RequestHeaders
+        let body: [UInt8]
+        /// The peer as given: a served request's socket address is made text only if asked for.
+        let peer: Peer
+
+        init(method: String, path: String, query: [String: String], headers: RequestHeaders, body: [UInt8], peer: Peer)
+        {
+            self.method = method
+            self.path = path
+            self.query = query
+            self.headers = headers
+            self.body = body
+            self.peer = peer
+        }
+    }
 
     private enum Peer: Sendable {
         case text(String)
@@ -48,12 +66,7 @@ public struct ServerRequest: Sendable {
     private init(
         method: String, path: String, query: [String: String], headers: RequestHeaders, body: [UInt8], peer: Peer
     ) {
-        self.method = method
-        self.path = path
-        self.query = query
-        self.headers = headers
-        self.body = body
-        self.peer = peer
+        parts = Parts(method: method, path: path, query: query, headers: headers, body: body, peer: peer)
     }
 
     /// Whether the request came from this machine (admin routes answer only these).

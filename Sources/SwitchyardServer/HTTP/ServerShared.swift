@@ -229,56 +229,40 @@ final class ServerShared: Sendable {
         return query
     }
 
+    /// The request's headers, measured first so that one allocation of the exact size holds them (libmicrohttpd's
+    /// walk over its list costs less than growing an array).
     private static func headers(_ connection: OpaquePointer) -> RequestHeaders {
-        var headers = RequestHeaders(minimumCapacity: 8)
-        withUnsafeMutablePointer(to: &headers) { pointer in
-            _ = MHD_get_connection_values(
+        var size = HeaderSize()
+        withUnsafeMutablePointer(to: &size) { size in
+            _ = MHD_get_connection_values_n(
                 connection, .HEADER_KIND,
-                { cls, _, key, value in
-                    guard let cls, let key else { return MHD_Result.YES }
-                    cls.assumingMemoryBound(to: RequestHeaders.self).pointee.add(
-                        ServerShared.lowercasedName(key), value.map { String(cString: $0) } ?? "")
+                { size, _, _, keySize, value, valueSize in
+                    size?.assumingMemoryBound(to: HeaderSize.self).pointee.add(keySize + (value == nil ? 0 : valueSize))
                     return MHD_Result.YES
-                }, pointer)
+                }, size)
         }
-        return headers
-    }
-
-    /// The headers nearly every client sends, as literals: found by length and bytes (ignoring case), they cost a
-    /// request no new string.
-    private static func commonName(_ bytes: UnsafeRawBufferPointer) -> String? {
-        // `name` is lower-case; the same length is checked by the caller.
-        func matches(_ name: StaticString) -> Bool {
-            name.withUTF8Buffer { name in
-                name.indices.allSatisfy { index in
-                    let byte = bytes[index]
-                    return (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                        ? byte | 0x20 == name[index] : byte == name[index]
-                }
+        return RequestHeaders(count: size.count, byteCount: size.bytes) { collector in
+            withUnsafeMutablePointer(to: &collector) { collector in
+                _ = MHD_get_connection_values_n(
+                    connection, .HEADER_KIND,
+                    { collector, _, key, keySize, value, valueSize in
+                        guard let collector, let key else { return MHD_Result.YES }
+                        collector.assumingMemoryBound(to: RequestHeaders.Collector.self).pointee.add(
+                            name: UnsafeRawBufferPointer(start: key, count: keySize),
+                            value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize))
+                        return MHD_Result.YES
+                    }, collector)
             }
-        }
-        switch bytes.count {
-        case 4: return matches("host") ? "host" : nil
-        case 6: return matches("accept") ? "accept" : matches("origin") ? "origin" : nil
-        case 10: return matches("user-agent") ? "user-agent" : matches("connection") ? "connection" : nil
-        case 12: return matches("content-type") ? "content-type" : nil
-        case 13: return matches("authorization") ? "authorization" : nil
-        case 14: return matches("content-length") ? "content-length" : nil
-        default: return nil
         }
     }
 
-    /// A header name lower-cased straight from its C string: names are ASCII tokens, and `lowercased()` of a
-    /// `String` made first costs every header of every request a Unicode mapping and a second string.
-    private static func lowercasedName(_ key: UnsafePointer<CChar>) -> String {
-        let bytes = UnsafeRawBufferPointer(start: key, count: strlen(key))
-        if let name = commonName(bytes) { return name }
-        guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(cString: key).lowercased() }
-        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
-            for (index, byte) in bytes.enumerated() {
-                buffer[index] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-            }
-            return bytes.count
+    private struct HeaderSize {
+        var count = 0
+        var bytes = 0
+
+        mutating func add(_ bytes: Int) {
+            count += 1
+            self.bytes += bytes
         }
     }
 }
