@@ -23,6 +23,16 @@ public enum ExtendedJSON {
         return document
     }
 
+    /// The same for bytes in an array (a request body): read in place, without the generic path's look-up of
+    /// contiguous storage through the collection's witness table, which callers in other modules take.
+    public static func parseDocument(_ bytes: [UInt8]) throws(ExtendedJSONError) -> BSONDocument {
+        let value = try bytes.withUnsafeBufferPointer { buffer throws(ExtendedJSONError) in
+            try ExtendedJSONReader.read(buffer, .document)
+        }
+        guard case .document(let document) = value else { preconditionFailure("reader returned a non-document") }
+        return document
+    }
+
     /// Reads either one document or a JSON array of documents.
     public static func parseDocuments(_ bytes: some Collection<UInt8>) throws(ExtendedJSONError) -> [BSONDocument] {
         switch try read(bytes, .documents) {

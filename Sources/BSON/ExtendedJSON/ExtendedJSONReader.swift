@@ -135,14 +135,18 @@ struct ExtendedJSONReader {
                 guard frames.count < ExtendedJSON.maximumDepth else {
                     throw error("nesting deeper than \(ExtendedJSON.maximumDepth) levels")
                 }
-                frames.append(Frame(isArray: true, isTopLevelDocument: false, start: position))
+                let start = position
                 position += 1
                 skipWhitespace()
-                guard position < bytes.count && bytes[position] == UInt8(ascii: "]") else { continue readOne }
-                position += 1
-                frames.removeLast()
-                value = .array([])
-                origin = .other
+                // An empty array (a call without arguments) needs no frame.
+                if position < bytes.count && bytes[position] == UInt8(ascii: "]") {
+                    position += 1
+                    value = .array([])
+                    origin = .other
+                } else {
+                    frames.append(Frame(isArray: true, isTopLevelDocument: false, start: start))
+                    continue readOne
+                }
             case UInt8(ascii: "\""):
                 value = .string(try readString())
                 origin = .literal

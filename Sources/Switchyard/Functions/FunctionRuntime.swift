@@ -67,14 +67,22 @@ final class FunctionRuntime: Sendable {
         var attempt = 1
     }
 
-    /// One execution, as its record tells it.
-    struct Run: Sendable {
+    /// One execution, as its record tells it. A class: the run is handed to the deadline's `ExpiringCall` and kept
+    /// by the call until it is recorded, and as a struct each copy (and its release) counted every field.
+    final class Run: Sendable {
         let origin: Origin
         let user: FunctionUser
         let limit: Duration
         let lines: InvocationLogLines
         let start = Date()
         let started = ContinuousClock.now
+
+        init(origin: Origin, user: FunctionUser, limit: Duration, lines: InvocationLogLines) {
+            self.origin = origin
+            self.user = user
+            self.limit = limit
+            self.lines = lines
+        }
 
         /// The record of the run, closing its lines.
         func record(_ outcome: InvocationRecord.Outcome, duration: Duration, error: String? = nil) -> InvocationRecord {
