@@ -85,6 +85,29 @@ import Testing
         }
     }
 
+    /// A server thread's handlers share a worker task between requests, but not one that was cancelled: the calls
+    /// that follow a timed-out one on its connection (so its thread) run uncancelled.
+    @Test func callsAfterATimedOutOneOnItsConnectionRunUncancelled() async throws {
+        let ended = Atomic(false)
+        var registry = FunctionRegistry()
+        registry.register("busyFirst") { (_: [BSON], _: FunctionContext) -> BSON in
+            defer { ended.store(true, ordering: .releasing) }
+            let clock = ContinuousClock()
+            let start = clock.now
+            while start.duration(to: clock.now) < .milliseconds(150) {}
+            // Cancelled when it waits (the limit passed), and it goes on on the server thread: its task is the
+            // thread's worker, which must not serve the next request cancelled.
+            try? await Task.sleep(for: .milliseconds(10))
+            return "done"
+        }
+        registry.register("cancelled") { (_: [BSON], _: FunctionContext) in .bool(Task.isCancelled) }
+        try await Self.call("busyFirst", limit: .milliseconds(100), of: registry) { served, token, answer in
+            #expect(answer.errorMessage?.contains("timed out after 100ms") == true)
+            while !ended.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+            for _ in 0..<5 { #expect(try await served.call("cancelled", token: token).text == "false") }
+        }
+    }
+
     /// Serves `registry` with `function` limited to `limit` and calls it once as an anonymous user; `body` gets the
     /// served app, the caller's token and the answer.
     private static func call(

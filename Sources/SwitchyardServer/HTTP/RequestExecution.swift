@@ -2,9 +2,9 @@ import CMicroHTTPD
 import Switchyard
 import Synchronization
 
-/// Runs one request's asynchronous handler on the libmicrohttpd thread that received the request: a handler
-/// that awaits only actors and functions (which prefer this executor too, see `FunctionDeadline`) answers
-/// without leaving the thread, saving two thread hops per request. When the handler waits on something
+/// Runs one request's asynchronous handler on the libmicrohttpd thread that received the request, in the thread's
+/// `HandlerWorker` task: a handler that awaits only actors and functions (which prefer the worker's executor too,
+/// see `FunctionDeadline`) answers without leaving the thread, saving two thread hops per request. When the handler waits on something
 /// elsewhere (the store's writer, a timer, another server), its connection is suspended and the thread goes
 /// back to serving its other connections; the handler's next job resumes the connection, and the thread runs
 /// it when it next gets to the connection. Handlers thus never need Swift's global pool, which a caller of
@@ -16,9 +16,10 @@ import Synchronization
 ///
 /// Jobs arriving after the answer (a function that outlived its time limit), or after the connection closed,
 /// run on the global pool.
-final class RequestExecution: TaskExecutor, @unchecked Sendable {
-    // @unchecked: all mutable state is in `state`; `connection` is only handed to libmicrohttpd's thread-safe
-    // resume call, and only while the connection is suspended (so still open).
+final class RequestExecution: @unchecked Sendable {
+    // @unchecked: all mutable state is in `state` but `worker`, set on the receiving thread before the handler
+    // starts; `connection` is only handed to libmicrohttpd's thread-safe resume call, and only while the
+    // connection is suspended (so still open).
     private enum Phase {
         /// The receiving thread runs the jobs.
         case inline
@@ -40,7 +41,7 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
         var hold: Hold?
         /// Set when a hold's deadline passed: the overdue answer is the request's, not the handler's.
         var expired = false
-        /// The handler's task, cancelled when a hold expires; dropped when the handler ends.
+        /// The handler's (worker's) task, cancelled when a hold expires; dropped when the handler ends.
         var task: Task<Void, Never>?
     }
 
@@ -68,6 +69,8 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
     private let request: ServerRequest
     private let handler: Router.Handler
     private let parameters: RouteParameters
+    /// The worker running the handler, whose executor its jobs run on.
+    var worker: HandlerWorker?
 
     init(
         connection: OpaquePointer, shared: ServerShared, request: ServerRequest, handler: @escaping Router.Handler,
@@ -80,6 +83,7 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
         self.parameters = parameters
     }
 
+    /// A job of the handler's worker, while it handles this request.
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         let (queued, wake) = state.withLock { state -> (Bool, Bool) in
@@ -99,17 +103,20 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
         if wake { MHD_resume_connection(connection) }
     }
 
-    /// On the receiving thread: runs the handler at once, with this executor preferred, until it answers or waits;
-    /// then runs its jobs (see `run`). A handler that never waits elsewhere has answered before `run` looks.
+    /// On the receiving thread: runs the handler at once, in the thread's worker, until it answers or waits; then
+    /// runs its jobs (see `run`). A handler that never waits elsewhere has answered before `run` looks.
     func start() -> Outcome {
-        let task = Task.immediate(executorPreference: self) {
-            // The handler's request can reach this execution (to keep a function's time limit); the kept one
-            // cannot, or the two would keep each other.
-            var request = self.request
-            request.execution = self
-            self.finish(with: await Router.run(self.handler, request, self.parameters))
-        }
-        return run(task: task)
+        HandlerWorker.handle(self)
+        return run(task: worker?.task)
+    }
+
+    /// The handler, run by the worker.
+    nonisolated(nonsending) func perform() async {
+        // The handler's request can reach this execution (to keep a function's time limit); the kept one cannot,
+        // or the two would keep each other.
+        var request = request
+        request.execution = self
+        finish(with: await Router.run(handler, request, parameters))
     }
 
     /// Until `release()`, holds the handler's work to `deadline`: should it pass before the handler answers, the
@@ -175,7 +182,9 @@ final class RequestExecution: TaskExecutor, @unchecked Sendable {
                 for job in batch { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
                 return outcome
             }
-            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            // The worker is set before the handler starts, so before any job arrives.
+            let executor = worker!.asUnownedTaskExecutor()
+            for job in batch { job.runSynchronously(on: executor) }
             batch.removeAll(keepingCapacity: true)
         }
     }
