@@ -49,18 +49,23 @@ struct ExtendedJSONReader {
     }
 
     let bytes: UnsafeBufferPointer<UInt8>
+    /// False for plain JSON: `{"$numberLong": "5"}` stays a document with a `$numberLong` field.
+    let readsTypeWrappers: Bool
     var position = 0
     /// Reused buffer for strings with escapes.
     var scratch: [UInt8] = []
     /// Set by `readString` when an escape produced U+0000 (BSON keys and regexes cannot hold it).
     var lastStringHadNUL = false
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>, readsTypeWrappers: Bool = true) {
         self.bytes = bytes
+        self.readsTypeWrappers = readsTypeWrappers
     }
 
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, _ top: TopLevel) throws(ExtendedJSONError) -> BSON {
-        var reader = ExtendedJSONReader(bytes: bytes)
+    static func read(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ top: TopLevel, readsTypeWrappers: Bool = true
+    ) throws(ExtendedJSONError) -> BSON {
+        var reader = ExtendedJSONReader(bytes: bytes, readsTypeWrappers: readsTypeWrappers)
         reader.skipWhitespace()
         let what = top == .value ? "value" : "document"
         guard reader.position < bytes.count else { throw reader.error("empty input: expected a \(what)") }
@@ -110,7 +115,7 @@ struct ExtendedJSONReader {
             switch byte {
             case UInt8(ascii: "{"):
                 let isTopLevelDocument = frames.isEmpty ? top != .value : inDocumentList
-                if !isTopLevelDocument, let wrapped = readCommonWrapper() {
+                if readsTypeWrappers, !isTopLevelDocument, let wrapped = readCommonWrapper() {
                     value = wrapped
                     origin = .other
                     break
@@ -229,7 +234,7 @@ struct ExtendedJSONReader {
     }
 
     private func finishObject(_ frame: Frame) throws(ExtendedJSONError) -> (BSON, Origin) {
-        if frame.hasDollarKey && !frame.isTopLevelDocument, let wrapped = try interpretWrapper(frame) {
+        if readsTypeWrappers, frame.hasDollarKey, !frame.isTopLevelDocument, let wrapped = try interpretWrapper(frame) {
             return (wrapped, .other)
         }
         return (.document(frame.document), frame.onlyLiterals ? .plainDocument : .other)

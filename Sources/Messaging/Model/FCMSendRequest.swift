@@ -35,11 +35,12 @@ public struct FCMSendRequest: Sendable, Equatable {
         )
     }
 
-    /// Reads a JSON request body; malformed JSON is an `invalidArgument` error with its line and column.
+    /// Reads a JSON request body as plain JSON, as FCM does (`{"$numberLong": "5"}` is an object, not a number);
+    /// malformed JSON is an `invalidArgument` error with its line and column.
     public init(json: some Collection<UInt8>) throws(PushError) {
         let document: BSONDocument
         do {
-            document = try ExtendedJSON.parseDocument(json)
+            document = try PlainJSON.parseDocument(Array(json))
         } catch {
             throw PushError(code: .invalidArgument, message: "Invalid JSON payload received. \(error)")
         }

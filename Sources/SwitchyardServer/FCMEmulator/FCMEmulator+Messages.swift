@@ -8,7 +8,7 @@ extension FCMEmulator {
         if let refusal = refusal(request, project: project) { return refusal.response }
         let document: BSONDocument
         do {
-            document = try ExtendedJSON.parseDocument(request.body)
+            document = try PlainJSON.parseDocument(request.body)
         } catch {
             return GoogleAPIError.invalidJSON("\(error)").response
         }

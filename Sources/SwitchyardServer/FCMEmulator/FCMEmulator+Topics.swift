@@ -14,7 +14,7 @@ extension FCMEmulator {
         if case .failure = grant(request) {
             return Self.iidError(401, "UNAUTHENTICATED", "a valid access token is required")
         }
-        guard let body = try? ExtendedJSON.parseDocument(request.body) else {
+        guard let body = try? PlainJSON.parseDocument(request.body) else {
             return Self.iidError(400, "INVALID_ARGUMENT", "the body must be a JSON object")
         }
         guard case .string(let to)? = body["to"], to.hasPrefix("/topics/"),

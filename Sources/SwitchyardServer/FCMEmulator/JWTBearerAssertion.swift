@@ -74,7 +74,7 @@ struct JWTBearerAssertion: Sendable {
     }
 
     private static func json(_ part: Substring, _ what: String) throws(OAuthError) -> BSONDocument {
-        guard let bytes = base64URL(part), let document = try? ExtendedJSON.parseDocument(bytes) else {
+        guard let bytes = base64URL(part), let document = try? PlainJSON.parseDocument(bytes) else {
             throw .invalidGrant("Invalid JWT: the \(what) is not base64url-encoded JSON")
         }
         return document
