@@ -8,19 +8,22 @@ import Testing
         #expect(
             throws: PushError(
                 code: .invalidArgument,
-                message: "Invalid value at 'tokens': a multicast message needs at least one registration token")
+                message: "Invalid value at 'tokens': a multicast message needs at least one registration token",
+                field: "tokens")
         ) {
             try MulticastMessage(tokens: []).validate()
         }
         #expect(
             throws: PushError(
-                code: .invalidArgument, message: "Invalid value at 'tokens': 501 tokens, at most 500 are allowed")
+                code: .invalidArgument, message: "Invalid value at 'tokens': 501 tokens, at most 500 are allowed",
+                field: "tokens")
         ) {
             try MulticastMessage(tokens: (1...501).map { "t\($0)" }).validate()
         }
         #expect(
             throws: PushError(
-                code: .invalidArgument, message: "Invalid value at 'tokens[1]': the registration token is empty")
+                code: .invalidArgument, message: "Invalid value at 'tokens[1]': the registration token is empty",
+                field: "tokens[1]")
         ) {
             try MulticastMessage(tokens: ["a", ""]).validate()
         }

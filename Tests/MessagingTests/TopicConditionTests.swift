@@ -22,7 +22,8 @@ import Testing
         #expect(
             throws: PushError(
                 code: .invalidArgument,
-                message: "Invalid condition at 'message.condition': it names 6 topics, at most 5 are allowed")
+                message: "Invalid condition at 'message.condition': it names 6 topics, at most 5 are allowed",
+                field: "message.condition")
         ) {
             try TopicCondition(parsing: five + " || 't6' in topics")
         }

@@ -59,6 +59,6 @@ extension AndroidLightSettings {
     }
 
     private static func missing(_ path: String) -> PushError {
-        PushError(code: .invalidArgument, message: "Missing required field '\(path)'.")
+        PushError(code: .invalidArgument, message: "Missing required field '\(path)'.", field: path)
     }
 }

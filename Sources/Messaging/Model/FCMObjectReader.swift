@@ -25,12 +25,14 @@ struct FCMObjectReader {
         for key in document.keys where !known.contains(key) {
             throw PushError(
                 code: .invalidArgument,
-                message: "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
+                message: "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.",
+                field: path)
         }
         if let duplicate = document.firstDuplicateKey {
             throw PushError(
                 code: .invalidArgument,
-                message: "Invalid JSON payload received. Duplicate field \"\(duplicate)\" at '\(path)'.")
+                message: "Invalid JSON payload received. Duplicate field \"\(duplicate)\" at '\(path)'.",
+                field: path)
         }
     }
 
@@ -45,8 +47,8 @@ struct FCMObjectReader {
             throw PushError(
                 code: .invalidArgument,
                 message:
-                    "Invalid JSON payload received. Field '\(childPath(field))' is set twice (as \"\(field)\" and \"\(camelName)\")."
-            )
+                    "Invalid JSON payload received. Field '\(childPath(field))' is set twice (as \"\(field)\" and \"\(camelName)\").",
+                field: childPath(field))
         }
         let found = snake ?? camel
         if found == .null { return nil }
@@ -116,7 +118,8 @@ struct FCMObjectReader {
             guard result.updateValue(string, forKey: key) == nil else {
                 throw PushError(
                     code: .invalidArgument,
-                    message: "Invalid JSON payload received. Duplicate key \"\(key)\" at '\(childPath(field))'.")
+                    message: "Invalid JSON payload received. Duplicate key \"\(key)\" at '\(childPath(field))'.",
+                    field: childPath(field))
             }
         }
         return result
@@ -134,7 +137,8 @@ struct FCMObjectReader {
     static func invalidValue(at path: String, expected: String, _ value: BSON) -> PushError {
         var shown = value.extendedJSON(mode: .relaxed)
         if shown.utf8.count > 64 { shown = String(shown.prefix(61)) + "..." }
-        return PushError(code: .invalidArgument, message: "Invalid value at '\(path)' (\(expected)), \(shown)")
+        return PushError(
+            code: .invalidArgument, message: "Invalid value at '\(path)' (\(expected)), \(shown)", field: path)
     }
 
     /// `click_action` → `clickAction`, as protobuf's JSON mapping names fields.

@@ -25,7 +25,7 @@ public struct FCMSendRequest: Sendable, Equatable {
     public init(document: BSONDocument) throws(PushError) {
         let reader = try FCMObjectReader(.document(document), path: "request", fields: ["validate_only", "message"])
         guard let message = try reader.value("message") else {
-            throw PushError(code: .invalidArgument, message: "Missing required field 'message'.")
+            throw PushError(code: .invalidArgument, message: "Missing required field 'message'.", field: "message")
         }
         guard case .document(let messageDocument) = message else {
             throw FCMObjectReader.invalidValue(at: "message", expected: "object", message)

@@ -36,14 +36,15 @@ extension PushMessage {
         guard let target = targets.first else {
             throw PushError(
                 code: .invalidArgument,
-                message: "Recipient of the message is not set: '\(path)' needs one of token, topic or condition.")
+                message: "Recipient of the message is not set: '\(path)' needs one of token, topic or condition.",
+                field: path)
         }
         guard targets.count == 1 else {
             throw PushError(
                 code: .invalidArgument,
                 message:
-                    "Invalid value at '\(path)' (oneof), oneof field 'target' is already set. Cannot set '\(targets[1].fieldName)'"
-            )
+                    "Invalid value at '\(path)' (oneof), oneof field 'target' is already set. Cannot set '\(targets[1].fieldName)'",
+                field: path)
         }
         self.init(
             target: target,

@@ -211,7 +211,7 @@ extension PushMessage {
     }
 
     static func invalid(_ path: String, _ reason: String) -> PushError {
-        PushError(code: .invalidArgument, message: "Invalid value at '\(path)': \(reason)")
+        PushError(code: .invalidArgument, message: "Invalid value at '\(path)': \(reason)", field: path)
     }
 }
 

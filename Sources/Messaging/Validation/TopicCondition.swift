@@ -31,8 +31,8 @@ public indirect enum TopicCondition: Sendable, Equatable {
             throw PushError(
                 code: .invalidArgument,
                 message:
-                    "Invalid condition at '\(path)': it names \(parser.topicCount) topics, at most \(Self.maximumTopics) are allowed"
-            )
+                    "Invalid condition at '\(path)': it names \(parser.topicCount) topics, at most \(Self.maximumTopics) are allowed",
+                field: path)
         }
         self = condition
     }
@@ -155,7 +155,7 @@ public indirect enum TopicCondition: Sendable, Equatable {
         func error(_ reason: String) -> PushError {
             PushError(
                 code: .invalidArgument,
-                message: "Invalid condition at '\(path)', character \(position + 1): \(reason)")
+                message: "Invalid condition at '\(path)', character \(position + 1): \(reason)", field: path)
         }
     }
 }

@@ -22,9 +22,12 @@ struct GoogleAPIError: Error, Sendable {
     }
 
     static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
+    static let badRequestType = "type.googleapis.com/google.rpc.BadRequest"
 
     /// FCM's answer for a send that failed with `error`: the HTTP status and canonical status FCM pairs with
-    /// the error code, and the code itself in an `FcmError` detail.
+    /// the error code, the code itself in an `FcmError` detail and, when the error is about one field of the
+    /// request, Google's `BadRequest` naming it (`fieldViolations: [{field: "message.android.ttl", description}]`),
+    /// which clients read to tell a bad token from a bad message.
     init(_ error: PushError, retryAfterSeconds: Int) {
         let (code, status): (Int, String) =
             switch error.code {
@@ -39,6 +42,12 @@ struct GoogleAPIError: Error, Sendable {
         self.init(code: code, message: error.message, status: status)
         let errorCode = code == 500 && error.code != .internal ? PushError.Code.internal : error.code
         details = [["@type": .string(Self.fcmErrorType), "errorCode": .string(errorCode.rawValue)]]
+        if let field = error.field {
+            details.append([
+                "@type": .string(Self.badRequestType),
+                "fieldViolations": [["field": .string(field), "description": .string(error.message)]],
+            ])
+        }
         if error.code == .quotaExceeded { headers = [("Retry-After", "\(retryAfterSeconds)")] }
     }
 
@@ -56,8 +65,7 @@ struct GoogleAPIError: Error, Sendable {
             code: 400, message: message, status: "INVALID_ARGUMENT",
             details: [
                 [
-                    "@type": "type.googleapis.com/google.rpc.BadRequest",
-                    "fieldViolations": [["description": .string(message)]],
+                    "@type": .string(badRequestType), "fieldViolations": [["description": .string(message)]],
                 ]
             ])
     }
