@@ -38,12 +38,13 @@ public struct PushError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the registration token itself is dead, so the app should delete it: `UNREGISTERED` (the app was
-    /// uninstalled or the token expired), or `INVALID_ARGUMENT` about the token field (it was never a token).
+    /// uninstalled or the token expired), or `INVALID_ARGUMENT` about the token or FID field (it was never one).
     public var invalidatesToken: Bool {
         switch code {
         case .unregistered: true
         case .invalidArgument:
-            field == "message.token" || message.contains("not a valid FCM registration token")
+            field == "message.token" || field == "message.fid"
+                || message.contains("not a valid FCM registration token")
         default: false
         }
     }

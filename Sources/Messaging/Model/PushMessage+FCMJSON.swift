@@ -5,11 +5,12 @@ extension PushMessage {
     /// representation, with the target last).
     static let fieldNames = [
         "name", "data", "notification", "android", "webpush", "apns", "fcm_options", "token", "topic", "condition",
+        "fid",
     ]
 
     /// The `message` object of an FCM v1 send request. Field order is fixed: `data`, `notification`, `android`,
-    /// `webpush`, `apns`, `fcm_options`, then the target (`token` | `topic` | `condition`); unset fields are left
-    /// out, map keys (`data`, `headers`) are sorted by their UTF-8 bytes, and `apns.payload` and
+    /// `webpush`, `apns`, `fcm_options`, then the target (`token` | `topic` | `condition` | `fid`); unset fields are
+    /// left out, map keys (`data`, `headers`) are sorted by their UTF-8 bytes, and `apns.payload` and
     /// `webpush.notification` keep their own order.
     public var document: BSONDocument {
         var document = BSONDocument()
@@ -33,10 +34,11 @@ extension PushMessage {
         if let token = try reader.string("token") { targets.append(.token(token)) }
         if let topic = try reader.string("topic") { targets.append(.topic(topic)) }
         if let condition = try reader.string("condition") { targets.append(.condition(condition)) }
+        if let fid = try reader.string("fid") { targets.append(.fid(fid)) }
         guard let target = targets.first else {
             throw PushError(
                 code: .invalidArgument,
-                message: "Recipient of the message is not set: '\(path)' needs one of token, topic or condition.",
+                message: "Recipient of the message is not set: '\(path)' needs one of token, topic, condition or fid.",
                 field: path)
         }
         guard targets.count == 1 else {

@@ -3,13 +3,16 @@ import BSON
 /// An FCM HTTP v1 message (`projects.messages`): exactly one target, plus notification, data and
 /// per-platform overrides. `document` is its JSON as FCM reads it; `validate()` checks what FCM would refuse.
 public struct PushMessage: Sendable, Equatable {
-    /// Who receives the message: one registration token, everyone subscribed to a topic, or a condition over
-    /// topics (`"'books' in topics && !('muted' in topics)"`).
+    /// Who receives the message: one registration token, everyone subscribed to a topic, a condition over
+    /// topics (`"'books' in topics && !('muted' in topics)"`), or one app instance by its Firebase installation ID.
     public enum Target: Sendable, Equatable {
         case token(String)
         /// A topic name; a leading `/topics/` is accepted and left out of the JSON.
         case topic(String)
         case condition(String)
+        /// A Firebase installation ID (FID): the app instance's own id, which FCM addresses as it addresses a
+        /// registration token (firebase-admin 7.7 and later prefer it to `token`).
+        case fid(String)
     }
 
     public var target: Target
@@ -43,6 +46,7 @@ extension PushMessage.Target {
         case .token: "token"
         case .topic: "topic"
         case .condition: "condition"
+        case .fid: "fid"
         }
     }
 
@@ -52,6 +56,7 @@ extension PushMessage.Target {
         case .token(let token): token
         case .topic(let topic): topic.hasPrefix("/topics/") ? String(topic.dropFirst("/topics/".count)) : topic
         case .condition(let condition): condition
+        case .fid(let fid): fid
         }
     }
 }

@@ -45,8 +45,8 @@ public struct OutboxEntry: Sendable, Equatable {
     public var isDelivered: Bool { error == nil }
 
     /// The entry for storing or printing, fields in this order:
-    /// `{"name", "target": {"token"|"topic"|"condition": …}, "time", "request", "payload"?, "reachedTokens": […],
-    /// "error"?: {"code","message"}}`.
+    /// `{"name", "target": {"token"|"topic"|"condition"|"fid": …}, "time", "request", "payload"?,
+    /// "reachedTokens": […], "error"?: {"code","message"}}`.
     public var document: BSONDocument {
         var document: BSONDocument = [
             "name": .string(name),
@@ -71,12 +71,13 @@ public struct OutboxEntry: Sendable, Equatable {
         guard case .string(let name) = try field("name") else { throw Self.malformed("'name' is not a string") }
         guard case .document(let targetDocument) = try field("target"), targetDocument.count == 1,
             case .string(let targetValue) = targetDocument.values[0]
-        else { throw Self.malformed("'target' is not {token|topic|condition: string}") }
+        else { throw Self.malformed("'target' is not {token|topic|condition|fid: string}") }
         let target: PushMessage.Target
         switch targetDocument.keys[0] {
         case "token": target = .token(targetValue)
         case "topic": target = .topic(targetValue)
         case "condition": target = .condition(targetValue)
+        case "fid": target = .fid(targetValue)
         case let other: throw Self.malformed("'target' has unknown kind '\(other)'")
         }
         guard case .datetime(let time) = try field("time") else { throw Self.malformed("'time' is not a date") }
@@ -108,11 +109,13 @@ public struct OutboxEntry: Sendable, Equatable {
             reachedTokens: reachedTokens)
     }
 
-    /// What entries recorded before topic subscriptions were kept reached: a delivered token message its token,
-    /// anything else no known device.
+    /// What entries recorded before topic subscriptions were kept reached: a delivered token or FID message its
+    /// token or FID, anything else no known device.
     private static func reachedWithoutSubscriptions(_ target: PushMessage.Target, delivered: Bool) -> [String] {
-        guard delivered, case .token(let token) = target else { return [] }
-        return [token]
+        switch target {
+        case .token(let device), .fid(let device): delivered ? [device] : []
+        case .topic, .condition: []
+        }
     }
 
     private static func malformed(_ reason: String) -> PushError {

@@ -155,9 +155,13 @@ public final class OutboxMessaging: PushMessaging {
         if latency > .zero { try? await Task.sleep(for: latency) }
     }
 
-    /// The answer for a token made unregistered or malformed.
+    /// The answer for a token (or FID) made unregistered or malformed.
     private func unregisteredError(for target: PushMessage.Target) -> PushError? {
-        guard case .token(let token) = target else { return nil }
+        let token: String
+        switch target {
+        case .token(let device), .fid(let device): token = device
+        case .topic, .condition: return nil
+        }
         let (unregistered, malformed) = state.withLock {
             ($0.faults.unregisteredTokens.contains(token), $0.malformedTokens.contains(token))
         }
@@ -165,7 +169,7 @@ public final class OutboxMessaging: PushMessaging {
         if malformed {
             return PushError(
                 code: .invalidArgument, message: "The registration token is not a valid FCM registration token",
-                field: "message.token")
+                field: "message.\(target.fieldName)")
         }
         return nil
     }

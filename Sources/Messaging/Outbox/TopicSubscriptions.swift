@@ -85,11 +85,11 @@ public final class TopicSubscriptions: Sendable {
     public var all: [String: Set<String>] { state.withLock { $0.tokensByTopic } }
 
     /// The registered tokens a message to `target` reaches, sorted: a topic's subscribers, the tokens whose
-    /// topics satisfy a condition, or the token itself.
+    /// topics satisfy a condition, or the token (or FID) itself.
     public func tokens(reachedBy target: PushMessage.Target) -> [String] {
         switch target {
-        case .token(let token):
-            return [token]
+        case .token(let device), .fid(let device):
+            return [device]
         case .topic:
             return tokens(subscribedTo: target.value)
         case .condition(let text):

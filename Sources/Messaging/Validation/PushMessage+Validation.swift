@@ -20,8 +20,8 @@ extension PushMessage {
     ]
 
     /// Checks what FCM would refuse with `INVALID_ARGUMENT`, naming the field in the message:
-    /// - the target: a non-empty token; a topic matching `[a-zA-Z0-9-_.~%]+` (after an optional `/topics/`);
-    ///   a condition that parses (see `TopicCondition`) with at most 5 topics;
+    /// - the target: a non-empty token or FID; a topic matching `[a-zA-Z0-9-_.~%]+` (after an optional
+    ///   `/topics/`); a condition that parses (see `TopicCondition`) with at most 5 topics;
     /// - `data` and `android.data` / `webpush.data` keys: not `from` or `message_type`, not starting with
     ///   `google` or `gcm` (the reference's reserved words; FCM accepts `notification`, so it is allowed), not empty;
     /// - the payload size: the UTF-8 bytes of `document` printed as compact JSON *without its target field*
@@ -65,6 +65,8 @@ extension PushMessage {
             }
         case .condition(let condition):
             _ = try TopicCondition(parsing: condition)
+        case .fid(let fid):
+            guard !fid.isEmpty else { throw Self.invalid("message.fid", "the Firebase installation ID is empty") }
         }
     }
 
