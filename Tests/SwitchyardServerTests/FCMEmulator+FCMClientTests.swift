@@ -40,6 +40,30 @@ import Testing
         #expect(delivered == [.topic("books"), .token("phone")])
     }
 
+    @Test func theClientSendsToAFirebaseInstallationIDAndLearnsWhichTokensAreNoTokens() async throws {
+        let outbox = OutboxMessaging(project: "books-app")
+        var router = Router()
+        router.add(FCMEmulator(outbox: outbox).routes)
+        let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), router: router)
+        let account = try ServiceAccount(
+            projectId: "books-app", clientEmail: "sender@books-app.iam.gserviceaccount.com",
+            privateKey: try Self.rsaPrivateKeyPEM(), tokenURI: "\(server.baseURL)/oauth2/token")
+        let client = try FCMClient(
+            serviceAccount: account, configuration: FCMClient.Configuration(endpoints: .emulator(server.baseURL)))
+
+        let name = try await client.send(PushMessage(target: .fid("fid-phone"), data: ["bookId": "42"]))
+        #expect(name.hasPrefix("projects/books-app/messages/"))
+        #expect(outbox.entries.map(\.target) == [.fid("fid-phone")])
+
+        let error = await #expect(throws: PushError.self) {
+            try await client.send(PushMessage(target: .token("not a token ☃")))
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.httpStatus == 400)
+        #expect(error?.field == "message.token")
+        #expect(error?.invalidatesToken == true)
+    }
+
     /// A fresh RSA key from the openssl tool (the service account's `private_key`).
     static func rsaPrivateKeyPEM() throws -> String {
         let process = Process()

@@ -84,7 +84,8 @@ public final class OutboxMessaging: PushMessaging {
     }
 
     /// Registration tokens that FCM refuses as not being tokens at all: `INVALID_ARGUMENT` about `message.token`,
-    /// as FCM answers for a string that never was a token.
+    /// as FCM answers for a string that never was a token (strings that cannot be one, see `RegistrationToken`,
+    /// are refused so without being listed here).
     public var malformedTokens: Set<String> {
         get { state.withLock { $0.malformedTokens } }
         set { state.withLock { $0.malformedTokens = newValue } }
@@ -155,7 +156,7 @@ public final class OutboxMessaging: PushMessaging {
         if latency > .zero { try? await Task.sleep(for: latency) }
     }
 
-    /// The answer for a token (or FID) made unregistered or malformed.
+    /// The answer for a token (or FID) that cannot be one, or was made unregistered or malformed.
     private func unregisteredError(for target: PushMessage.Target) -> PushError? {
         let token: String
         switch target {
@@ -165,12 +166,12 @@ public final class OutboxMessaging: PushMessaging {
         let (unregistered, malformed) = state.withLock {
             ($0.faults.unregisteredTokens.contains(token), $0.malformedTokens.contains(token))
         }
-        if unregistered { return PushError(code: .unregistered, message: "Requested entity was not found.") }
-        if malformed {
+        if malformed || !RegistrationToken.isWellFormed(token) {
             return PushError(
                 code: .invalidArgument, message: "The registration token is not a valid FCM registration token",
                 field: "message.\(target.fieldName)")
         }
+        if unregistered { return PushError(code: .unregistered, message: "Requested entity was not found.") }
         return nil
     }
 

@@ -57,7 +57,7 @@ extension FCMEmulator {
     }
 
     private func registrationError(token: String, topic: String) -> GoogleAPIError? {
-        guard Self.isToken(token) else {
+        guard RegistrationToken.isWellFormed(token) else {
             return GoogleAPIError(
                 PushError(
                     code: .invalidArgument, message: "The registration token is not a valid FCM registration token"),

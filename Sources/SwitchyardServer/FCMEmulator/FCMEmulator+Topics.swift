@@ -4,8 +4,6 @@ import Messaging
 extension FCMEmulator {
     /// The most tokens one `batchAdd`/`batchRemove` takes (firebase-admin's limit too).
     static let maximumBatchTokens = 1000
-    /// Longer strings are no registration token (real ones are about 160 characters).
-    static let maximumTokenLength = 4096
 
     /// `POST /iid/v1:batchAdd` and `:batchRemove`: `{to: "/topics/x", registration_tokens: [...]}`, answered per
     /// token in order: `{}`, or `{error: "NOT_FOUND"}` for an unregistered token, `{error: "INVALID_ARGUMENT"}`
@@ -33,7 +31,7 @@ extension FCMEmulator {
         var results: [BSON] = []
         var accepted: [String] = []
         for item in items {
-            guard case .string(let token) = item, Self.isToken(token) else {
+            guard case .string(let token) = item, RegistrationToken.isWellFormed(token) else {
                 results.append(["error": "INVALID_ARGUMENT"])
                 continue
             }
@@ -63,7 +61,9 @@ extension FCMEmulator {
         if !legacyKey, case .failure = grant(request) {
             return Self.iidError(401, "UNAUTHENTICATED", "a valid access token or server key is required")
         }
-        guard Self.isToken(token) else { return Self.iidError(400, "INVALID_ARGUMENT", "not a registration token") }
+        guard RegistrationToken.isWellFormed(token) else {
+            return Self.iidError(400, "INVALID_ARGUMENT", "not a registration token")
+        }
         guard Self.isTopicName(topic) else {
             return Self.iidError(400, "INVALID_ARGUMENT", "'\(topic)' is not a valid topic name")
         }
@@ -82,11 +82,6 @@ extension FCMEmulator {
     /// `message` for people.
     static func iidError(_ status: Int, _ code: String, _ message: String) -> ServerResponse {
         .json(["error": .string(code), "message": .string(message)], status: status)
-    }
-
-    static func isToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count <= maximumTokenLength
-            && token.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }
     }
 
     /// FCM's topic name rules: `[a-zA-Z0-9-_.~%]+`.
