@@ -55,7 +55,7 @@ public final class FCMEmulator: Sendable {
 
     public var routes: Router {
         var router = Router()
-        router.add("POST", "/oauth2/token") { [self] request, _ in token(request) }
+        router.add("POST", Self.tokenPath) { [self] request, _ in token(request) }
         router.add("POST", "/v1/projects/{project}/messages:send") { [self] request, parameters in
             await send(request, project: parameters["project"] ?? "")
         }

@@ -4,7 +4,8 @@ import Foundation
 /// The signed JWT a service account trades for an access token (RFC 7523), checked the way Google's token
 /// endpoint checks it as far as the emulator can: a compact JWS whose header says RS256 and whose signature
 /// segment is a plausible RSA signature; claims `iss`, `scope` (naming Firebase Cloud Messaging or
-/// cloud-platform), `aud` (a token endpoint URL), and `iat`/`exp` at most an hour apart and around now.
+/// cloud-platform), `aud` (one of the token endpoint URLs the caller accepts: where the assertion was sent, or
+/// Google's for a key that names it), and `iat`/`exp` at most an hour apart and around now.
 ///
 /// The signature itself is not verified: the emulator does not know the service account's public key.
 struct JWTBearerAssertion: Sendable {
@@ -20,8 +21,9 @@ struct JWTBearerAssertion: Sendable {
     /// Google allows this much clock difference between the signer and itself.
     static let clockSkew: Int64 = 300
 
+    /// - Parameter audiences: the `aud` values accepted, first the endpoint's own URL.
     /// - Throws: `OAuthError` as Google's token endpoint words it.
-    init(_ text: String, now: Int64) throws(OAuthError) {
+    init(_ text: String, now: Int64, audiences: [String]) throws(OAuthError) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
             throw .invalidGrant("Invalid JWT: the assertion must have three '.'-separated parts, found \(parts.count)")
@@ -50,11 +52,11 @@ struct JWTBearerAssertion: Sendable {
                     "The scope must include \(Self.acceptedScopes.joined(separator: " or ")) to send messages; found: \(scope)"
             )
         }
-        guard case .string(let audience)? = claims["aud"], let url = URL(string: audience), url.scheme != nil,
-            url.path.hasSuffix("/token")
-        else {
+        guard case .string(let audience)? = claims["aud"], audiences.contains(audience) else {
+            let found = claims["aud"].map { $0.extendedJSON(mode: .relaxed) } ?? "none"
             throw .invalidGrant(
-                "Invalid JWT: Failed audience check. 'aud' must be the token endpoint's URL (token_uri)")
+                "Invalid JWT: Failed audience check. 'aud' must be this token endpoint's URL (the key's token_uri): \(audiences.joined(separator: " or ")), found \(found)"
+            )
         }
         guard let issuedAt = Self.seconds(claims["iat"]), let expires = Self.seconds(claims["exp"]) else {
             throw .invalidGrant("Invalid JWT: 'iat' and 'exp' must be numbers of seconds since 1970")
