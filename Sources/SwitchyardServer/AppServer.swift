@@ -80,7 +80,9 @@ public final class AppServer: Sendable {
         var router = Router()
         let clientAPI = try await ClientAPI.prepare(app: app, appId: appId, configuration: configuration.clientAPI)
         clientAPI.addRoutes(to: &router)
-        let fcmEmulator = FCMEmulator(outbox: app.pushOutbox)
+        // `Bearer owner` is for development only: an app opened with a transport of its own (--push live)
+        // delivers for real, and its server takes only access tokens from the OAuth2 exchange.
+        let fcmEmulator = FCMEmulator(outbox: app.pushOutbox, acceptsOwnerToken: app.outboxMessaging != nil)
         router.add(fcmEmulator.routes)
         let adminToken = AdminToken.generate()
         if let directory = configuration.dataDirectory { try adminToken.write(toDirectory: directory) }

@@ -18,7 +18,9 @@ import Messaging
 /// - `POST /iid/v1/{token}/rel/topics/{topic}` — one device subscribes itself → `{}`
 ///
 /// Every route wants `Authorization: Bearer <token from /oauth2/token>` (the device route also takes a
-/// legacy `Authorization: key=…`). Faults (`faults`) apply to `messages:send`.
+/// legacy `Authorization: key=…`), or, as Firebase's own emulators take it, `Authorization: Bearer owner`, so a
+/// developer can `curl` a route without an OAuth2 exchange (unless `acceptsOwnerToken` is false). Faults
+/// (`faults`) apply to `messages:send`.
 ///
 /// ```swift
 /// let emulator = FCMEmulator(outbox: app.pushOutbox)
@@ -28,6 +30,11 @@ import Messaging
 public final class FCMEmulator: Sendable {
     public let outbox: OutboxMessaging
     let accessTokens: FCMAccessTokens
+    /// Whether `Bearer owner` stands for a valid access token.
+    public let acceptsOwnerToken: Bool
+
+    /// The bearer token Firebase's emulators take as the project owner's.
+    public static let ownerToken = "owner"
 
     /// The Firebase project it answers for (`outbox.project`); other projects in URLs get 404.
     public var project: String { outbox.project }
@@ -41,10 +48,14 @@ public final class FCMEmulator: Sendable {
     /// Topic subscriptions, as the IID endpoints change them.
     public var topics: TopicSubscriptions { outbox.topics }
 
-    /// - Parameter tokenLifetime: how long issued access tokens are accepted (Google's: an hour).
-    public init(outbox: OutboxMessaging, tokenLifetime: Duration = .seconds(3600)) {
+    /// - Parameters:
+    ///   - tokenLifetime: how long issued access tokens are accepted (Google's: an hour).
+    ///   - acceptsOwnerToken: whether `Authorization: Bearer owner` is accepted as an access token (false where
+    ///     the server also delivers for real, `switchyard serve --push live`).
+    public init(outbox: OutboxMessaging, tokenLifetime: Duration = .seconds(3600), acceptsOwnerToken: Bool = true) {
         self.outbox = outbox
         accessTokens = FCMAccessTokens(lifetime: tokenLifetime)
+        self.acceptsOwnerToken = acceptsOwnerToken
     }
 
     /// An access token for `serviceAccount`, as the token endpoint would issue it: for tests and tools that
@@ -81,6 +92,13 @@ public final class FCMEmulator: Sendable {
     func grant(_ request: ServerRequest) -> Result<FCMAccessTokens.Grant, GoogleAPIError> {
         guard let token = request.bearerToken else {
             return .failure(.unauthenticated(reason: "CREDENTIALS_MISSING"))
+        }
+        if token == Self.ownerToken {
+            if acceptsOwnerToken { return .success(FCMAccessTokens.Grant(serviceAccount: Self.ownerToken)) }
+            var refused = GoogleAPIError.unauthenticated(reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED")
+            refused.message =
+                "Request had invalid authentication credentials. 'Bearer owner' is accepted only while the server sends through its FCM emulator (switchyard serve --push emulator); get an access token from \(Self.tokenPath) instead."
+            return .failure(refused)
         }
         switch accessTokens.check(token) {
         case .valid(let grant): return .success(grant)
