@@ -1,5 +1,7 @@
-"""firebase-admin (PyPI) against Switchyard's FCM emulator: a topic subscription, a topic message and a
-multicast with one unregistered token, each response parsed by the SDK as it parses Google's.
+"""firebase-admin (PyPI) against Switchyard's FCM emulator: a topic subscription, a topic message, a
+multicast with one unregistered token, a message to a Firebase installation ID (the target firebase-admin 7.7
+recommends over token) whose data key is `$numberLong` (FCM's JSON is plain JSON), and one to a string that
+cannot be a registration token, each response parsed by the SDK as it parses Google's.
 
 Usage: firebase_admin_compat.py BASE_URL SERVICE_ACCOUNT_JSON UNREGISTERED_TOKEN
 
@@ -76,6 +78,22 @@ def main():
         fail("send_each_for_multicast: %s" % results)
     if not results[1].get("unregistered"):
         fail("the unregistered token's error is not an UnregisteredError: %s" % results[1])
+
+    fid_message = messaging.Message(
+        fid="fid-phone-1",
+        notification=messaging.Notification(title="A favourite book changed", body="Dune Messiah"),
+        data={"$numberLong": "5"},
+    )
+    report["fidMessage"] = messaging.send(fid_message, app=app)
+
+    try:
+        messaging.send(messaging.Message(token="not a token \u2603"), app=app)
+        fail("a message to 'not a token' was accepted")
+    except exceptions.InvalidArgumentError as error:
+        report["malformedToken"] = {
+            "exception": type(error).__name__, "code": error.code, "message": str(error),
+            "status": error.http_response.status_code if error.http_response is not None else None,
+        }
     print(json.dumps(report))
 
 

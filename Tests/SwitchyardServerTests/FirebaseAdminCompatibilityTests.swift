@@ -6,9 +6,10 @@ import Testing
 
 @testable import SwitchyardServer
 
-/// firebase-admin (Python, from PyPI) against the FCM emulator of a served app, beside Switchyard's own
+/// firebase-admin 7.7.0 (Python, from PyPI) against the FCM emulator of a served app, beside Switchyard's own
 /// `FCMClient` making the same calls against another: the SDK parses every answer as it parses Google's
-/// (the unregistered token's as `UnregisteredError`), and both leave the same outbox.
+/// (the unregistered token's as `UnregisteredError`, the malformed one's as `InvalidArgumentError`), and both
+/// leave the same outbox.
 @Suite(.timeLimit(.minutes(5))) struct FirebaseAdminCompatibilityTests {
     static let unregistered = "uninstalled-app"
     static let script = ServedApp.repositoryRoot + "/Tests/Compatibility/firebase_admin_compat.py"
@@ -39,6 +40,12 @@ import Testing
             #expect(failure["status"]?.int64Value == 404)
             #expect(failure["firebaseError"]?.boolValue == true)
             #expect(multicast[0]["messageId"]?.stringValue?.hasPrefix("projects/switchyard-local/messages/") == true)
+            #expect(report["firebaseAdmin"] == .string(FirebaseAdminVenv.version))
+            #expect(report["fidMessage"]?.stringValue?.hasPrefix("projects/switchyard-local/messages/") == true)
+            let malformed = try #require(report["malformedToken"]?.documentValue)
+            #expect(malformed["exception"] == "InvalidArgumentError")
+            #expect(malformed["code"] == "INVALID_ARGUMENT" && malformed["status"] == 400)
+            #expect(malformed["message"] == "The registration token is not a valid FCM registration token")
             return (served.app.pushOutbox.entries, served.app.pushOutbox.topics.tokens(reachedBy: .topic("books")))
         }
 
@@ -53,12 +60,17 @@ import Testing
             _ = try await client.send(Self.topicMessage)
             let response = try await client.sendEachForMulticast(Self.multicast)
             #expect(response.results.map(\.error?.code) == [nil, .unregistered, nil])
+            _ = try await client.send(Self.fidMessage)
+            await #expect(throws: PushError.self) {
+                try await client.send(PushMessage(target: .token("not a token ☃")))
+            }
             return (served.app.pushOutbox.entries, served.app.pushOutbox.topics.tokens(reachedBy: .topic("books")))
         }
 
         #expect(sdkSubscribers == ["phone-1", "phone-2"])
         #expect(sdkSubscribers == clientSubscribers)
-        #expect(sdkEntries.count == 4)
+        #expect(sdkEntries.count == 6)
+        #expect(sdkEntries.contains { $0.target == .fid("fid-phone-1") && $0.payload?["data"] == ["$numberLong": "5"] })
         let sdk = Self.comparable(sdkEntries)
         let ours = Self.comparable(clientEntries)
         #expect(sdk.count == ours.count)
@@ -80,6 +92,11 @@ import Testing
             headers: ["apns-collapse-id": "42"],
             payload: ["aps": ["sound": "default", "thread-id": "42", "mutable-content": 1]],
             fcmOptions: APNSFCMOptions(image: "https://books.example/dune.jpg")))
+
+    static let fidMessage = PushMessage(
+        target: .fid("fid-phone-1"),
+        notification: PushNotification(title: "A favourite book changed", body: "Dune Messiah"),
+        data: ["$numberLong": "5"])
 
     static let multicast = MulticastMessage(
         tokens: ["phone-1", unregistered, "phone-2"],
@@ -130,11 +147,16 @@ import Testing
 /// pip's reason: CI machines have python3 and pip with PyPI access.
 enum FirebaseAdminVenv {
     static let directory = ServedApp.repositoryRoot + "/.build/compat-venv"
+    /// The release proven against: 7.7.0 sends to `fid` targets and manages topics through FCM v1. A venv
+    /// holding another release is made anew.
+    static let version = "7.7.0"
 
     static func python() async throws -> String {
         let python = directory + "/bin/python"
         if FileManager.default.isExecutableFile(atPath: python),
-            try await ChildProcess.run(python, ["-c", "import firebase_admin"]).status == 0
+            try await ChildProcess.run(
+                python, ["-c", "import sys, firebase_admin; sys.exit(firebase_admin.__version__ != '\(version)')"]
+            ).status == 0
         {
             return python
         }
@@ -144,7 +166,8 @@ enum FirebaseAdminVenv {
                 "cannot make the venv \(directory) (python3 -m venv exited \(made.status)): \(made.errors)")
         }
         let installed = try await ChildProcess.run(
-            directory + "/bin/pip", ["install", "--quiet", "--disable-pip-version-check", "firebase-admin"])
+            directory + "/bin/pip",
+            ["install", "--quiet", "--disable-pip-version-check", "firebase-admin==\(version)"])
         guard installed.status == 0 else {
             throw TestFailure("pip cannot install firebase-admin into \(directory): \(installed.errors)")
         }
