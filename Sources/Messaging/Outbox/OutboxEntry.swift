@@ -9,9 +9,9 @@ public struct OutboxEntry: Sendable, Equatable {
     public var target: PushMessage.Target
     /// The send request as FCM would have received it: `{"message":{…}}` (see `PushMessage.document`).
     public var request: BSONDocument
-    /// What the receiving app sees; nil when the message was not delivered. The shape of the FCM client SDKs'
-    /// message payload (the web SDK's names; Android's `RemoteMessage` carries the same fields), with the Android
-    /// overrides applied as an Android device applies them:
+    /// A platform-neutral summary of what a device shows, for listings; nil when the message was not delivered.
+    /// What each platform's app receives exactly is in `ios`, `android` and `web`. The shape of the FCM client
+    /// SDKs' message payload (the web SDK's names), with the Android overrides applied:
     /// ```
     /// {"messageId": "<numeric id>",
     ///  "from": "/topics/<topic>" for topic messages, else the sender id,
