@@ -158,17 +158,17 @@ import Testing
         }
     }
 
-    /// An Android phone that registered its platform and subscribed to `books` itself.
-    private func registerAndroidDevice(_ server: AdminTestServer) async throws {
+    /// A device that registered its platform and subscribed to `books` itself.
+    private func registerDevice(_ server: AdminTestServer, _ token: String, platform: String) async throws {
         let registered = try await server.client.put(
-            url: server.baseURL + "/admin/v1/devices/\(Self.androidDevice)",
-            body: Array(#"{"platform": "android"}"#.utf8),
+            url: server.baseURL + "/admin/v1/devices/\(token)", body: Array(#"{"platform": "\#(platform)"}"#.utf8),
             headers: ["Authorization": "Bearer \(server.token)", "Content-Type": "application/json"])
         #expect(registered.status == 200, "\(registered.text)")
-        try await server.app.pushOutbox.topics.subscribe([Self.androidDevice], to: "books")
+        try await server.app.pushOutbox.topics.subscribe([token], to: "books")
     }
 
     static let androidDevice = "fcm-android-token-2"
+    static let webDevice = "fcm-web-token-3"
 
     /// A book with a cover the page can load (the dashboard's own icon), in the tutorial's and the port's field.
     private static func book(title: String, cover: String) -> String {
@@ -178,7 +178,8 @@ import Testing
     @Test func phoneCardsShowTheViewOfTheirPlatform() async throws {
         try await AdminTestServer.run { server in
             try await registerDevice(server)
-            try await registerAndroidDevice(server)
+            try await registerDevice(server, Self.androidDevice, platform: "android")
+            try await registerDevice(server, Self.webDevice, platform: "web")
             let cover = server.baseURL + "/dashboard/favicon.svg"
             try await withBrowser { browser in
                 let page = try await browser.open(server.baseURL + "/#outbox")
@@ -219,6 +220,10 @@ import Testing
                 #expect(
                     try await page.evaluate("\(androidNotification).querySelector('img.picture').src")
                         == .string(cover))
+                // A browser the web push payload.
+                let web = #"document.querySelector('.phone[data-token="\#(Self.webDevice)"] .notification')"#
+                try await page.wait(until: web)
+                #expect(try await page.evaluate("\(web).querySelector('.title').textContent") == "New book added")
                 try await page.wait(until: "document.getAnimations().length === 0")
                 try save(try await page.screenshot(), as: "dashboard-phones.png")
             }
