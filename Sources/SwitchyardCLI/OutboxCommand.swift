@@ -11,9 +11,11 @@ struct OutboxCommand: Command {
         USAGE: switchyard outbox [--limit N] [--follow] [options]
 
         Prints the newest messages the app's functions sent through the development outbox, oldest first,
-        one Extended JSON document per line: the message name, its target, the FCM request, the payload a
-        device would receive (or the injected error), the registered tokens it reached (a topic's or
-        condition's subscribers), and the time. Messages sent to the FCM emulator endpoint of
+        one Extended JSON document per line: the message name, its target, the FCM request, what each
+        platform's app receives ("ios": the APNs payload as userInfo, with aps and gcm.message_id, and the APNs
+        headers; "android": the RemoteMessage; "web": the push payload), or the injected error, the
+        registered tokens it reached (a topic's or condition's subscribers) with the platforms they registered
+        with, and the time. A token registered with no platform gets the iOS and the Android view. Messages sent to the FCM emulator endpoint of
         `switchyard serve` are recorded too. With --follow, keeps printing new messages until interrupted.
 
         OPTIONS:

@@ -2,6 +2,15 @@ import BSON
 import Messaging
 
 /// The push messages an app under test sent, in memory and in order, with fault injection for the next sends.
+/// Each entry carries what every platform's app receives (`ios`, `android`, `web`):
+///
+/// ```swift
+/// try await app.outbox.register("phone", platform: .ios)
+/// // … the app sends …
+/// let ios = try #require(app.outbox.messages(reaching: "phone").last?.ios)
+/// #expect(ios.userInfo["gcm.message_id"] != nil)
+/// #expect(ios.aps.mutableContent == 1)
+/// ```
 public struct TestOutbox: Sendable {
     /// The transport behind `context.services.messaging`.
     public let messaging: OutboxMessaging
@@ -31,6 +40,23 @@ public struct TestOutbox: Sendable {
     /// The delivered messages to the registration token `token`.
     public func messages(toToken token: String) -> [OutboxEntry] {
         delivered.filter { $0.target == .token(token) }
+    }
+
+    /// The delivered messages that reached the registered token `token`: sent to it, or to a topic or condition
+    /// it is subscribed to.
+    public func messages(reaching token: String) -> [OutboxEntry] {
+        delivered.filter { $0.reachedTokens.contains(token) }
+    }
+
+    /// Registers `token` as a device of `platform`, so messages that reach it record that platform's view only
+    /// (nil: unknown, the iOS and the Android view).
+    public func register(_ token: String, platform: DevicePlatform?) async throws {
+        try await messaging.devices.register(token, platform: platform)
+    }
+
+    /// Subscribes `tokens` to `topic`, as the client SDKs' `subscribe(toTopic:)` does.
+    public func subscribe(_ tokens: [String], to topic: String) async throws {
+        try await messaging.topics.subscribe(tokens, to: topic)
     }
 
     /// The delivered messages to the condition `condition`.

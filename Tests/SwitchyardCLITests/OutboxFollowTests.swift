@@ -30,11 +30,41 @@ import Testing
         #expect(printed.contains(#""reachedTokens":["phone","tablet"]"#))
     }
 
-    private func post(_ url: String, _ body: String, token: String?, form: Bool = false) async throws
-        -> (status: Int, body: String)
+    /// A device registers as an iPhone with the served emulator: `outbox` prints the iOS payload it receives,
+    /// with the `gcm.message_id` the tutorial's client filters on, and no Android view.
+    @Test func outboxPrintsWhatARegisteredIPhoneReceives() async throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        let server = try RunningSwitchyard(["serve", "--port", "0"], in: app.path)
+        defer { server.kill() }
+        let line = try #require(server.lines(atLeast: 4).first { $0.contains("FCM emulator") })
+        let url = try #require(line.split(separator: " ").last.map(String.init))
+        let base = try #require(url.range(of: "/v1/").map { String(url[..<$0.lowerBound]) })
+        let parts = url.split(separator: "/")
+        let project = try #require(parts.firstIndex(of: "projects").map { String(parts[$0 + 1]) })
+
+        let token = try await accessToken(base: base)
+        let registered = try await post(
+            "\(base)/emulator/v1/projects/\(project)/devices/phone", #"{"platform":"ios"}"#, token: token,
+            method: "PUT")
+        #expect(registered.status == 200, "\(registered.body)")
+        let sent = try await post(
+            url, #"{"message":{"token":"phone","notification":{"title":"Dune changed"}}}"#, token: token)
+        #expect(sent.status == 200, "\(sent.body)")
+        let printed = try switchyard(["outbox"], in: app.path)
+        #expect(printed.status == 0, "\(printed.stderr)")
+        let entry = try #require(printed.stdout.split(separator: "\n").last.map(String.init))
+        #expect(entry.contains(#""aps":{"alert":{"title":"Dune changed"}}"#), "\(entry)")
+        #expect(entry.contains(#""gcm.message_id":""#), "\(entry)")
+        #expect(entry.contains(#""platforms":{"ios":["phone"]}"#), "\(entry)")
+        #expect(!entry.contains(#""android":"#), "\(entry)")
+    }
+
+    private func post(_ url: String, _ body: String, token: String?, form: Bool = false, method: String = "POST")
+        async throws -> (status: Int, body: String)
     {
         var request = URLRequest(url: try #require(URL(string: url)))
-        request.httpMethod = "POST"
+        request.httpMethod = method
         request.httpBody = Data(body.utf8)
         request.setValue(
             form ? "application/x-www-form-urlencoded" : "application/json", forHTTPHeaderField: "Content-Type")

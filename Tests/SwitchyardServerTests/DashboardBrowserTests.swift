@@ -92,7 +92,7 @@ import Testing
                     until: "document.querySelector('#invocations tr[data-function=\"sendBooksTopic\"]')")
                 try await page.evaluate("location.hash = '#triggers'")
                 let processed =
-                    "document.querySelector('#triggers tr[data-trigger=\"sendBooksTopic\"] td:nth-child(5)')"
+                    "document.querySelector('#triggers tr[data-trigger=\"sendBooksTopic\"] td:nth-child(6)')"
                 try await page.wait(until: "\(processed)?.textContent === '1'")
                 let png = try await page.screenshot()
                 #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
@@ -154,6 +154,180 @@ import Testing
                 try await page.wait(until: "document.getElementById('build').className === 'build building'")
                 try BuildStatus(state: .succeeded).write(dataDirectory: server.dataDirectory)
                 try await page.wait(until: "document.getElementById('build').hidden")
+            }
+        }
+    }
+
+    /// A device that registered its platform and subscribed to `books` itself.
+    private func registerDevice(_ server: AdminTestServer, _ token: String, platform: String) async throws {
+        let registered = try await server.client.put(
+            url: server.baseURL + "/admin/v1/devices/\(token)", body: Array(#"{"platform": "\#(platform)"}"#.utf8),
+            headers: ["Authorization": "Bearer \(server.token)", "Content-Type": "application/json"])
+        #expect(registered.status == 200, "\(registered.text)")
+        try await server.app.pushOutbox.topics.subscribe([token], to: "books")
+    }
+
+    static let androidDevice = "fcm-android-token-2"
+    static let webDevice = "fcm-web-token-3"
+
+    /// A book with a cover the page can load (the dashboard's own icon), in the tutorial's and the port's field.
+    private static func book(title: String, cover: String) -> String {
+        #"{"volumeInfo": {"title": "\#(title)", "authors": ["Frank Herbert"], "imageLinks": {"smallThumbnail": "\#(cover)", "thumbnail": "\#(cover)"}}}"#
+    }
+
+    @Test func phoneCardsShowTheViewOfTheirPlatform() async throws {
+        try await AdminTestServer.run { server in
+            try await registerDevice(server)
+            try await registerDevice(server, Self.androidDevice, platform: "android")
+            try await registerDevice(server, Self.webDevice, platform: "web")
+            let cover = server.baseURL + "/dashboard/favicon.svg"
+            try await withBrowser { browser in
+                let page = try await browser.open(server.baseURL + "/#outbox")
+                let phone = #"document.querySelector('.phone[data-token="\#(Self.device)"]')"#
+                let android = #"document.querySelector('.phone[data-token="\#(Self.androidDevice)"]')"#
+                try await page.wait(until: "\(phone) && \(android)")
+                #expect(try await page.evaluate("\(android).dataset.platform") == "android")
+                #expect(try await page.evaluate("\(phone).dataset.platform") == "")
+
+                // The developer says the first token is an iPhone, on its card.
+                try await page.evaluate(
+                    """
+                    const select = \(phone).querySelector('select.phone-platform');
+                    select.value = 'ios';
+                    select.dispatchEvent(new Event('change'));
+                    """)
+                try await page.wait(until: "\(phone).dataset.platform === 'ios'")
+                #expect(server.app.pushOutbox.devices.platform(of: Self.device) == .ios)
+
+                _ = try await server.app.store.database("product").collection("book").insertOne(
+                    try ExtendedJSON.parseDocument(Self.book(title: "Dune", cover: cover)))
+                let iosNotification = "\(phone).querySelector('.notification')"
+                let androidNotification = "\(android).querySelector('.notification')"
+                try await page.wait(until: "\(iosNotification) && \(androidNotification)")
+                // The iPhone shows the aps alert, the image its service extension loads and the message id.
+                #expect(
+                    try await page.evaluate("\(iosNotification).querySelector('.title').textContent")
+                        == "New book added")
+                #expect(
+                    try await page.evaluate("\(iosNotification).querySelector('img.thumbnail').src") == .string(cover))
+                #expect(
+                    try await page.evaluate("\(iosNotification).querySelector('.meta').textContent")
+                        .stringValue?.hasPrefix("gcm.message_id ") == true)
+                // Android its RemoteMessage notification with the picture.
+                #expect(
+                    try await page.evaluate("\(androidNotification).querySelector('.title').textContent")
+                        == "New book added")
+                #expect(
+                    try await page.evaluate("\(androidNotification).querySelector('img.picture').src")
+                        == .string(cover))
+                // A browser the web push payload.
+                let web = #"document.querySelector('.phone[data-token="\#(Self.webDevice)"] .notification')"#
+                try await page.wait(until: web)
+                #expect(try await page.evaluate("\(web).querySelector('.title').textContent") == "New book added")
+                try await page.wait(until: "document.getAnimations().length === 0")
+                try save(try await page.screenshot(), as: "dashboard-phones.png")
+            }
+        }
+    }
+
+    @Test func aShownNotificationIsNotRedrawnWhenTheCardsRefresh() async throws {
+        try await AdminTestServer.run { server in
+            try await registerDevice(server)
+            try await withBrowser { browser in
+                let page = try await browser.open(server.baseURL + "/#outbox")
+                let phone = #"document.querySelector('.phone[data-token="\#(Self.device)"]')"#
+                try await page.wait(until: phone)
+                _ = try await server.app.store.database("product").collection("book").insertOne(
+                    try ExtendedJSON.parseDocument(Self.book))
+                let notification = "\(phone).querySelector('.notification')"
+                try await page.wait(until: notification)
+
+                // The devices list is polled and the outbox streams: the shown notification stays the same node
+                // (so its arrival animation does not replay) through refreshes and a new message.
+                try await page.evaluate(
+                    """
+                    window.kept = \(notification);
+                    window.devicesLoads = 0;
+                    const original = window.fetch;
+                    window.fetch = (url, options) => {
+                      if (String(url).endsWith('/devices')) window.devicesLoads += 1;
+                      return original(url, options);
+                    };
+                    """)
+                try await page.wait(until: "window.devicesLoads >= 2")
+                #expect(try await page.evaluate("\(notification) === window.kept") == true)
+                _ = try await server.app.store.database("product").collection("book").insertOne(
+                    try ExtendedJSON.parseDocument(Self.book))
+                try await page.wait(until: "\(phone).querySelectorAll('.notification').length === 2")
+                try await page.wait(until: "window.devicesLoads >= 4")
+                #expect(
+                    try await page.evaluate("\(phone).querySelectorAll('.notification')[1] === window.kept") == true)
+            }
+        }
+    }
+
+    @Test func theTriggersTableSaysWhatFiresEachTrigger() async throws {
+        try await AdminTestServer.run { server in
+            try await withBrowser { browser in
+                let page = try await browser.open(server.baseURL + "/#triggers")
+                let row = #"document.querySelector('#triggers tr[data-trigger="sendBooksTopic"]')"#
+                try await page.wait(until: row)
+                #expect(
+                    try await page.evaluate(
+                        "document.querySelector('#tab-triggers thead').innerText.includes('Fires on')") == true)
+                let source = try await page.evaluate("\(row).querySelector('td.source')?.textContent ?? ''")
+                #expect(source == "product.book INSERT, DELETE")
+            }
+        }
+    }
+
+    @Test func timesShowTheDateInUTCAsTheCommandLinePrintsThem() async throws {
+        try await AdminTestServer.run { server in
+            _ = try await server.app.store.database("product").collection("book").insertOne(
+                try ExtendedJSON.parseDocument(Self.book))
+            try await server.settle()
+            try await withBrowser { browser in
+                let page = try await browser.open(server.baseURL + "/#triggers")
+                // The trigger's last event, in the column headed so.
+                let column =
+                    "[...document.querySelectorAll('#tab-triggers thead th')].findIndex((th) => th.textContent === 'Last event') + 1"
+                let lastEvent =
+                    #"document.querySelector(`#triggers tr[data-trigger="sendBooksTopic"] td:nth-child(${\#(column)})`)"#
+                try await page.wait(until: "\(lastEvent)?.textContent")
+                let status = try await server.app.triggers.status(of: "sendBooksTopic")
+                let time = try #require(status.lastEventTime)
+                #expect(
+                    try await page.evaluate("\(lastEvent).textContent")
+                        == .string(UTCTimestamp.text(time, milliseconds: true)))
+
+                try await page.evaluate("location.hash = '#outbox'")
+                try await page.wait(until: "document.querySelector('#outbox tr td')")
+                let sent = try #require(try await server.app.outbox().first)
+                let sentTime = Date(timeIntervalSince1970: Double(sent.time.millisecondsSinceEpoch) / 1000)
+                #expect(
+                    try await page.evaluate("document.querySelector('#outbox tr td').textContent")
+                        == .string(UTCTimestamp.text(sentTime, milliseconds: true)))
+            }
+        }
+    }
+
+    @Test func theDataTabOpensOnTheAppsOwnCollections() async throws {
+        try await AdminTestServer.run { server in
+            _ = try await server.app.store.database("product").collection("book").insertOne(
+                try ExtendedJSON.parseDocument(Self.book))
+            try await server.settle()
+            try await withBrowser { browser in
+                let page = try await browser.open(server.baseURL + "/#data")
+                try await page.wait(until: "document.querySelector('#databases .database')")
+                let databases = try await page.evaluate(
+                    "[...document.querySelectorAll('#databases .database')].map((node) => node.textContent)")
+                #expect(databases.arrayValue?.first == "product", "\(databases)")
+                #expect(databases.arrayValue?.last == "local", "Switchyard's own data comes last: \(databases)")
+                try await page.wait(until: "document.querySelector('#documents pre')")
+                #expect(try await page.evaluate("document.getElementById('data-database').value") == "product")
+                #expect(
+                    try await page.evaluate("document.querySelector('#documents pre').textContent.includes('Dune')")
+                        == true)
             }
         }
     }

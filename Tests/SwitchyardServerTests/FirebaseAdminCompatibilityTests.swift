@@ -115,17 +115,20 @@ import Testing
     }
 
     /// Each entry as relaxed Extended JSON with keys sorted at every level (JSON objects have no order), without
-    /// what differs between any two sends (name, time, the payload's message id); sorted, since concurrent sends
-    /// are recorded in any order.
+    /// what differs between any two sends (name, time, the devices' message ids, send times and the APNs
+    /// expiration counted from it); sorted, since concurrent sends are recorded in any order.
     static func comparable(_ entries: [OutboxEntry]) -> [String] {
         entries.map { entry in
+            var entry = entry
+            entry.payload?["messageId"] = nil
+            entry.ios?.userInfo["gcm.message_id"] = nil
+            entry.ios?.headers["apns-expiration"] = nil
+            entry.android?.messageId = ""
+            entry.android?.sentTime = 0
+            entry.web?.messageId = ""
             var document = entry.document
             document["name"] = nil
             document["time"] = nil
-            if case .document(var payload)? = document["payload"] {
-                payload["messageId"] = nil
-                document["payload"] = .document(payload)
-            }
             return BSON.document(sortedKeys(document)).extendedJSON(mode: .relaxed)
         }.sorted()
     }

@@ -9,9 +9,9 @@ public struct OutboxEntry: Sendable, Equatable {
     public var target: PushMessage.Target
     /// The send request as FCM would have received it: `{"message":{…}}` (see `PushMessage.document`).
     public var request: BSONDocument
-    /// What the receiving app sees; nil when the message was not delivered. The shape of the FCM client SDKs'
-    /// message payload (the web SDK's names; Android's `RemoteMessage` carries the same fields), with the Android
-    /// overrides applied as an Android device applies them:
+    /// A platform-neutral summary of what a device shows, for listings; nil when the message was not delivered.
+    /// What each platform's app receives exactly is in `ios`, `android` and `web`. The shape of the FCM client
+    /// SDKs' message payload (the web SDK's names), with the Android overrides applied:
     /// ```
     /// {"messageId": "<numeric id>",
     ///  "from": "/topics/<topic>" for topic messages, else the sender id,
@@ -21,6 +21,15 @@ public struct OutboxEntry: Sendable, Equatable {
     ///  "data": android.data if set, else data (always present, maybe empty)}
     /// ```
     public var payload: BSONDocument?
+    /// What an iOS app receives (see `IOSDelivery`); set when the message reached an iOS device or a device of
+    /// unknown platform, or no registered device at all (then the views say what a subscriber would get).
+    public var ios: IOSDelivery?
+    /// What an Android app receives (see `AndroidDelivery`); set as `ios` is, for Android devices.
+    public var android: AndroidDelivery?
+    /// What a web app receives (see `WebDelivery`); set when the message reached a device registered as web.
+    public var web: WebDelivery?
+    /// The platforms of the reached tokens registered with one (see `DeviceRegistry`).
+    public var platforms: [String: DevicePlatform]
     /// The registered devices the message reached, sorted: the token itself for a token message, the
     /// subscribers for a topic, the tokens whose topics satisfy a condition (see `TopicSubscriptions`); empty
     /// when the message was not delivered.
@@ -31,12 +40,17 @@ public struct OutboxEntry: Sendable, Equatable {
 
     public init(
         name: String, target: PushMessage.Target, request: BSONDocument, payload: BSONDocument?, time: BSONDate,
-        error: PushError? = nil, reachedTokens: [String]? = nil
+        error: PushError? = nil, reachedTokens: [String]? = nil, ios: IOSDelivery? = nil,
+        android: AndroidDelivery? = nil, web: WebDelivery? = nil, platforms: [String: DevicePlatform] = [:]
     ) {
         self.name = name
         self.target = target
         self.request = request
         self.payload = payload
+        self.ios = ios
+        self.android = android
+        self.web = web
+        self.platforms = platforms
         self.time = time
         self.reachedTokens = reachedTokens ?? Self.reachedWithoutSubscriptions(target, delivered: error == nil)
         self.error = error
@@ -44,9 +58,16 @@ public struct OutboxEntry: Sendable, Equatable {
 
     public var isDelivered: Bool { error == nil }
 
+    /// The views recorded for `token`: its registered platform's, or iOS and Android for a token registered
+    /// without one.
+    public func platforms(of token: String) -> [DevicePlatform] {
+        platforms[token].map { [$0] } ?? [.ios, .android]
+    }
+
     /// The entry for storing or printing, fields in this order:
-    /// `{"name", "target": {"token"|"topic"|"condition"|"fid": …}, "time", "request", "payload"?,
-    /// "reachedTokens": […], "error"?: {"code","message"}}`.
+    /// `{"name", "target": {"token"|"topic"|"condition"|"fid": …}, "time", "request", "payload"?, "ios"?,
+    /// "android"?, "web"?, "reachedTokens": […], "platforms"?: {"ios"|"android"|"web": [token, …]},
+    /// "error"?: {"code","message"}}`.
     public var document: BSONDocument {
         var document: BSONDocument = [
             "name": .string(name),
@@ -55,7 +76,18 @@ public struct OutboxEntry: Sendable, Equatable {
             "request": .document(request),
         ]
         if let payload { document.append("payload", .document(payload)) }
+        document.appendIfPresent("ios", ios?.document)
+        document.appendIfPresent("android", android?.document)
+        document.appendIfPresent("web", web?.document)
         document.append("reachedTokens", .array(reachedTokens.map { .string($0) }))
+        if !platforms.isEmpty {
+            var byPlatform = BSONDocument()
+            for platform in DevicePlatform.allCases {
+                let tokens = platforms.filter { $0.value == platform }.keys.sorted()
+                if !tokens.isEmpty { byPlatform.append(platform.rawValue, .array(tokens.map { .string($0) })) }
+            }
+            document.append("platforms", .document(byPlatform))
+        }
         if let error {
             document.append("error", ["code": .string(error.code.rawValue), "message": .string(error.message)])
         }
@@ -104,9 +136,16 @@ public struct OutboxEntry: Sendable, Equatable {
                 return token
             }
         }
+        var platforms: [String: DevicePlatform] = [:]
+        for (name, tokens) in document["platforms"]?.documentValue ?? [:] {
+            guard let platform = DevicePlatform(rawValue: name) else { continue }
+            for token in tokens.stringArray ?? [] { platforms[token] = platform }
+        }
         self.init(
             name: name, target: target, request: request, payload: payload, time: time, error: error,
-            reachedTokens: reachedTokens)
+            reachedTokens: reachedTokens, ios: document["ios"]?.documentValue.map(IOSDelivery.init(document:)),
+            android: document["android"]?.documentValue.map(AndroidDelivery.init(document:)),
+            web: document["web"]?.documentValue.map(WebDelivery.init(document:)), platforms: platforms)
     }
 
     /// What entries recorded before topic subscriptions were kept reached: a delivered token or FID message its

@@ -21,6 +21,8 @@ public final class OutboxMessaging: PushMessaging {
     public let senderId: String
     /// Who is subscribed to which topic: what topic and condition messages reach.
     public let topics: TopicSubscriptions
+    /// Which platform each token belongs to: what decides the views an entry records.
+    public let devices: DeviceRegistry
     private let sink: Sink
     private let clock: @Sendable () -> BSONDate
     private let state: Mutex<State>
@@ -43,17 +45,19 @@ public final class OutboxMessaging: PushMessaging {
     ///   - clock: the time stamped on entries.
     ///   - sink: where entries go besides `entries` (the runtime's store).
     ///   - topics: the topic subscriptions that say whom topic and condition messages reach.
+    ///   - devices: the platforms tokens were registered with.
     ///   - faults: the failures to inject from the start.
     public init(
         project: String = "switchyard-local", senderId: String? = nil,
         clock: @escaping @Sendable () -> BSONDate = OutboxMessaging.now,
-        topics: TopicSubscriptions = TopicSubscriptions(),
+        topics: TopicSubscriptions = TopicSubscriptions(), devices: DeviceRegistry = DeviceRegistry(),
         faults: FaultSettings = FaultSettings(), sink: @escaping Sink = { _ in }
     ) {
         self.project = project
         self.senderId = senderId ?? project
         self.clock = clock
         self.topics = topics
+        self.devices = devices
         self.sink = sink
         // Ids start at the current time in microseconds so names stay unique across restarts, like FCM's.
         let start = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
@@ -185,11 +189,13 @@ public final class OutboxMessaging: PushMessaging {
         var error = injected.map { PushError(code: $0, message: "Injected failure: \($0.rawValue).") }
         if error == nil { error = unregisteredError(for: message.target) }
         let reached = error == nil ? topics.tokens(reachedBy: message.target).filter { !unregistered.contains($0) } : []
-        let entry = OutboxEntry(
+        let time = clock()
+        var entry = OutboxEntry(
             name: name, target: message.target, request: message.sendRequestDocument(),
             payload: error == nil
                 ? DevicePayload.document(for: message, messageId: String(id), senderId: senderId) : nil,
-            time: clock(), error: error, reachedTokens: reached)
+            time: time, error: error, reachedTokens: reached)
+        if error == nil { record(message, messageId: String(id), sentTime: time, reaching: reached, in: &entry) }
         do {
             try await sink(entry)
         } catch {
@@ -198,6 +204,32 @@ public final class OutboxMessaging: PushMessaging {
         state.withLock { $0.entries.append(entry) }
         if let error { return .failure(error) }
         return .success(name)
+    }
+
+    /// Adds the views of the platforms `reached` belong to: a token of unknown platform, or no token at all,
+    /// gets the iOS and the Android view.
+    private func record(
+        _ message: PushMessage, messageId: String, sentTime: BSONDate, reaching reached: [String],
+        in entry: inout OutboxEntry
+    ) {
+        var platforms: Set<DevicePlatform> = reached.isEmpty ? [.ios, .android] : []
+        for token in reached {
+            if let platform = devices.platform(of: token) {
+                entry.platforms[token] = platform
+                platforms.insert(platform)
+            } else {
+                platforms.formUnion([.ios, .android])
+            }
+        }
+        var from = senderId
+        if case .topic = message.target { from = "/topics/\(message.target.value)" }
+        if platforms.contains(.ios) {
+            entry.ios = IOSDelivery(delivering: message, messageId: messageId, senderId: senderId, sentTime: sentTime)
+        }
+        if platforms.contains(.android) {
+            entry.android = AndroidDelivery(delivering: message, messageId: messageId, from: from, sentTime: sentTime)
+        }
+        if platforms.contains(.web) { entry.web = WebDelivery(delivering: message, messageId: messageId, from: from) }
     }
 
     /// The failure injected into this delivery, if any, using it up: rate limits first (FCM refuses before it

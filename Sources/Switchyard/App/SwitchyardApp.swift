@@ -33,8 +33,9 @@ public final class SwitchyardApp: Sendable {
     /// tests; it also records what the served FCM emulator accepts); nil otherwise.
     public let outboxMessaging: OutboxMessaging?
     /// The development outbox, whatever `messaging` is: what the FCM emulator endpoint of `switchyard serve`
-    /// sends through, with its topic subscriptions (kept in `local.topicSubscriptions`) and fault injection
-    /// (from `messaging.emulator` in `triggers.yaml`). The same object as `outboxMessaging` when that is set.
+    /// sends through, with its topic subscriptions (kept in `local.topicSubscriptions`), the platforms devices
+    /// registered with (kept in `local.devices`) and fault injection (from `messaging.emulator` in
+    /// `triggers.yaml`). The same object as `outboxMessaging` when that is set.
     public let pushOutbox: OutboxMessaging
     /// The trigger dispatcher: status, suspend/resume, dead letters, authentication events.
     public let triggers: TriggerRuntime
@@ -107,10 +108,13 @@ public final class SwitchyardApp: Sendable {
             let subscriptions = TopicSubscriptionCollection(store: store)
             let topics = TopicSubscriptions(
                 try await subscriptions.load(), sink: { change in try await subscriptions.save(change) })
+            let deviceCollection = DeviceCollection(store: store)
+            let devices = DeviceRegistry(
+                try await deviceCollection.load(), sink: { change in try await deviceCollection.save(change) })
             let emulator = configuration.definition.messaging.emulator
             let pushOutbox = OutboxMessaging(
                 project: emulator.project ?? configuration.definition.appId ?? "switchyard-local", topics: topics,
-                faults: emulator.faults, sink: { entry in try await outboxLog.record(entry) })
+                devices: devices, faults: emulator.faults, sink: { entry in try await outboxLog.record(entry) })
             let messaging: any PushMessaging
             let outboxMessaging: OutboxMessaging?
             if let given = options.messaging {

@@ -4,7 +4,8 @@ import Switchyard
 
 /// Triggers: status with counters and lag, suspend and resume, dead letters and their redelivery.
 ///
-/// - `GET  /triggers` → `{triggers: [status]}`
+/// - `GET  /triggers` → `{triggers: [status]}`; a status has `source`, what fires the trigger (namespace and
+///   operations, schedule, or authentication operation and providers)
 /// - `GET  /triggers/events` → server-sent `triggers` events (`{triggers: [status]}`) whenever a status changes
 /// - `GET  /triggers/{name}` → status
 /// - `POST /triggers/{name}/suspend` → status
@@ -17,9 +18,10 @@ extension AdminAPI {
     static let triggerPollInterval: Duration = .milliseconds(500)
 
     func addTriggerRoutes(to routes: inout AdminRoutes) {
+        let app = self.app
         let triggers = app.triggers
         routes.add("GET", "/triggers") { _, _ in
-            .json(Self.statusList(try await triggers.statuses()))
+            .json(Self.statusList(try await triggers.statuses(), of: app))
         }
         routes.add("GET", "/triggers/events") { _, _ in
             let stream = EventStream()
@@ -28,7 +30,8 @@ extension AdminAPI {
                 while !Task.isCancelled {
                     if let statuses = try? await triggers.statuses(), statuses != last {
                         last = statuses
-                        stream.send(event: "triggers", data: Self.statusList(statuses).extendedJSON(mode: .relaxed))
+                        stream.send(
+                            event: "triggers", data: Self.statusList(statuses, of: app).extendedJSON(mode: .relaxed))
                     }
                     try? await Task.sleep(for: Self.triggerPollInterval)
                 }
@@ -37,12 +40,13 @@ extension AdminAPI {
             return .events(stream)
         }
         routes.add("GET", "/triggers/{name}") { _, parameters in
-            .json(try await triggers.status(of: parameters["name"] ?? "").adminDocument)
+            let name = parameters["name"] ?? ""
+            return .json(Self.document(try await triggers.status(of: name), of: app))
         }
         routes.add("POST", "/triggers/{name}/suspend") { _, parameters in
             let name = parameters["name"] ?? ""
             try await triggers.suspend(trigger: name)
-            return .json(try await triggers.status(of: name).adminDocument)
+            return .json(Self.document(try await triggers.status(of: name), of: app))
         }
         routes.add("POST", "/triggers/{name}/resume") { request, parameters in
             let name = parameters["name"] ?? ""
@@ -57,7 +61,7 @@ extension AdminAPI {
                 }
             }
             try await triggers.resume(trigger: name, fromToken: fromToken)
-            return .json(try await triggers.status(of: name).adminDocument)
+            return .json(Self.document(try await triggers.status(of: name), of: app))
         }
         routes.add("GET", "/deadLetters") { request, _ in
             let trigger = request.query["trigger"].flatMap { $0.isEmpty ? nil : $0 }
@@ -75,8 +79,18 @@ extension AdminAPI {
         }
     }
 
-    static func statusList(_ statuses: [TriggerStatus]) -> BSONDocument {
-        ["triggers": .array(statuses.map { .document($0.adminDocument) })]
+    static func statusList(_ statuses: [TriggerStatus], of app: SwitchyardApp) -> BSONDocument {
+        ["triggers": .array(statuses.map { .document(document($0, of: app)) })]
+    }
+
+    /// The status with `source`, what fires the trigger (`product.book INSERT, DELETE`, a schedule, or
+    /// `CREATE via anon-user`), as `switchyard validate` describes it.
+    static func document(_ status: TriggerStatus, of app: SwitchyardApp) -> BSONDocument {
+        var document = status.adminDocument
+        if let definition = app.configuration.definition.triggers.first(where: { $0.name == status.name }) {
+            document["source"] = .string(definition.sourceDescription(now: Date()))
+        }
+        return document
     }
 }
 

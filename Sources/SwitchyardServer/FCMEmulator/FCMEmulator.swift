@@ -16,6 +16,8 @@ import Messaging
 /// - `POST /iid/v1:batchAdd`, `POST /iid/v1:batchRemove` — `{to: "/topics/x", registration_tokens: [...]}` →
 ///   `{results: [{} | {error: "NOT_FOUND" | "INVALID_ARGUMENT"}]}`
 /// - `POST /iid/v1/{token}/rel/topics/{topic}` — one device subscribes itself → `{}`
+/// - `PUT /emulator/v1/projects/{project}/devices/{token}` — `{platform: "ios" | "android" | "web"}` →
+///   `{token, platform}`: the platform whose payload the outbox records for the token (emulator-only)
 ///
 /// Every route wants `Authorization: Bearer <token from /oauth2/token>` (the device route also takes a
 /// legacy `Authorization: key=…`), or, as Firebase's own emulators take it, `Authorization: Bearer owner`, so a
@@ -82,6 +84,9 @@ public final class FCMEmulator: Sendable {
         }
         router.add("POST", "/iid/v1:batchAdd") { [self] request, _ in await batch(request, subscribe: true) }
         router.add("POST", "/iid/v1:batchRemove") { [self] request, _ in await batch(request, subscribe: false) }
+        router.add("PUT", "/emulator/v1/projects/{project}/devices/{token}") { [self] request, parameters in
+            await registerDevice(request, project: parameters["project"] ?? "", token: parameters["token"] ?? "")
+        }
         router.add("POST", "/iid/v1/{token}/rel/topics/{topic}") { [self] request, parameters in
             await subscribeDevice(request, token: parameters["token"] ?? "", topic: parameters["topic"] ?? "")
         }

@@ -35,11 +35,11 @@ function showToast(text, isError = false) {
   showToast.timer = setTimeout(() => { toast.hidden = true; }, isError ? 8000 : 3000);
 }
 
-// Today's times without the date.
+// Every time as the command line prints it: UTC with the date, `2026-01-01T12:00:00.000Z`.
 function formatTime(value) {
   const date = ejsonDate(value);
-  if (!date) return '';
-  return date.toDateString() === new Date().toDateString() ? date.toLocaleTimeString() : date.toLocaleString();
+  if (!date || Number.isNaN(date.getTime())) return '';
+  return date.toISOString();
 }
 
 function ejsonDate(value) {
@@ -291,6 +291,7 @@ function renderTriggers(statuses) {
         status.suspension ? el('div', { class: 'hint' }, status.suspension.reason) : null,
         ...(status.warnings || []).map((warning) => el('div', { class: 'hint warning' }, warning))),
       el('td', {}, status.type),
+      el('td', { class: 'source' }, status.source || ''),
       el('td', {}, status.function),
       el('td', {}, el('span', { class: `badge ${status.state}` }, status.state)),
       el('td', { class: 'number' }, status.processed),
@@ -431,9 +432,21 @@ function showDataError(message) {
   $('data-error').hidden = !message;
 }
 
+// Switchyard's own bookkeeping (change log, resume tokens, outbox, subscriptions) lives in `local`: the app's
+// databases come first.
+const internalDatabases = new Set(['local']);
+function appFirst(databases) {
+  return databases.slice().sort((a, b) => internalDatabases.has(a.name) - internalDatabases.has(b.name));
+}
+
 async function loadDatabases() {
   try {
-    const { databases } = await getJSON('/databases');
+    const databases = appFirst((await getJSON('/databases')).databases);
+    // Nothing chosen yet: open the app's first collection rather than an empty form.
+    const first = databases.find((database) => database.collections.length > 0);
+    if (first && !$('data-database').value.trim() && !$('data-collection').value.trim()) {
+      openCollection(first.name, first.collections[0].name);
+    }
     $('database-names').replaceChildren(...databases.map((database) => el('option', { value: database.name })));
     $('databases').replaceChildren(...databases.map((database) => el('li', {},
       el('span', { class: 'database' }, database.name),
@@ -658,47 +671,184 @@ function targetText(target) {
 // Whether a delivered message shows on a device: the outbox lists the registered tokens each message reached
 // (the token itself, or a topic's or condition's subscribers at the time).
 function reaches(entry, device) {
-  if (entry.error || !entry.payload) return false;
+  if (entry.error || !(entry.ios || entry.android || entry.web)) return false;
   if (Array.isArray(entry.reachedTokens)) return entry.reachedTokens.includes(device.token);
   return entry.target.token === device.token;
 }
 
-function notificationView(entry) {
-  const notification = entry.payload.notification || {};
-  const data = entry.payload.data || {};
-  const dataText = Object.entries(data).map(([key, value]) => `${key}: ${value}`).join(' · ');
-  return el('li', { class: 'notification', 'data-name': entry.name },
-    el('div', { class: 'notification-head' }, el('span', { class: 'app' }, 'Switchyard app'),
-      el('span', { class: 'when' }, ejsonDate(entry.time) ? ejsonDate(entry.time).toLocaleTimeString() : '')),
-    notification.image ? el('img', { src: notification.image, alt: '', class: 'thumbnail' }) : null,
-    el('div', { class: 'title' }, notification.title || '(data message)'),
-    notification.body ? el('div', { class: 'body' }, notification.body) : null,
-    dataText ? el('div', { class: 'data' }, dataText) : null);
+// What a card of `platform` shows of an entry: the view that platform's app receives. A device registered with
+// no platform is drawn as an iPhone (the outbox records its iOS and Android views).
+function shownView(entry, platform) {
+  if (platform === 'android') return entry.android && androidNotification(entry);
+  if (platform === 'web') return entry.web && webNotification(entry);
+  return entry.ios && iosNotification(entry);
 }
 
-function renderOutbox() {
-  $('phones-empty').hidden = devices.length > 0;
-  $('phones').replaceChildren(...devices.map((device) => {
-    const shown = outboxEntries.filter((entry) => reaches(entry, device)).slice(-20).reverse();
-    return el('div', { class: 'phone', 'data-token': device.token },
-      el('div', { class: 'phone-notch' }),
-      el('div', { class: 'phone-status' }, device.userId ? `user ${device.userId}` : 'unknown user'),
-      el('div', { class: 'phone-token', title: device.token }, device.token),
-      el('div', { class: 'phone-topics' }, (device.topics || []).length > 0
-        ? `topics: ${device.topics.join(', ')}` : 'no topics'),
-      el('ul', { class: 'notifications' }, shown.map(notificationView)),
-      shown.length === 0 ? el('p', { class: 'phone-empty' }, 'No notifications') : null);
-  }));
-  $('outbox').replaceChildren(...outboxEntries.slice().reverse().map((entry) => {
+function notificationHead(entry, app) {
+  return el('div', { class: 'notification-head' }, el('span', { class: 'app' }, app),
+    el('span', { class: 'when' }, formatTime(entry.time)));
+}
+
+function dataLine(data) {
+  const text = Object.entries(data || {}).map(([key, value]) => `${key}: ${value}`).join(' · ');
+  return text ? el('div', { class: 'data' }, text) : null;
+}
+
+// Relaxed Extended JSON writes small integers as plain numbers, canonical as {"$numberInt": "1"}.
+function integer(value) {
+  return value && typeof value === 'object' ? Number(value.$numberInt || value.$numberLong) : Number(value);
+}
+
+// The aps alert, and the image the notification service extension shows: only when mutable-content wakes it.
+function iosNotification(entry) {
+  const userInfo = entry.ios.userInfo || {};
+  const aps = userInfo.aps || {};
+  const alert = typeof aps.alert === 'string' ? { body: aps.alert } : (aps.alert || {});
+  const image = userInfo.fcm_options && userInfo.fcm_options.image;
+  const extension = integer(aps['mutable-content']) === 1;
+  const custom = {};
+  for (const [key, value] of Object.entries(userInfo)) {
+    if (key !== 'aps' && key !== 'fcm_options' && !key.startsWith('gcm.') && !key.startsWith('google.')) {
+      custom[key] = typeof value === 'string' ? value : JSON.stringify(value);
+    }
+  }
+  return [
+    notificationHead(entry, 'SWITCHYARD APP'),
+    image && extension ? el('img', { src: image, alt: '', class: 'thumbnail' }) : null,
+    el('div', { class: 'title' }, alert.title || (aps['content-available'] ? '(background push)' : '(no alert)')),
+    alert.body ? el('div', { class: 'body' }, alert.body) : null,
+    image && !extension ? el('div', { class: 'data' }, 'image not shown: aps mutable-content is not 1') : null,
+    dataLine(custom),
+    el('div', { class: 'meta' }, `gcm.message_id ${userInfo['gcm.message_id'] || 'missing'}`),
+  ];
+}
+
+function androidNotification(entry) {
+  const notification = entry.android.notification || {};
+  return [
+    notificationHead(entry, 'Switchyard app'),
+    el('div', { class: 'title' }, notification.title || '(data message)'),
+    notification.body ? el('div', { class: 'body' }, notification.body) : null,
+    notification.imageUrl ? el('img', { src: notification.imageUrl, alt: '', class: 'picture' }) : null,
+    dataLine(entry.android.data),
+    el('div', { class: 'meta' }, `${entry.android.priority} priority · from ${entry.android.from}`),
+  ];
+}
+
+function webNotification(entry) {
+  const notification = entry.web.notification || {};
+  const link = entry.web.fcmOptions && entry.web.fcmOptions.link;
+  return [
+    notificationHead(entry, location.host),
+    notification.image ? el('img', { src: notification.image, alt: '', class: 'picture' }) : null,
+    el('div', { class: 'title' }, notification.title || '(data message)'),
+    notification.body ? el('div', { class: 'body' }, notification.body) : null,
+    dataLine(entry.web.data),
+    link ? el('div', { class: 'meta' }, `opens ${link}`) : null,
+  ];
+}
+
+const platformNames = { '': 'Platform not registered', ios: 'iPhone', android: 'Android', web: 'Web browser' };
+
+async function registerPlatform(token, platform) {
+  try {
+    await request('PUT', `/devices/${encodeURIComponent(token)}`, JSON.stringify({ platform: platform || null }));
+    await loadDevices();
+  } catch (error) {
+    showToast(`${token}: ${error.message}`, true);
+  }
+}
+
+// Makes `parent`'s children exactly `nodes`, in order, moving or adding only what differs: a node that stays
+// where it is is not touched, so its arrival animation plays once.
+function reconcile(parent, nodes) {
+  const wanted = new Set(nodes);
+  for (const child of [...parent.children]) if (!wanted.has(child)) child.remove();
+  nodes.forEach((node, index) => {
+    if (parent.children[index] !== node) parent.insertBefore(node, parent.children[index] || null);
+  });
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+// A card per device, kept across refreshes (the devices list is polled and the outbox streams): only what
+// changed is redrawn.
+const phoneCards = new Map();
+
+function phoneCard(device) {
+  let card = phoneCards.get(device.token);
+  if (!card) {
+    const select = el('select', { class: 'phone-platform', title: 'The platform this token registered with' },
+      Object.entries(platformNames).map(([value, name]) => el('option', { value }, name)));
+    select.addEventListener('change', () => registerPlatform(device.token, select.value));
+    card = {
+      node: el('div', { 'data-token': device.token }),
+      status: el('div', { class: 'phone-status' }),
+      topics: el('div', { class: 'phone-topics' }),
+      list: el('ul', { class: 'notifications' }),
+      empty: el('p', { class: 'phone-empty' }, 'No notifications'),
+      select,
+      notifications: new Map(),
+    };
+    card.node.append(el('div', { class: 'phone-notch' }), card.status,
+      el('div', { class: 'phone-token', title: device.token }, device.token), card.topics, select, card.list,
+      card.empty);
+    phoneCards.set(device.token, card);
+  }
+  const platform = device.platform || '';
+  const className = `phone ${platform || 'unregistered'}`;
+  if (card.node.className !== className) card.node.className = className;
+  if (card.node.dataset.platform !== platform) card.node.dataset.platform = platform;
+  if (document.activeElement !== card.select && card.select.value !== platform) card.select.value = platform;
+  setText(card.status, device.userId ? `user ${device.userId}` : 'unknown user');
+  setText(card.topics, (device.topics || []).length > 0 ? `topics: ${device.topics.join(', ')}` : 'no topics');
+  const items = [];
+  const kept = new Map();
+  for (const entry of outboxEntries.filter((each) => reaches(each, device)).slice(-20).reverse()) {
+    const key = `${entry.name} ${platform}`;
+    let item = card.notifications.get(key);
+    if (!item) {
+      const view = shownView(entry, platform);
+      if (!view) continue;
+      item = el('li', { class: 'notification', 'data-name': entry.name }, view);
+    }
+    kept.set(key, item);
+    items.push(item);
+  }
+  card.notifications = kept;
+  reconcile(card.list, items);
+  card.empty.hidden = items.length > 0;
+  return card.node;
+}
+
+const outboxRows = new Map();
+
+function outboxRow(entry) {
+  let row = outboxRows.get(entry.name);
+  if (!row) {
     const notification = (entry.payload && entry.payload.notification) || {};
-    return el('tr', {},
+    row = el('tr', { 'data-name': entry.name },
       el('td', {}, formatTime(entry.time)),
       el('td', {}, targetText(entry.target)),
       el('td', {}, notification.title || ''),
       el('td', {}, notification.body || ''),
       el('td', {}, entry.error ? el('span', { class: 'badge failure' }, entry.error.code)
         : el('span', { class: 'badge success' }, 'accepted')));
-  }));
+    outboxRows.set(entry.name, row);
+  }
+  return row;
+}
+
+function renderOutbox() {
+  $('phones-empty').hidden = devices.length > 0;
+  const tokens = new Set(devices.map((device) => device.token));
+  for (const token of [...phoneCards.keys()]) if (!tokens.has(token)) phoneCards.delete(token);
+  reconcile($('phones'), devices.map(phoneCard));
+  const names = new Set(outboxEntries.map((entry) => entry.name));
+  for (const name of [...outboxRows.keys()]) if (!names.has(name)) outboxRows.delete(name);
+  reconcile($('outbox'), outboxEntries.slice().reverse().map(outboxRow));
 }
 
 // ---- serve --watch builds ----
