@@ -47,6 +47,16 @@ extension FCMEmulatorTests {
         #expect(fixture.emulator.topics.tokens(subscribedTo: "books") == ["phone"])
     }
 
+    @Test func aDeviceRegistrationBodyIsPlainJSON() async throws {
+        let fixture = try Fixture()
+        let response = try await fixture.client.put(
+            url: "\(fixture.server.baseURL)/emulator/v1/projects/books-app/devices/phone",
+            body: Array(#"{"platform":"ios","note":{"case":1,"$date":2}}"#.utf8),
+            headers: ["Authorization": "Bearer \(fixture.emulator.issueAccessToken())"])
+        #expect(response.status == 200, "\(response.text)")
+        #expect(fixture.outbox.devices.platform(of: "phone") == .ios)
+    }
+
     @Test func anAssertionsClaimsArePlainJSON() async throws {
         let fixture = try Fixture()
         let now = Int64(Date().timeIntervalSince1970)

@@ -17,7 +17,7 @@ extension FCMEmulator {
             )
             .response
         }
-        guard let body = try? ExtendedJSON.parseDocument(request.body) else {
+        guard let body = try? PlainJSON.parseDocument(request.body) else {
             return GoogleAPIError.invalidJSON("The body must be a JSON object.").response
         }
         guard let platform = body["platform"]?.stringValue.flatMap(DevicePlatform.init(rawValue:)) else {
