@@ -65,4 +65,12 @@ import Testing
                 ])
         }
     }
+
+    @Test func aDeviceAMessageReachedByItsFirebaseInstallationIDIsListed() async throws {
+        try await AdminTestServer.run { server in
+            _ = try await server.app.messaging.send(PushMessage(target: .fid("fid-phone"), data: ["bookId": "42"]))
+            let devices = try #require(try await server.get("/devices").document?["devices"]?.arrayValue)
+            #expect(devices == [["token": "fid-phone", "topics": []]])
+        }
+    }
 }

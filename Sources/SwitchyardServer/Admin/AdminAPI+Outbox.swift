@@ -61,7 +61,7 @@ extension AdminAPI {
     }
 
     /// Every registration token the app knows, once each: from custom user data first (with the user's id), then
-    /// topic subscribers, tokens messages were sent to, and tokens registered with a platform only.
+    /// topic subscribers, tokens (and FIDs) messages were sent to, and tokens registered with a platform only.
     static func devices(of app: SwitchyardApp) async throws -> [BSONDocument] {
         let topics = app.pushOutbox.topics
         let platforms = app.pushOutbox.devices.all
@@ -83,7 +83,10 @@ extension AdminAPI {
         }
         for token in Set(topics.all.values.joined()).sorted() { add(token, userId: nil) }
         for entry in try await app.outboxLog.entries(limit: deviceSearchDepth) {
-            if case .token(let token) = entry.target { add(token, userId: nil) }
+            switch entry.target {
+            case .token(let device), .fid(let device): add(device, userId: nil)
+            case .topic, .condition: break
+            }
         }
         for token in platforms.keys.sorted() { add(token, userId: nil) }
         return devices
