@@ -17,7 +17,8 @@ func onBookUpdated(_ event: ChangeEvent, _ context: FunctionContext) async throw
         throw BooksAppError("onBookUpdated: the \(event.operationType.rawValue) event has no documentKey._id")
     }
     let collections = try BooksAppCollections(context)
-    let readers = try await collections.users.aggregate(favouriteReaders(of: bookId))
+    let readers = try await collections.users.aggregate(
+        favouriteReaders(of: bookId, userData: collections.userData.name))
     let recipients = readers.compactMap { reader -> (userId: String, tokens: [BSON])? in
         guard let userId = reader["userId"]?.stringValue else { return nil }
         let tokens = reader["FCMToken"]?.arrayValue?.filter { $0.stringValue?.isEmpty == false } ?? []
@@ -56,11 +57,12 @@ func onBookUpdated(_ event: ChangeEvent, _ context: FunctionContext) async throw
 }
 
 /// The tutorial's pipeline on `product.user`: registered users with the book among their favourites, merged with
-/// their custom user data. Its last stage also keeps `userId`, which the entry's `_id` and token hygiene need.
-private func favouriteReaders(of bookId: BSON) -> [BSONDocument] {
+/// their custom user data (`customUserData` in the tutorial; `$lookup` reads it from `product` too). Its last stage
+/// also keeps `userId`, which the entry's `_id` needs.
+private func favouriteReaders(of bookId: BSON, userData: String) -> [BSONDocument] {
     [
         ["$match": ["favoriteBooks": bookId, "registered": true]],
-        ["$lookup": ["from": "customUserData", "localField": "_id", "foreignField": "userId", "as": "customData"]],
+        ["$lookup": ["from": .string(userData), "localField": "_id", "foreignField": "userId", "as": "customData"]],
         ["$replaceRoot": ["newRoot": ["$mergeObjects": [["$arrayElemAt": ["$customData", 0]], "$$ROOT"]]]],
         ["$project": ["_id": 0, "FCMToken": 1, "userId": 1]],
     ]

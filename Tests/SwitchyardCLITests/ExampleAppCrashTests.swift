@@ -151,7 +151,7 @@ import Testing
         var queued: Set<String> = []
         for entry in try await store.database("product").collection("pushNotification").find([:]).toArray()
         where entry["token"] == [.string(device)] {
-            if let title = entry.value(atPath: "changes")?.documentValue?["volumeInfo.title"]?.stringValue {
+            if let title = entry["changes"]?.documentValue?["volumeInfo.title"]?.stringValue {
                 queued.insert(title)
             }
         }
