@@ -56,30 +56,31 @@ import Testing
                 let session = try #require(login.json?.documentValue, "\(login.text)")
                 token = try #require(session["access_token"]?.stringValue)
                 userId = try #require(session["user_id"]?.stringValue)
-                let stored = try await call(
-                    client, base, token, #"{"name":"updateFCMUserToken","arguments":["\#(Self.device)","add"]}"#)
+                let stored = try await ClientAPISession(http: client, base: base, token: token).call(
+                    #"{"name":"updateFCMUserToken","arguments":["\#(Self.device)","add"]}"#)
                 #expect(stored.status == 200, "\(stored.text)")
             }
             // Writers stream books (insert, favourite, two retitles) until the server is killed under them.
             let streaming = (0..<Self.writers).map { writer in
                 Task { [token, userId] in
+                    let session = ClientAPISession(http: client, base: base, token: token)
                     while !Task.isCancelled {
                         let id = ObjectId().hex
-                        let inserted = try? await mongo(
-                            client, base, token, "insertOne",
+                        let inserted = try? await session.mongo(
+                            "insertOne",
                             #""collection":"book","document":{"_id":{"$oid":"\#(id)"},"_partition":"PUBLIC","volumeInfo":{"title":"Book \#(id)"}}"#
                         )
                         guard inserted?.status == 200 else { continue }
                         await acknowledged.book(id)
-                        let favourite = try? await mongo(
-                            client, base, token, "updateOne",
+                        let favourite = try? await session.mongo(
+                            "updateOne",
                             #""collection":"user","query":{"_id":"\#(userId)"},"update":{"$addToSet":{"favoriteBooks":{"$oid":"\#(id)"}}}"#
                         )
                         guard favourite?.status == 200 else { continue }
                         for edition in 1...2 {
                             let title = "Book \(id), edition \(edition)"
-                            let updated = try? await mongo(
-                                client, base, token, "updateOne",
+                            let updated = try? await session.mongo(
+                                "updateOne",
                                 #""collection":"book","query":{"_id":{"$oid":"\#(id)"}},"update":{"$set":{"volumeInfo.title":"\#(title)"}}"#
                             )
                             if updated?.status == 200 { await acknowledged.retitled(id, title) }
@@ -164,51 +165,4 @@ import Testing
         }
         return missing
     }
-}
-
-private func call(_ client: HTTPClient, _ base: String, _ token: String, _ body: String) async throws -> HTTPResponse {
-    try await client.post(
-        url: "\(base)/functions/call", body: Array(body.utf8),
-        headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"])
-}
-
-/// A `mongodb-atlas` service call on the `product` database, as the Realm SDKs' MongoCollection sends it.
-private func mongo(_ client: HTTPClient, _ base: String, _ token: String, _ action: String, _ fields: String)
-    async throws -> HTTPResponse
-{
-    try await call(
-        client, base, token,
-        #"{"name":"\#(action)","service":"mongodb-atlas","arguments":[{"database":"product",\#(fields)}]}"#)
-}
-
-/// `switchyard serve` with the example app on a fixed port and data directory; killed with SIGKILL.
-private final class ServerProcess {
-    let process = Process()
-
-    init(_ configuration: String, data: String, port: UInt16) throws {
-        guard let executable = switchyardExecutable else { throw MissingExecutable() }
-        process.executableURL = executable
-        process.arguments = ["serve", "--config", configuration, "--data-dir", data, "--port", "\(port)"]
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    func awaitServing(_ client: HTTPClient, base: String) async throws {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if let response = try? await client.get(url: "\(base)/location"), response.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw ServerDidNotStart()
-    }
-
-    func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    struct ServerDidNotStart: Error {}
 }
