@@ -77,6 +77,19 @@ import Testing
             #expect(app.outbox.messages(toToken: Self.tokens[1]).isEmpty, "the processed entry is not sent again")
             app.outbox.removeAll()
 
+            // An entry like the article's, written by anyone, is sent by the insert trigger and marked processed.
+            var written = try #require(
+                try await queue.findOne(["processed": true, "changes.volumeInfo.publishedDate": "1964"]))
+            written["_id"] = .objectId(ObjectId())
+            written["processed"] = false
+            try await queue.insertOne(written)
+            try await app.awaitIdle()
+            for token in Self.tokens {
+                #expect(app.outbox.messages(toToken: token).map(\.title) == ["Pacific on Linguistics changed"])
+            }
+            #expect(try await queue.findOne(["_id": written["_id"] ?? .null])?["processed"] == true)
+            app.outbox.removeAll()
+
             // The reader's favourite changes as in the article: both of their devices hear of it.
             let books = try app.collection("product.book")
             try await books.updateOne(
