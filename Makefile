@@ -26,8 +26,11 @@ deps:
 build: deps
 	$(SWIFTPM) build
 
+# The example app's seed data (books, a registered reader with a device and favourites), imported only into a data
+# directory that has no store yet, so a newcomer sees the flows at once and later runs keep their data.
+SEED ?= $(CONFIG)/seed
 run: build
-	$(SWIFT) run switchyard serve --config $(CONFIG)
+	$(SWIFT) run switchyard serve --config $(CONFIG) $$(if [ -d $(SEED) ] && [ ! -e $(CONFIG)/.switchyard/store.sqlite ]; then echo --import $(SEED); fi)
 
 # Each fuzzer for a short bounded run (a crash fails the build; `make fuzz` runs longer), then the suite.
 test: EXTRA_PACKAGES = $(TEST_PACKAGES)

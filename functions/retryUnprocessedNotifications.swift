@@ -4,15 +4,16 @@ import Foundation
 import Switchyard
 
 /// Every few minutes: sends again the queued notifications still unprocessed that were queued at least
-/// `retryAfterMinutes` before the scheduled time and have had fewer than `maxNotificationAttempts` attempts,
-/// oldest first, at most `retryBatchSize` per run.
+/// `retryAfterMinutes` before the scheduled time and have had fewer than `maxNotificationAttempts` attempts (an
+/// entry without `attempts`, as the tutorial writes them, has had none), oldest first, at most `retryBatchSize`
+/// per run.
 func retryUnprocessedNotifications(_ event: ScheduledEvent, _ context: FunctionContext) async throws {
     let queue = try NotificationQueue(context)
     let minutes = try context.values.requiredPositiveNumber("retryAfterMinutes")
     let cutoff = BSONDate(event.scheduledTime.addingTimeInterval(-minutes * 60))
     let due = try await queue.collections.notificationQueue.find(
         [
-            "processed": false, "attempts": ["$lt": .int64(Int64(queue.maxAttempts))],
+            "processed": false, "attempts": ["$not": ["$gte": .int64(Int64(queue.maxAttempts))]],
             "date": ["$lte": .datetime(cutoff)],
         ], options: FindOptions(projection: ["_id": 1], sort: ["date": 1], limit: retryBatchSize)
     ).toArray()

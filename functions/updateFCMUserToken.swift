@@ -3,9 +3,10 @@ import DocumentStore
 import Foundation
 import Switchyard
 
-/// Adds or removes a device's FCM registration token on the calling user's custom user data:
-/// `updateFCMUserToken(token, "add" | "remove")`. Adding is idempotent (`$addToSet`) and creates the user's
-/// document when the authentication trigger has not yet; removing a token the user does not have changes
+/// Adds or removes a device's FCM registration token on the calling user's custom user data
+/// (`product.customUserData`, `{userId, FCMToken: [String]}`): `updateFCMUserToken(token, "add" | "remove")`, as the
+/// tutorial's iOS client calls it. Adding is idempotent (`$addToSet`) and creates the user's document when the
+/// authentication triggers have not yet; removing a token the user does not have changes
 /// nothing. Returns `{matchedCount, modifiedCount, upsertedCount, upsertedId?}`.
 func updateFCMUserToken(_ arguments: [BSON], _ context: FunctionContext) async throws -> BSON {
     guard arguments.count == 2 else {
@@ -33,7 +34,7 @@ func updateFCMUserToken(_ arguments: [BSON], _ context: FunctionContext) async t
             filter,
             [
                 "$addToSet": ["FCMToken": .string(token)],
-                "$setOnInsert": ["favoriteBooks": [], "createdAt": .datetime(BSONDate(Date()))],
+                "$setOnInsert": ["createdAt": .datetime(BSONDate(Date()))],
             ], upsert: true)
     } else {
         result = try await userData.updateOne(filter, ["$pull": ["FCMToken": .string(token)]])

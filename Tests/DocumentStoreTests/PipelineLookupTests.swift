@@ -99,4 +99,32 @@ import Testing
         #expect(
             aggregationFailure([["$lookup": ["from": "x", "as": "b", "let": ["A": 1], "pipeline": []]]])?.code == 16870)
     }
+
+    /// The push-notification tutorial's `onBookUpdated` pipeline, exactly as the article writes it: registered users
+    /// with the book among their favourites, merged with their custom user data, down to their tokens.
+    @Test func theTutorialsFavouriteReadersPipelineRunsAsWritten() throws {
+        let stages = try ExtendedJSON.parseDocuments(
+            #"""
+            [
+              {"$match": {"favoriteBooks": {"$oid": "62a0da5d860040b7938eab00"}, "registered": true}},
+              {"$lookup": {"from": "customUserData", "localField": "_id", "foreignField": "userId", "as": "customData"}},
+              {"$replaceRoot": {"newRoot": {"$mergeObjects": [{"$arrayElemAt": ["$customData", 0]}, "$$ROOT"]}}},
+              {"$project": {"_id": 0, "FCMToken": 1}}
+            ]
+            """#)
+        let book = BSON.objectId(try #require(ObjectId(hex: "62a0da5d860040b7938eab00")))
+        let users: [BSONDocument] = [
+            ["_id": "u1", "registered": true, "favoriteBooks": [.objectId(ObjectId()), book]],
+            ["_id": "u2", "registered": true, "favoriteBooks": [book]],
+            ["_id": "u3", "registered": false, "favoriteBooks": [book]],
+            ["_id": "u4", "registered": true, "favoriteBooks": []],
+        ]
+        let customUserData: [BSONDocument] = [
+            ["_id": .objectId(ObjectId()), "userId": "u1", "color": "#1AA7ECFF", "FCMToken": ["a", "b"]],
+            ["_id": .objectId(ObjectId()), "userId": "u3", "FCMToken": ["c"]],
+        ]
+        let output = try aggregate(stages, users, source: MemorySource(collections: ["customUserData": customUserData]))
+        // u2 has no custom user data: `$arrayElemAt` of an empty array is missing, which `$mergeObjects` skips.
+        #expect(output == [["FCMToken": ["a", "b"]], [:]])
+    }
 }

@@ -15,10 +15,22 @@ import Testing
         }
         #expect(
             Set(configuration.triggers.map(\.name)) == [
-                "sendBooksTopic", "queueFavoriteBookUpdate", "sendQueuedNotification", "retryUnprocessedNotifications",
-                "createUserData", "ensureUserDataOnLogin",
+                "onBookPushNotification", "favouriteUserBookUpdated", "onSentPushNotification",
+                "retryUnprocessedNotifications", "userRegistered", "updateUser",
             ])
         #expect(functionRegistry["updateFCMUserToken"]?.kind == .callable)
+    }
+
+    /// The tutorial's triggers run its functions, under the names of its export.
+    @Test func theTriggersAndFunctionsHaveTheTutorialsNames() throws {
+        let configuration = try AppConfiguration.load(
+            directory: BooksAppFixture.directory, registeredFunctions: functionRegistry.names, variables: [:])
+        let functions = Dictionary(uniqueKeysWithValues: configuration.triggers.map { ($0.name, $0.function) })
+        #expect(functions["onBookPushNotification"] == "sentTopicNotification")
+        #expect(functions["favouriteUserBookUpdated"] == "onBookUpdated")
+        #expect(functions["onSentPushNotification"] == "sentPushNotification")
+        #expect(functions["userRegistered"] == "createNewUser")
+        #expect(functions["updateUser"] == "updateUser")
     }
 
     @Test func everyValueTheFunctionsReadIsConfigured() throws {

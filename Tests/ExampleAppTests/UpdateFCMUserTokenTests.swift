@@ -25,7 +25,8 @@ import Testing
             #expect(absent.documentValue?["modifiedCount"] == .int64(0))
             let document = try await userData.findOne(["userId": "u1"])
             #expect(document?["FCMToken"] == ["token-b"])
-            #expect(document?["favoriteBooks"] == [])
+            // Favourites live on product.user, as in the tutorial.
+            #expect(document?["favoriteBooks"] == nil)
         }
     }
 

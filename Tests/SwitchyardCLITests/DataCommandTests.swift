@@ -102,7 +102,7 @@ import Testing
             #"{"_id": {"$oid": "650000000000000000000001"}, "volumeInfo": {"title": "Dune"}}"# + "\n")
         let fired = try switchyard(["data", "import", "first", "--fire-triggers"], in: app.path)
         #expect(fired.status == 0, "\(fired.stderr)")
-        #expect(fired.stdout.hasSuffix("trigger sendBooksTopic: 1 run, 0 failed\n"))
+        #expect(fired.stdout.hasSuffix("trigger onBookPushNotification: 1 run, 0 failed\n"))
 
         // A quiet import is never delivered, not even when the triggers catch up from their resume tokens.
         try app.write("quiet/product.book.json", #"{"_id": 2, "volumeInfo": {"title": "Emma"}}"# + "\n")

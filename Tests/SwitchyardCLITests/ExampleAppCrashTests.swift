@@ -5,23 +5,28 @@ import Messaging
 import TestSupport
 import Testing
 
-/// The example app in a `switchyard serve` child process, fed through the client API the Realm SDKs speak,
-/// killed with SIGKILL mid-stream several times: every write the server acknowledged must reach every trigger
-/// that matches it at least once — each new book a topic notification (`sendBooksTopic`), each change to a
-/// favourite book a queued notification (`queueFavoriteBookUpdate`) that `sendQueuedNotification` then takes up.
+/// The example app in a `switchyard serve` child process, fed through the client API the Realm SDKs speak, on the
+/// tutorial's data model, killed with SIGKILL mid-stream several times: every write the server acknowledged must
+/// reach every trigger that matches it at least once — each new book a topic notification
+/// (`onBookPushNotification`), each change to a favourite book of the registered reader a queued entry
+/// (`favouriteUserBookUpdated`) and a message sent to the reader's device (`onSentPushNotification`).
 @Suite(.timeLimit(.minutes(5))) struct ExampleAppCrashTests {
     static let rounds = 3
     static let writers = 4
     /// Books acknowledged in a round before its kill may come.
     static let booksPerRound = 10
+    /// The reader's one device, shaped like an FCM registration token.
+    static let device =
+        "cK3x9Q2mTgGq1ITGdBqGS:APA91bERtZt-O-jEg6jMMCjPCfYdo1wmP9RbeATAXIQKQ3rfOqj1HFmETvdqm2MJHOhx2ZXqGJydtMWjHkaAD20A8OtqYWU3oiSg17vX_gh-19b85lP9S8bvd2TRsV3DqHnJP8k-t2WV"
 
     /// What the server acknowledged, across rounds.
     actor Acknowledged {
         var books: Set<String> = []
-        var editions: [String: Set<Int>] = [:]
+        /// The titles each acknowledged edit gave a book, by book.
+        var titles: [String: Set<String>] = [:]
 
         func book(_ id: String) { books.insert(id) }
-        func edition(_ id: String, _ edition: Int) { editions[id, default: []].insert(edition) }
+        func retitled(_ id: String, _ title: String) { titles[id, default: []].insert(title) }
     }
 
     @Test func everyAcknowledgedWriteReachesEveryMatchingTriggerAcrossKills() async throws {
@@ -38,37 +43,47 @@ import Testing
             defer { server.kill() }
             try await server.awaitServing(client, base: base)
             if round == 0 {
-                // One device: its token on the user's data, so favourite books notify it.
-                let login = try await client.post(url: "\(base)/auth/providers/anon-user/login", body: Array("{}".utf8))
-                let session = try #require(login.json?.documentValue)
+                // A registered reader (email and password) with one device.
+                let credentials = Array(#"{"email":"reader@example.com","password":"secret-password"}"#.utf8)
+                let registered = try await client.post(
+                    url: "\(base)/auth/providers/local-userpass/register", body: credentials,
+                    headers: ["Content-Type": "application/json"])
+                #expect(registered.status == 201, "\(registered.text)")
+                let login = try await client.post(
+                    url: "\(base)/auth/providers/local-userpass/login",
+                    body: Array(#"{"username":"reader@example.com","password":"secret-password"}"#.utf8),
+                    headers: ["Content-Type": "application/json"])
+                let session = try #require(login.json?.documentValue, "\(login.text)")
                 token = try #require(session["access_token"]?.stringValue)
                 userId = try #require(session["user_id"]?.stringValue)
-                let registered = try await call(
-                    client, base, token, #"{"name":"updateFCMUserToken","arguments":["device-1","add"]}"#)
-                #expect(registered.status == 200, "\(registered.text)")
+                let stored = try await ClientAPISession(http: client, base: base, token: token).call(
+                    #"{"name":"updateFCMUserToken","arguments":["\#(Self.device)","add"]}"#)
+                #expect(stored.status == 200, "\(stored.text)")
             }
-            // Writers stream books (insert, favourite, two edits) until the server is killed under them.
+            // Writers stream books (insert, favourite, two retitles) until the server is killed under them.
             let streaming = (0..<Self.writers).map { writer in
                 Task { [token, userId] in
-                    var n = 0
+                    let session = ClientAPISession(http: client, base: base, token: token)
                     while !Task.isCancelled {
-                        let id = "b\(round)-\(writer)-\(n)"
-                        n += 1
-                        let inserted = try? await mongo(
-                            client, base, token, "insertOne",
-                            #""collection":"book","document":{"_id":"\#(id)","title":"Book \#(id)"}"#)
+                        let id = ObjectId().hex
+                        let inserted = try? await session.mongo(
+                            "insertOne",
+                            #""collection":"book","document":{"_id":{"$oid":"\#(id)"},"_partition":"PUBLIC","volumeInfo":{"title":"Book \#(id)"}}"#
+                        )
                         guard inserted?.status == 200 else { continue }
                         await acknowledged.book(id)
-                        _ = try? await mongo(
-                            client, base, token, "updateOne",
-                            #""collection":"customUserData","query":{"userId":"\#(userId)"},"update":{"$addToSet":{"favoriteBooks":"\#(id)"}}"#
+                        let favourite = try? await session.mongo(
+                            "updateOne",
+                            #""collection":"user","query":{"_id":"\#(userId)"},"update":{"$addToSet":{"favoriteBooks":{"$oid":"\#(id)"}}}"#
                         )
+                        guard favourite?.status == 200 else { continue }
                         for edition in 1...2 {
-                            let updated = try? await mongo(
-                                client, base, token, "updateOne",
-                                #""collection":"book","query":{"_id":"\#(id)"},"update":{"$set":{"edition":\#(edition)}}"#
+                            let title = "Book \(id), edition \(edition)"
+                            let updated = try? await session.mongo(
+                                "updateOne",
+                                #""collection":"book","query":{"_id":{"$oid":"\#(id)"}},"update":{"$set":{"volumeInfo.title":"\#(title)"}}"#
                             )
-                            if updated?.status == 200 { await acknowledged.edition(id, edition) }
+                            if updated?.status == 200 { await acknowledged.retitled(id, title) }
                         }
                     }
                 }
@@ -90,12 +105,13 @@ import Testing
         defer { server.kill() }
         try await server.awaitServing(client, base: base)
         let books = await acknowledged.books
-        let editions = await acknowledged.editions
+        let titles = await acknowledged.titles
         #expect(books.count >= Self.rounds * Self.booksPerRound, "the writers got too little through to prove anything")
+        #expect(!titles.isEmpty, "no favourite book was changed")
         let deadline = Date().addingTimeInterval(120)
         var missing: [String] = ["not checked yet"]
         while Date() < deadline {
-            missing = try await Self.unhandled(books: books, editions: editions, data: data.path)
+            missing = try await Self.unhandled(books: books, titles: titles, data: data.path)
             if missing.isEmpty { break }
             try await Task.sleep(for: .milliseconds(250))
         }
@@ -103,10 +119,10 @@ import Testing
     }
 
     /// What has not (yet) reached its triggers, read from the data directory the way `switchyard logs` does.
-    static func unhandled(books: Set<String>, editions: [String: Set<Int>], data: String) async throws -> [String] {
+    static func unhandled(books: Set<String>, titles: [String: Set<String>], data: String) async throws -> [String] {
         let store = try await DocumentStore.open(.sqlite(directory: data))
         do {
-            let missing = try await unhandled(books: books, editions: editions, store: store)
+            let missing = try await unhandled(books: books, titles: titles, store: store)
             await store.close()
             return missing
         } catch {
@@ -115,81 +131,38 @@ import Testing
         }
     }
 
-    static func unhandled(books: Set<String>, editions: [String: Set<Int>], store: DocumentStore) async throws
+    static func unhandled(books: Set<String>, titles: [String: Set<String>], store: DocumentStore) async throws
         -> [String]
     {
         var notified: Set<String> = []
+        var sent: Set<String> = []
         for entry in try await store.database("local").collection("outbox").find([:]).toArray() {
             let request = entry["request"]?.documentValue
             let message = request?["message"]?.documentValue ?? request
-            if let bookId = message?["data"]?.documentValue?["bookId"]?.stringValue,
-                entry["target"]?.documentValue?["topic"] != nil
-            {
+            let target = entry["target"]?.documentValue
+            if let bookId = message?["data"]?.documentValue?["bookId"]?.stringValue, target?["topic"] != nil {
                 notified.insert(bookId)
+            }
+            if target?["token"]?.stringValue == device, entry["error"] == nil,
+                let title = message?["notification"]?.documentValue?["title"]?.stringValue
+            {
+                sent.insert(title)
             }
         }
         var queued: Set<String> = []
-        // sendQueuedNotification ran on an entry when it sent it, or when it took the entry's sending lease (a
-        // run killed after taking it leaves the entry to the scheduled retry once the lease lapses).
         for entry in try await store.database("product").collection("pushNotification").find([:]).toArray()
-        where entry["processed"] == true || entry["sendingUntil"] != nil {
-            if let book = entry["bookId"]?.stringValue, let edition = entry["changes"]?.documentValue?["edition"] {
-                queued.insert("\(book)@\(edition.int64Value ?? -1)")
+        where entry["token"] == [.string(device)] {
+            if let title = entry["changes"]?.documentValue?["volumeInfo.title"]?.stringValue {
+                queued.insert(title)
             }
         }
         var missing = books.subtracting(notified).sorted().map { "new book \($0) not notified" }
-        for (book, numbers) in editions.sorted(by: { $0.key < $1.key }) {
-            for edition in numbers.sorted() where !queued.contains("\(book)@\(edition)") {
-                missing.append("edition \(edition) of \(book) not queued and handed to sendQueuedNotification")
+        for (book, edits) in titles.sorted(by: { $0.key < $1.key }) {
+            for title in edits.sorted() {
+                if !queued.contains(title) { missing.append("'\(title)' of \(book) not queued") }
+                if !sent.contains("\(title) changed") { missing.append("'\(title)' of \(book) not sent") }
             }
         }
         return missing
     }
-}
-
-private func call(_ client: HTTPClient, _ base: String, _ token: String, _ body: String) async throws -> HTTPResponse {
-    try await client.post(
-        url: "\(base)/functions/call", body: Array(body.utf8),
-        headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"])
-}
-
-/// A `mongodb-atlas` service call on the `product` database, as the Realm SDKs' MongoCollection sends it.
-private func mongo(_ client: HTTPClient, _ base: String, _ token: String, _ action: String, _ fields: String)
-    async throws -> HTTPResponse
-{
-    try await call(
-        client, base, token,
-        #"{"name":"\#(action)","service":"mongodb-atlas","arguments":[{"database":"product",\#(fields)}]}"#)
-}
-
-/// `switchyard serve` with the example app on a fixed port and data directory; killed with SIGKILL.
-private final class ServerProcess {
-    let process = Process()
-
-    init(_ configuration: String, data: String, port: UInt16) throws {
-        guard let executable = switchyardExecutable else { throw MissingExecutable() }
-        process.executableURL = executable
-        process.arguments = ["serve", "--config", configuration, "--data-dir", data, "--port", "\(port)"]
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    func awaitServing(_ client: HTTPClient, base: String) async throws {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if let response = try? await client.get(url: "\(base)/location"), response.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw ServerDidNotStart()
-    }
-
-    func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    struct ServerDidNotStart: Error {}
 }

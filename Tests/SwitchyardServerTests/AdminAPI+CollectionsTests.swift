@@ -151,7 +151,7 @@ import Testing
             let added = try #require(try await server.app.outbox().last)
             #expect(added.target == .topic("books"))
             #expect(added.payload?["notification"]?.documentValue?["title"] == "New book added")
-            #expect(added.payload?["notification"]?.documentValue?["body"] == "Dune by Frank Herbert")
+            #expect(added.payload?["notification"]?.documentValue?["body"] == "Dune has been added to the list")
 
             let id = try #require(inserted.document?["insertedId"]?.objectIdValue)
             let deleted = try await server.post("\(books)/delete", #"{"filter": {"_id": {"$oid": "\#(id.hex)"}}}"#)
@@ -159,7 +159,7 @@ import Testing
             try await server.settle()
             let removed = try #require(try await server.app.outbox().last)
             #expect(removed.payload?["notification"]?.documentValue?["title"] == "Book deleted")
-            #expect(try await server.app.invocations.records(trigger: "sendBooksTopic").count == 2)
+            #expect(try await server.app.invocations.records(trigger: "onBookPushNotification").count == 2)
         }
     }
 }

@@ -25,14 +25,14 @@ import Testing
             let all = try await invocations(server)
             #expect(all.count == 2)
             let books = try #require(all.first)
-            #expect(books["function"] == "sendBooksTopic")
-            #expect(books["trigger"] == "sendBooksTopic")
+            #expect(books["function"] == "sentTopicNotification")
+            #expect(books["trigger"] == "onBookPushNotification")
             #expect(books["outcome"] == "success")
             #expect(books["attempt"]?.int64Value == 1)
             #expect(books["logs"]?.arrayValue?.first?.stringValue?.contains("sent book_added") == true)
 
             #expect(try await invocations(server, "?function=ping").map { $0["function"] } == ["ping"])
-            #expect(try await invocations(server, "?trigger=sendBooksTopic").count == 1)
+            #expect(try await invocations(server, "?trigger=onBookPushNotification").count == 1)
             #expect(try await invocations(server, "?outcome=failure").isEmpty)
             #expect(try await invocations(server, "?outcome=success").count == 2)
             #expect(try await invocations(server, "?limit=1").map { $0["function"] } == ["ping"])
@@ -92,7 +92,7 @@ import Testing
             #expect(try ExtendedJSON.parseDocument(first.data)["function"] == "ping")
             let second = try #require(await everything.next("invocation"))
             let record = try ExtendedJSON.parseDocument(second.data)
-            #expect(record["function"] == "sendBooksTopic")
+            #expect(record["function"] == "sentTopicNotification")
             #expect(record["outcome"] == "success")
 
             // A failing call: only now does the failure feed say anything.

@@ -46,9 +46,7 @@ import Testing
         try await AdminTestServer.run { server in
             #expect(try await server.get("/devices").document?["devices"] == [])
             let userData = server.app.store.database("product").collection("customUserData")
-            _ = try await userData.insertOne([
-                "userId": "u1", "FCMToken": ["phone-1", "tablet-1"], "favoriteBooks": [],
-            ])
+            _ = try await userData.insertOne(["userId": "u1", "FCMToken": ["phone-1", "tablet-1"]])
             _ = try await userData.insertOne([
                 "userId": "u2", "FCMToken": ["phone-2", "phone-1"], "name": "not a token",
             ])

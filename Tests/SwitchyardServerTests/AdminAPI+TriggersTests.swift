@@ -23,13 +23,12 @@ import Testing
             let list = try #require(try await server.get("/triggers").document?["triggers"]?.arrayValue)
             #expect(
                 list.compactMap { $0.documentValue?["name"]?.stringValue } == [
-                    "sendBooksTopic", "queueFavoriteBookUpdate", "sendQueuedNotification",
-                    "retryUnprocessedNotifications",
-                    "createUserData", "ensureUserDataOnLogin",
+                    "onBookPushNotification", "favouriteUserBookUpdated", "onSentPushNotification",
+                    "retryUnprocessedNotifications", "userRegistered", "updateUser",
                 ])
-            let books = try await status(server, "sendBooksTopic")
+            let books = try await status(server, "onBookPushNotification")
             #expect(books["type"] == "database")
-            #expect(books["function"] == "sendBooksTopic")
+            #expect(books["function"] == "sentTopicNotification")
             #expect(books["state"] == "running")
             #expect(books["processed"]?.int64Value == 1)
             #expect(books["failedAttempts"]?.int64Value == 0)
@@ -50,7 +49,7 @@ import Testing
 
     @Test func aSuspendedTriggerResumesFromItsTokenAndGetsWhatItMissed() async throws {
         try await AdminTestServer.run { server in
-            let suspended = try await server.post("/triggers/sendBooksTopic/suspend")
+            let suspended = try await server.post("/triggers/onBookPushNotification/suspend")
             #expect(suspended.status == 200)
             #expect(suspended.document?["state"] == "suspended")
             #expect(suspended.document?["suspension"]?.documentValue?["reason"] == "suspended by request")
@@ -58,9 +57,9 @@ import Testing
             #expect(try await server.post("/databases/product/collections/book/documents", Self.dune).status == 201)
             try await server.settle()
             #expect(try await server.app.outbox().isEmpty)
-            #expect(try await status(server, "sendBooksTopic")["pendingLogEntries"]?.int64Value == 1)
+            #expect(try await status(server, "onBookPushNotification")["pendingLogEntries"]?.int64Value == 1)
 
-            let resumed = try await server.post("/triggers/sendBooksTopic/resume")
+            let resumed = try await server.post("/triggers/onBookPushNotification/resume")
             #expect(resumed.status == 200)
             #expect(resumed.document?["state"] == "running")
             try await server.settle()
@@ -70,10 +69,10 @@ import Testing
 
     @Test func resumingWithoutTheTokenSkipsWhatHappenedMeanwhile() async throws {
         try await AdminTestServer.run { server in
-            #expect(try await server.post("/triggers/sendBooksTopic/suspend").status == 200)
+            #expect(try await server.post("/triggers/onBookPushNotification/suspend").status == 200)
             #expect(try await server.post("/databases/product/collections/book/documents", Self.dune).status == 201)
             try await server.settle()
-            let resumed = try await server.post("/triggers/sendBooksTopic/resume", #"{"fromToken": false}"#)
+            let resumed = try await server.post("/triggers/onBookPushNotification/resume", #"{"fromToken": false}"#)
             #expect(resumed.status == 200)
             try await server.settle()
             #expect(try await server.app.outbox().isEmpty)
@@ -85,21 +84,21 @@ import Testing
 
     @Test func controlErrorsSayWhatIsWrong() async throws {
         try await AdminTestServer.run { server in
-            let running = try await server.post("/triggers/sendBooksTopic/resume")
+            let running = try await server.post("/triggers/onBookPushNotification/resume")
             #expect(running.status == 409)
             #expect(running.errorCode == "InvalidTriggerState")
             let unknown = try await server.post("/triggers/nope/suspend")
             #expect(unknown.status == 404)
             #expect(unknown.errorCode == "TriggerNotFound")
-            #expect(try await server.post("/triggers/sendBooksTopic/suspend").status == 200)
-            let malformed = try await server.post("/triggers/sendBooksTopic/resume", #"{"fromToken": }"#)
+            #expect(try await server.post("/triggers/onBookPushNotification/suspend").status == 200)
+            let malformed = try await server.post("/triggers/onBookPushNotification/resume", #"{"fromToken": }"#)
             #expect(malformed.status == 400)
             #expect(malformed.document?["error"]?.stringValue?.contains("1:") == true)
-            let mistyped = try await server.post("/triggers/sendBooksTopic/resume", #"{"fromToken": "yes"}"#)
+            let mistyped = try await server.post("/triggers/onBookPushNotification/resume", #"{"fromToken": "yes"}"#)
             #expect(mistyped.status == 400)
             #expect(mistyped.document?["error"]?.stringValue?.contains("fromToken") == true)
-            #expect(try await status(server, "sendBooksTopic")["state"] == "suspended")
-            let wrongMethod = try await server.get("/triggers/sendBooksTopic/suspend")
+            #expect(try await status(server, "onBookPushNotification")["state"] == "suspended")
+            let wrongMethod = try await server.get("/triggers/onBookPushNotification/suspend")
             #expect(wrongMethod.status == 405)
         }
     }
@@ -115,12 +114,12 @@ import Testing
             #expect(initial.count == 6)
             #expect(initial.allSatisfy { $0.documentValue?["state"] == "running" })
 
-            #expect(try await server.post("/triggers/sendBooksTopic/suspend").status == 200)
+            #expect(try await server.post("/triggers/onBookPushNotification/suspend").status == 200)
             var suspended = false
             while !suspended, let event = await reader.next("triggers") {
                 let statuses = try ExtendedJSON.parseDocument(event.data)["triggers"]?.arrayValue ?? []
                 suspended = statuses.contains {
-                    $0.documentValue?["name"] == "sendBooksTopic" && $0.documentValue?["state"] == "suspended"
+                    $0.documentValue?["name"] == "onBookPushNotification" && $0.documentValue?["state"] == "suspended"
                 }
             }
             #expect(suspended)

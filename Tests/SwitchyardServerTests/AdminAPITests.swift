@@ -45,7 +45,7 @@ import Testing
             let app = try #require(response.document)
             #expect(app["appId"] == "switchyard-app")
             #expect(app["triggers"] == .int32(6) || app["triggers"] == .int64(6))
-            #expect(app["functions"]?.arrayValue?.contains("sendBooksTopic") == true)
+            #expect(app["functions"]?.arrayValue?.contains("sentTopicNotification") == true)
         }
     }
 

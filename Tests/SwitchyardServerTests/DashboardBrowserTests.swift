@@ -79,7 +79,7 @@ import Testing
                     try await page.evaluate("\(notification).querySelector('.title').textContent") == "New book added")
                 #expect(
                     try await page.evaluate("\(notification).querySelector('.body').textContent")
-                        == "Dune by Frank Herbert")
+                        == "Dune has been added to the list")
                 #expect(
                     try await page.evaluate("document.querySelector('#outbox tr')?.innerText.includes('topic books')")
                         == true)
@@ -89,10 +89,10 @@ import Testing
                 // The trigger ran, as the live views show.
                 try await page.evaluate("location.hash = '#logs'")
                 try await page.wait(
-                    until: "document.querySelector('#invocations tr[data-function=\"sendBooksTopic\"]')")
+                    until: "document.querySelector('#invocations tr[data-function=\"sentTopicNotification\"]')")
                 try await page.evaluate("location.hash = '#triggers'")
                 let processed =
-                    "document.querySelector('#triggers tr[data-trigger=\"sendBooksTopic\"] td:nth-child(6)')"
+                    "document.querySelector('#triggers tr[data-trigger=\"onBookPushNotification\"] td:nth-child(6)')"
                 try await page.wait(until: "\(processed)?.textContent === '1'")
                 let png = try await page.screenshot()
                 #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
@@ -140,7 +140,7 @@ import Testing
                 #expect(try await page.evaluate("document.getElementById('build').hidden") == true)
 
                 // What the watching supervisor writes when the compiler rejects a saved function.
-                let error = "functions/sendBooksTopic.swift:12:9: error: cannot find 'titel' in scope"
+                let error = "functions/sentTopicNotification.swift:12:9: error: cannot find 'titel' in scope"
                 try BuildStatus(state: .failed, output: error).write(dataDirectory: server.dataDirectory)
                 try await page.wait(until: "!document.getElementById('build').hidden")
                 #expect(
@@ -270,7 +270,7 @@ import Testing
         try await AdminTestServer.run { server in
             try await withBrowser { browser in
                 let page = try await browser.open(server.baseURL + "/#triggers")
-                let row = #"document.querySelector('#triggers tr[data-trigger="sendBooksTopic"]')"#
+                let row = #"document.querySelector('#triggers tr[data-trigger="onBookPushNotification"]')"#
                 try await page.wait(until: row)
                 #expect(
                     try await page.evaluate(
@@ -292,9 +292,9 @@ import Testing
                 let column =
                     "[...document.querySelectorAll('#tab-triggers thead th')].findIndex((th) => th.textContent === 'Last event') + 1"
                 let lastEvent =
-                    #"document.querySelector(`#triggers tr[data-trigger="sendBooksTopic"] td:nth-child(${\#(column)})`)"#
+                    #"document.querySelector(`#triggers tr[data-trigger="onBookPushNotification"] td:nth-child(${\#(column)})`)"#
                 try await page.wait(until: "\(lastEvent)?.textContent")
-                let status = try await server.app.triggers.status(of: "sendBooksTopic")
+                let status = try await server.app.triggers.status(of: "onBookPushNotification")
                 let time = try #require(status.lastEventTime)
                 #expect(
                     try await page.evaluate("\(lastEvent).textContent")

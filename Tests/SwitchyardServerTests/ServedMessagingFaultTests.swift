@@ -87,7 +87,7 @@ import Testing
         try await ServedApp.withExampleApp(
             triggers: TriggerRuntimeConfiguration(clock: clock), retry: Self.quickRetry
         ) { served in
-            let login = try await served.loginAnonymously()
+            let login = try await served.registerAndLogin("reader@example.com")
             try await served.app.awaitIdle()
             for device in ["phone", "tablet"] {
                 let stored = try await served.call(
@@ -95,11 +95,10 @@ import Testing
                 #expect(stored.status == 200, "\(stored.text)")
             }
             let books = served.app.store.database("product").collection("book")
-            let userData = served.app.store.database("product").collection("customUserData")
+            let users = served.app.store.database("product").collection("user")
             let queue = served.app.store.database("product").collection("pushNotification")
             try await books.insertOne(["_id": "dune", "volumeInfo": ["title": "Dune"]])
-            _ = try await userData.updateOne(
-                ["userId": .string(login.userId)], ["$addToSet": ["favoriteBooks": "dune"]])
+            _ = try await users.updateOne(["_id": .string(login.userId)], ["$addToSet": ["favoriteBooks": "dune"]])
             try await served.app.awaitIdle()
 
             // FCM is down for longer than the client's five attempts per device (ten failures for two devices).

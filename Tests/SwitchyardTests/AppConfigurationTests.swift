@@ -30,8 +30,8 @@ import Testing
         let configuration = try AppConfiguration.load(
             directory: root,
             registeredFunctions: [
-                "sendBooksTopic", "queueFavoriteBookUpdate", "sendQueuedNotification", "retryUnprocessedNotifications",
-                "createUserData",
+                "sentTopicNotification", "onBookUpdated", "sentPushNotification", "retryUnprocessedNotifications",
+                "createNewUser", "updateUser",
             ], variables: [:])
         #expect(configuration.triggers.count == 6)
         #expect(configuration.values["booksTopic"] == .plain("books"))

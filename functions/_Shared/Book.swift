@@ -1,36 +1,38 @@
 import BSON
 
 /// A book as the tutorial stores it, in the shape of a Google Books volume:
-/// `{_id, volumeInfo: {title, authors: [String], imageLinks: {thumbnail}}}`. A top-level `title` or `authors`
-/// is read when `volumeInfo` lacks them.
+/// `{_id, volumeInfo: {title, authors: [String], imageLinks: {smallThumbnail, thumbnail}}}`. A top-level `title`
+/// is read when `volumeInfo` lacks one.
+///
+/// The same reading serves a change's `updatedFields`, whose keys are dotted paths when the update set a nested
+/// field (`{"volumeInfo.title": …}`) and nested documents when it replaced a whole one (`{volumeInfo: {…}}`).
 struct Book {
     let document: BSONDocument
 
-    var title: String? {
-        nonEmpty(document.value(atPath: "volumeInfo.title")) ?? nonEmpty(document["title"])
+    var title: String? { text("volumeInfo.title") ?? text("title") }
+
+    /// The cover the tutorial sends as the notification's image: `volumeInfo.imageLinks.smallThumbnail`, else the
+    /// larger `thumbnail`.
+    var cover: String? {
+        text("volumeInfo.imageLinks.smallThumbnail") ?? text("volumeInfo.imageLinks.thumbnail")
     }
 
-    var authors: [String] {
-        let list = document.value(atPath: "volumeInfo.authors")?.arrayValue ?? document["authors"]?.arrayValue ?? []
-        return list.compactMap { nonEmpty($0) }
-    }
-
-    /// The cover image, sent as the notification's image.
-    var thumbnail: String? { nonEmpty(document.value(atPath: "volumeInfo.imageLinks.thumbnail")) }
-
-    /// "Title by Author One, Author Two", or what of it the book has.
-    var summary: String? {
-        let byline = authors.isEmpty ? nil : "by " + authors.joined(separator: ", ")
-        switch (title, byline) {
-        case (let title?, let byline?): return "\(title) \(byline)"
-        case (let title?, nil): return title
-        case (nil, let byline?): return "A book \(byline)"
-        case (nil, nil): return nil
-        }
-    }
-
-    private func nonEmpty(_ value: BSON?) -> String? {
-        guard let string = value?.stringValue, !string.isEmpty else { return nil }
+    private func text(_ path: String) -> String? {
+        guard let string = Self.value(at: path.split(separator: ".").map(String.init), in: document)?.stringValue,
+            !string.isEmpty
+        else { return nil }
         return string
+    }
+
+    /// The value at `components`, where any leading run of them may be one dotted key.
+    private static func value(at components: [String], in document: BSONDocument) -> BSON? {
+        for count in stride(from: components.count, through: 1, by: -1) {
+            guard let value = document[components[..<count].joined(separator: ".")] else { continue }
+            if count == components.count { return value }
+            if let nested = value.documentValue, let found = Self.value(at: Array(components[count...]), in: nested) {
+                return found
+            }
+        }
+        return nil
     }
 }

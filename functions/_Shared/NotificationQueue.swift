@@ -4,24 +4,28 @@ import Foundation
 import Messaging
 import Switchyard
 
-/// Sends the entries of `product.pushNotification`, one per user and book change:
-/// `{_id, userId, tokens, bookId, title, changes, date, processed: false, attempts: 0}`.
+/// Sends the entries of `product.pushNotification`, the tutorial's `{token: [FCM tokens], date, processed: false,
+/// changes}` plus what `onBookUpdated` adds (`userId`, `bookId`, `title`, `image`, `attempts`). The message is the
+/// tutorial's: "<title> changed", "One of your favorites changed", with the cover as its image; the title and cover
+/// come from `changes` (`volumeInfo.title`, `volumeInfo.imageLinks.smallThumbnail`), else from the entry's `title`
+/// and `image`, else from the book as it is now, so an update that did not touch them still names the book.
+/// Added from seed 002: `data.type` is `favorite_book_updated`, and the book's id is `data.bookId` and the
+/// collapse id. An entry written by hand, with the tutorial's fields only, is sent the same way.
 ///
 /// Delivery is tracked per device so that nothing is sent twice after it succeeded: tokens FCM accepted go to
 /// `deliveredTokens`, tokens the response says to delete (`BatchResponse.tokensToDelete`: unregistered, or not a
-/// token at all) to `invalidTokens` (and are pulled from the user's `FCMToken`); a later attempt sends only to the
-/// rest. Any other error (per token, or the whole send throwing)
-/// leaves `processed: false`, increments `attempts` and records `lastError`; the entry is then retried by the
-/// scheduled `retryUnprocessedNotifications`, not by throwing into the trigger's retries (see
-/// `sendQueuedNotification`). `processed` becomes true once no token is left to send to (`sentAt` is set when
-/// at least one device got it).
+/// token at all) to `invalidTokens` (and are pulled from every custom user data `FCMToken`); a later attempt sends
+/// only to the rest. Any other error (per token, or the whole send throwing) leaves `processed: false`, increments
+/// `attempts` and records `lastError`; the entry is then retried by the scheduled `retryUnprocessedNotifications`,
+/// not by throwing into the trigger's retries (see `sentPushNotification`). `processed` becomes true once no
+/// token is left to send to (`sentAt` is set when at least one device got it).
 ///
 /// A sender first claims the entry with a short lease (`sendingUntil`, `sendingBy`), so the trigger and the
 /// scheduled retry never send the same entry at the same time. A claim made by another run of the app is taken
 /// over at once: only one process serves a data directory, so that run died mid-send, and the trigger's
 /// redelivery of the entry's insert must not wait out its lease.
 struct NotificationQueue {
-    static let title = "A favourite book changed"
+    static let body = "One of your favorites changed"
     static let type = "favorite_book_updated"
     /// How long a claim keeps other senders away; longer than a send takes, short enough that an entry whose
     /// sender died is retried by the next scheduled run.
@@ -57,17 +61,13 @@ struct NotificationQueue {
     @discardableResult
     func deliver(id: BSON, now: Date = Date()) async throws -> Outcome {
         guard let entry = try await claim(id: id, now: now) else { return .skipped }
-        let userId = entry["userId"]?.stringValue
         let done = Set(strings(entry["deliveredTokens"]) + strings(entry["invalidTokens"]))
-        let pending = orderedUnique(strings(entry["tokens"])).filter { !done.contains($0) }
-        let bookId = entry["bookId"] ?? .null
+        let pending = orderedUnique(strings(entry["token"])).filter { !done.contains($0) }
+        let message = try await notification(for: entry)
 
         var delivered: [String] = []
         var stale: [String] = []
         var lastError: String?
-        let message = PortableNotification(
-            title: Self.title, body: entry["title"]?.stringValue ?? "A book in your favourites was updated",
-            type: Self.type, collapseId: collapseId(bookId), data: ["bookId": bookId.identifierText])
         for start in stride(from: 0, to: pending.count, by: Self.multicastLimit) {
             let tokens = Array(pending[start..<min(start + Self.multicastLimit, pending.count)])
             do {
@@ -86,10 +86,11 @@ struct NotificationQueue {
             }
         }
 
-        if let userId, !stale.isEmpty {
-            try await collections.userData.updateOne(
-                ["userId": .string(userId)], ["$pull": ["FCMToken": ["$in": .array(stale.map(BSON.string))]]])
-            log("removed \(stale.count) unregistered or invalid token(s) of user \(userId)")
+        if !stale.isEmpty {
+            let tokens = BSON.array(stale.map(BSON.string))
+            try await collections.userData.updateMany(
+                ["FCMToken": ["$in": tokens]], ["$pull": ["FCMToken": ["$in": tokens]]])
+            log("removed \(stale.count) unregistered or invalid token(s)")
         }
         let finished = lastError == nil
         var set: BSONDocument = ["lastAttemptAt": .datetime(BSONDate(now))]
@@ -126,7 +127,7 @@ struct NotificationQueue {
     /// Marks the entry as being sent, unless it is processed, out of attempts or claimed by another sender.
     private func claim(id: BSON, now: Date) async throws -> BSONDocument? {
         let filter: BSONDocument = [
-            "_id": id, "processed": false, "attempts": ["$lt": .int64(Int64(maxAttempts))],
+            "_id": id, "processed": false, "attempts": ["$not": ["$gte": .int64(Int64(maxAttempts))]],
             "$or": [
                 ["sendingUntil": ["$exists": false]], ["sendingUntil": ["$lte": .datetime(BSONDate(now))]],
                 ["sendingBy": ["$ne": .objectId(Self.sender)]],
@@ -138,10 +139,25 @@ struct NotificationQueue {
             options: FindOneAndModifyOptions(returnDocument: .after))
     }
 
-    /// APNs refuses collapse ids over 64 bytes; such books go without one rather than not at all.
-    private func collapseId(_ bookId: BSON) -> String? {
-        let text = bookId.identifierText
-        return text.utf8.count <= 64 ? text : nil
+    /// The tutorial's message for the entry, with the type, collapse id and book id added.
+    private func notification(for entry: BSONDocument) async throws -> PortableNotification {
+        let changed = Book(document: entry["changes"]?.documentValue ?? [:])
+        var title = changed.title ?? entry["title"]?.stringValue
+        var image = changed.cover ?? entry["image"]?.stringValue
+        let bookId = entry["bookId"]
+        if title == nil, let bookId, let book = try await collections.books.findOne(["_id": bookId]) {
+            title = Book(document: book).title
+            image = image ?? Book(document: book).cover
+        }
+        var message = PortableNotification(
+            title: "\(title ?? "A favourite book") changed", body: Self.body, image: image, type: Self.type)
+        if let bookId {
+            let text = bookId.identifierText
+            message.data["bookId"] = text
+            // APNs refuses collapse ids over 64 bytes; such books go without one rather than not at all.
+            if text.utf8.count <= 64 { message.collapseId = text }
+        }
+        return message
     }
 
     private func strings(_ value: BSON?) -> [String] {

@@ -5,7 +5,7 @@ extension InvocationRecord {
     /// indented:
     ///
     /// ```
-    /// 2026-11-29T19:05:00.123Z  sendBooksTopic → sendBooksTopic  attempt 1  success  3.2 ms  (event 00000000000000a1)
+    /// 2026-11-29T19:05:00.123Z  onBookPushNotification → sentTopicNotification  attempt 1  success  3.2 ms  (event 00000000000000a1)
     ///   notified 12 devices
     /// ```
     public var lines: [String] {

@@ -1,0 +1,34 @@
+import Foundation
+import Messaging
+
+/// `switchyard serve` with the example app on a fixed port and data directory; killed with SIGKILL.
+final class ServerProcess {
+    let process = Process()
+
+    init(_ configuration: String, data: String, port: UInt16) throws {
+        guard let executable = switchyardExecutable else { throw MissingExecutable() }
+        process.executableURL = executable
+        process.arguments = ["serve", "--config", configuration, "--data-dir", data, "--port", "\(port)"]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func awaitServing(_ client: HTTPClient, base: String) async throws {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let response = try? await client.get(url: "\(base)/location"), response.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ServerDidNotStart()
+    }
+
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    struct ServerDidNotStart: Error {}
+}
