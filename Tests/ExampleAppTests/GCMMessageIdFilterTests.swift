@@ -23,11 +23,10 @@ import Testing
                 Self.book(withCover, title: "Dune", cover: Self.cover),
                 Self.book(withoutCover, title: "Emma", cover: nil),
             ])
-            // The favourites, as either data model keeps them: the port's custom user data, and the tutorial's
-            // `product.user` joined to the custom user data's tokens.
+            // The tutorial's model: the reader's favourites on `product.user`, the device tokens on the custom
+            // user data, joined by `userId`.
             try await app.collection("product.customUserData").insertOne([
                 "userId": "reader", "FCMToken": [.string(Self.phone)],
-                "favoriteBooks": [.objectId(withCover), .objectId(withoutCover)],
             ])
             try await app.collection("product.user").insertOne([
                 "_id": "reader", "_partition": "reader", "userName": "reader@example.com", "registered": true,
@@ -60,13 +59,20 @@ import Testing
             #expect(added.ios?.aps.mutableContent == 1)
             #expect(added.ios?.image == Self.cover)
             #expect(added.ios?.userInfo["fcm_options"] == ["image": .string(Self.cover)])
+            // The favourite whose new `volumeInfo` has a cover: its multicast carries it to the extension too.
+            let changed = try #require(
+                app.outbox.messages(toToken: Self.phone).first {
+                    $0.ios?.aps.alert?.title == "Dune Messiah changed"
+                })
+            #expect(changed.ios?.aps.mutableContent == 1)
+            #expect(changed.ios?.image == Self.cover)
         }
     }
 
-    /// The cover in both places a book keeps it: the tutorial's `smallThumbnail` and the port's `thumbnail`.
+    /// A Google Books volume as the tutorial stores it, the cover in `imageLinks.smallThumbnail`.
     static func volumeInfo(title: String, cover: String?) -> BSONDocument {
         var volumeInfo: BSONDocument = ["title": .string(title), "authors": ["Frank Herbert"]]
-        if let cover { volumeInfo["imageLinks"] = ["smallThumbnail": .string(cover), "thumbnail": .string(cover)] }
+        if let cover { volumeInfo["imageLinks"] = ["smallThumbnail": .string(cover)] }
         return volumeInfo
     }
 
