@@ -49,6 +49,17 @@ public final class DataDirectoryLock: Sendable {
         return DataDirectoryLock(descriptor: descriptor)
     }
 
+    /// Whether a process holds the lock on `directory` now (a command that only reads asks, to know whether
+    /// the app is running there). Creates nothing.
+    public static func isHeld(_ directory: String) -> Bool {
+        let descriptor = open("\(directory)/\(fileName)", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(descriptor, LOCK_UN)
+        return false
+    }
+
     deinit {
         close(descriptor)
     }
