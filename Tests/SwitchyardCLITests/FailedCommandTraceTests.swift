@@ -21,12 +21,14 @@ import Testing
         #expect(
             unknown.stderr == "switchyard call: FunctionNotFound: function not found: 'pnig' (did you mean 'ping'?)\n")
         _ = try leavesNoDataDirectory(["fire", "nosuchtrigger"], status: 2, app: app)
-        let scheduled = try TemporaryDirectory()
-        try scheduled.write(
+        let withTrigger = try TemporaryDirectory()
+        try withTrigger.write(
             "triggers.yaml",
             "triggers:\n  - {name: tick, type: database, function: sendBooksTopic, database: d, operations: [INSERT]}\n"
         )
-        _ = try leavesNoDataDirectory(["fire", "tick", "--event", "nope.json"], status: 2, app: scheduled)
+        _ = try leavesNoDataDirectory(["fire", "tick", "--event", "nope.json"], status: 2, app: withTrigger)
+        let resumed = try leavesNoDataDirectory(["resume", "tick"], status: 2, app: withTrigger)
+        #expect(resumed.stderr == "switchyard resume: trigger 'tick' is not suspended\n")
         let broken = try TemporaryDirectory()
         try broken.write("triggers.yaml", "functions:\n  pnig: {}\n")
         for command in [["call", "ping"], ["run"], ["serve", "--port", "0"], ["data", "import", "seed"]] {
