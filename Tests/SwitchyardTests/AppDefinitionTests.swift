@@ -329,6 +329,10 @@ import Testing
             errors(trigger + "    project: {a: {$bogus: 1}}\n").first?.hasPrefix("triggers.yaml:7:19: 'project': ")
                 == true)
         #expect(
+            errors(trigger + "    project: {fullDocument: 1, _id: 0}\n") == [
+                "triggers.yaml:7:32: 'project' must keep _id: it holds the event's resume token"
+            ])
+        #expect(
             errors(trigger + "    match: {a: {$in: [1]}, b: {$regex: \"^x\", $options: i}}\n    project: {a: 1}\n")
                 == [])
     }
@@ -464,7 +468,7 @@ import Testing
                         DatabaseTrigger(
                             scope: .collection(database: "product", collection: "book"),
                             operations: [.update, .insert],
-                            fullDocument: true, fullDocumentBeforeChange: true, match: match, project: ["_id": 0],
+                            fullDocument: true, fullDocumentBeforeChange: true, match: match, project: ["fullDocument": 1],
                             delivery: .unordered(maxConcurrency: 7), skipCatchupEvents: true,
                             tolerateResumeErrors: true,
                             retry: RetryPolicy(

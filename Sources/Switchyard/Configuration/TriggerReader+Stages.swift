@@ -19,6 +19,12 @@ extension TriggerReader {
                 return error
             }
         }
+        if stage == "$project", let id = document["_id"], id == .bool(false) || id.int64Value == 0,
+            case .mapping(let pairs) = node.value, let idKey = pairs.first(where: { $0.key.scalar == "_id" })?.key
+        {
+            reader.error("'project' must keep _id: it holds the event's resume token", at: idKey)
+            return
+        }
         guard let failure = compiles(document) else { return }
         let culprit = culpritKey(in: node, document: document, wrap: { $0 }, compiles: { compiles($0) == nil })
         let message = culprit.map { compiles($0.alone) } ?? nil
