@@ -49,7 +49,7 @@ import Testing
         try app.write("values.json", "{\n  'booksTopic': \"books\",\n}\n")
         let run = try switchyard(["validate", "--config", app.path])
         #expect(run.status == 2)
-        #expect(run.stderr == "\(app.path)/values.json:2:3: expected a key in double quotes\n")
+        #expect(run.stderr == "\(app.path)/values.json:2:3: keys need double quotes\n")
         try app.write("values.json", "{\n  \"booksTopic\": \"books\",\n}\n")
         let trailing = try switchyard(["validate", "--config", app.path])
         #expect(trailing.stderr == "\(app.path)/values.json:3:1: trailing comma: JSON allows no ',' before '}'\n")

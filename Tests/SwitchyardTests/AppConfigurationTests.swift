@@ -169,7 +169,7 @@ import Testing
             ])
         #expect(
             errorLines { _ = try ValueDefinitions.parse("{'a': 1}") } == [
-                "values.json:1:2: expected a key in double quotes"
+                "values.json:1:2: keys need double quotes"
             ])
         #expect(
             errorLines { _ = try ValueDefinitions.parse("{\"a\": 'x'}") } == [
@@ -184,6 +184,10 @@ import Testing
         #expect(
             errorLines { _ = try ValueDefinitions.parse("{\"a\": 1} x") } == [
                 "values.json:1:10: unexpected text after the JSON value"
+            ])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{\n  // the topic\n  \"a\": 1\n}") } == [
+                "values.json:2:3: JSON has no comments"
             ])
         #expect(
             errorLines { _ = try ValueDefinitions.parse("{\"a\": 1, \"a\": 2}") } == [

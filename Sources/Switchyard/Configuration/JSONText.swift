@@ -9,18 +9,14 @@ enum JSONText {
 
     static func parse(_ text: String, reader: inout ConfigurationReader) -> YAMLNode? {
         var scanner = Scanner(Array(text.unicodeScalars))
-        scanner.skipWhitespace()
-        guard let first = scanner.peek else {
-            reader.error("empty file, expected a JSON object", at: SourceLocation(line: 1, column: 1))
-            return nil
-        }
-        guard first == "{" || first == "[" else {
-            reader.error("expected a JSON object", at: scanner.location)
-            return nil
-        }
         do throws(Failure) {
+            try scanner.skipWhitespace()
+            guard let first = scanner.peek else {
+                throw Failure("empty file, expected a JSON object", at: SourceLocation(line: 1, column: 1))
+            }
+            guard first == "{" || first == "[" else { throw Failure("expected a JSON object", at: scanner.location) }
             let node = try scanner.value(depth: 0)
-            scanner.skipWhitespace()
+            try scanner.skipWhitespace()
             if scanner.peek != nil { throw Failure("unexpected text after the JSON value", at: scanner.location) }
             return node
         } catch {
@@ -61,12 +57,16 @@ enum JSONText {
             index += 1
         }
 
-        mutating func skipWhitespace() {
+        /// Skips whitespace; a comment is an error (people write them, JSON has none).
+        mutating func skipWhitespace() throws(Failure) {
             while let scalar = peek, scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" { advance() }
+            if peek == "/", index + 1 < scalars.count, scalars[index + 1] == "/" || scalars[index + 1] == "*" {
+                throw Failure("JSON has no comments", at: location)
+            }
         }
 
         mutating func value(depth: Int) throws(Failure) -> YAMLNode {
-            skipWhitespace()
+            try skipWhitespace()
             let start = location
             guard depth < JSONText.maximumDepth else {
                 throw Failure("JSON nested deeper than \(JSONText.maximumDepth) levels", at: start)
@@ -85,17 +85,18 @@ enum JSONText {
             let start = location
             advance()
             var pairs: [(key: YAMLNode, value: YAMLNode)] = []
-            skipWhitespace()
+            try skipWhitespace()
             if peek == "}" {
                 advance()
                 return YAMLNode(.mapping([]), at: start)
             }
             while true {
-                skipWhitespace()
+                try skipWhitespace()
                 let keyLocation = location
                 switch peek {
                 case "\"": break
                 case "}": throw Failure("trailing comma: JSON allows no ',' before '}'", at: keyLocation)
+                case "'": throw Failure("keys need double quotes", at: keyLocation)
                 case nil: throw Failure("this '{' is not closed", at: start)
                 default: throw Failure("expected a key in double quotes", at: keyLocation)
                 }
@@ -103,7 +104,7 @@ enum JSONText {
                 if pairs.contains(where: { $0.key.scalar == key }) {
                     throw Failure("duplicate key '\(key)'", at: keyLocation)
                 }
-                skipWhitespace()
+                try skipWhitespace()
                 guard peek == ":" else {
                     throw peek == nil
                         ? Failure("this '{' is not closed", at: start)
@@ -112,7 +113,7 @@ enum JSONText {
                 advance()
                 let value = try value(depth: depth + 1)
                 pairs.append((YAMLNode(.scalar(key, isPlain: false), at: keyLocation), value))
-                skipWhitespace()
+                try skipWhitespace()
                 switch peek {
                 case ",": advance()
                 case "}":
@@ -128,20 +129,20 @@ enum JSONText {
             let start = location
             advance()
             var items: [YAMLNode] = []
-            skipWhitespace()
+            try skipWhitespace()
             if peek == "]" {
                 advance()
                 return YAMLNode(.sequence([]), at: start)
             }
             while true {
-                skipWhitespace()
+                try skipWhitespace()
                 switch peek {
                 case "]": throw Failure("trailing comma: JSON allows no ',' before ']'", at: location)
                 case nil: throw Failure("this '[' is not closed", at: start)
                 default: break
                 }
                 items.append(try value(depth: depth + 1))
-                skipWhitespace()
+                try skipWhitespace()
                 switch peek {
                 case ",": advance()
                 case "]":
