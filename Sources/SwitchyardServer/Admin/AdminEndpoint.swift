@@ -14,13 +14,18 @@ public struct AdminEndpoint: Sendable {
     public let url: String
     let token: String
 
+    /// Why the endpoint could not be written or did not answer as the admin API does.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
     /// Writes `url` to `<directory>/admin.url`.
-    static func write(url: String, toDirectory directory: String) throws(AdminTokenError) {
+    static func write(url: String, toDirectory directory: String) throws(Failure) {
         let path = "\(directory)/\(fileName)"
         do {
             try Data((url + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw AdminTokenError(message: "cannot write \(path): \(error.localizedDescription)")
+            throw Failure(description: "cannot write \(path): \(error.localizedDescription)")
         }
     }
 
@@ -42,15 +47,15 @@ public struct AdminEndpoint: Sendable {
         let response = try await client.get(
             url: url + "/triggers", headers: ["Authorization": "Bearer \(token)"], timeout: .seconds(10))
         guard response.status == 200 else {
-            throw AdminTokenError(message: "\(url)/triggers answered \(response.status)")
+            throw Failure(description: "\(url)/triggers answered \(response.status)")
         }
         let body = try ExtendedJSON.parseDocument(response.body)
         guard case .array(let items)? = body["triggers"] else {
-            throw AdminTokenError(message: "\(url)/triggers answered without a 'triggers' list")
+            throw Failure(description: "\(url)/triggers answered without a 'triggers' list")
         }
         return try items.map { item in
             guard case .document(let document) = item, let status = TriggerStatus(adminDocument: document) else {
-                throw AdminTokenError(message: "\(url)/triggers answered a trigger this version cannot read")
+                throw Failure(description: "\(url)/triggers answered a trigger this version cannot read")
             }
             return status
         }
