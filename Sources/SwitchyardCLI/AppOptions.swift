@@ -28,7 +28,7 @@ struct AppOptions {
     var dataDirectory: String
 
     init(_ arguments: Arguments, usage: String) throws(UsageError) {
-        directory = arguments.value("--config") ?? "."
+        directory = try Self.configurationDirectory(arguments.value("--config") ?? ".", usage: usage)
         let trimmed = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         dataDirectory =
             arguments.value("--data-dir")
@@ -41,6 +41,22 @@ struct AppOptions {
         }
     }
 
+    /// `--config` names the app's directory, or its `triggers.yaml` (then the directory holding it).
+    private static func configurationDirectory(_ given: String, usage: String) throws(UsageError) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: given, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return given
+        }
+        let file = URL(fileURLWithPath: given)
+        guard file.lastPathComponent == AppConfiguration.triggersFile else {
+            throw UsageError(
+                "--config takes the app's directory or its \(AppConfiguration.triggersFile), not the file '\(given)'",
+                usage: usage)
+        }
+        let parent = (given as NSString).deletingLastPathComponent
+        return parent.isEmpty ? "." : parent
+    }
+
     /// The arguments of a command that takes nothing but `options` (`names` or `dataNames`).
     init(only arguments: [String], options: [String], usage: String) throws(UsageError) {
         try self.init(
@@ -49,31 +65,40 @@ struct AppOptions {
 
     /// Loads and validates the configuration against the app's functions (those linked into this executable), printing every problem as `file:line:col: message`.
     func load() -> AppConfiguration? {
-        do {
-            return try CommandLineTool.registry.loadConfiguration(directory: directory, environment: environment)
+        do throws(CommandFailure) {
+            return try configuration()
         } catch {
-            Output.error(error.description)
+            Output.error(error.message)
             return nil
         }
     }
 
-    /// Opens the app to run its functions, holding the data directory's lock until the app is released.
-    /// - Parameter messaging: what functions send through; nil: the development outbox.
-    func openApp(messaging: (any PushMessaging)? = nil) async throws(CommandFailure) -> OpenApp {
-        let lock: DataDirectoryLock
+    /// The configuration, validated as `load()` does; its problems are a failure with status 2. Writes nothing,
+    /// so a command checks everything it can with it before it opens the app.
+    func configuration() throws(CommandFailure) -> AppConfiguration {
         do {
-            lock = try DataDirectoryLock.acquire(dataDirectory)
+            return try CommandLineTool.registry.loadConfiguration(directory: directory, environment: environment)
         } catch {
-            throw CommandFailure(error.description, status: 1)
+            throw CommandFailure(error.description, status: 2)
         }
+    }
+
+    /// Opens the app to run its functions, holding the data directory's lock until the app is released. The
+    /// data directory is created only here, once the configuration has loaded.
+    /// - Parameter messaging: what functions send through; nil: the development outbox.
+    func openApp(_ configuration: AppConfiguration? = nil, messaging: (any PushMessaging)? = nil)
+        async throws(CommandFailure) -> OpenApp
+    {
+        let loaded: AppConfiguration
+        if let configuration { loaded = configuration } else { loaded = try self.configuration() }
+        let claim = try DataDirectoryClaim.take(dataDirectory)
         do {
             let app = try await SwitchyardApp.open(
-                directory: directory, environment: environment, registry: CommandLineTool.registry,
-                options: SwitchyardApp.Options(storage: .directory(dataDirectory), messaging: messaging))
-            return OpenApp(app: app, lock: lock)
-        } catch let errors as ConfigurationErrors {
-            throw CommandFailure(errors.description, status: 2)
+                configuration: loaded, registry: CommandLineTool.registry,
+                store: .sqlite(directory: dataDirectory), options: SwitchyardApp.Options(messaging: messaging))
+            return OpenApp(app: app, claim: claim)
         } catch {
+            claim.discard()
             throw CommandFailure("cannot open the app: \(error)", status: 1)
         }
     }

@@ -56,7 +56,17 @@ struct CallCommand: Command {
     }
 
     func run() async throws(CommandFailure) -> Int32 {
-        let opened = try await app.openApp()
+        let configuration = try app.configuration()
+        do {
+            try CommandLineTool.registry.checkCallable(function)
+        } catch {
+            let hint = ClosestMatch.suggestion(for: function, among: CommandLineTool.registry.callableNames).map {
+                " (did you mean '\($0)'?)"
+            }
+            Output.error("switchyard call: \(error)\(hint ?? "")")
+            return 2
+        }
+        let opened = try await app.openApp(configuration)
         let records = opened.app.invocations.follow()
         let result: Result<BSON, FunctionCallError>
         do {

@@ -112,22 +112,24 @@ struct DataCommand: Command {
     }
 
     private func importQuietly() async throws(CommandFailure) {
-        let lock: DataDirectoryLock
+        let claim: DataDirectoryClaim
         do {
-            lock = try DataDirectoryLock.acquire(app.dataDirectory)
+            claim = try DataDirectoryClaim.take(app.dataDirectory)
         } catch {
-            throw CommandFailure("switchyard data import: \(error.description)", status: 1)
+            throw CommandFailure("switchyard data import: \(error.message)", status: 1)
         }
-        defer { withExtendedLifetime(lock) {} }
         let store: DocumentStore
         do {
             store = try await DocumentStore.open(.sqlite(directory: app.dataDirectory))
         } catch {
+            claim.discard()
             throw CommandFailure(
                 "switchyard data import: cannot open the store in \(app.dataDirectory): \(error)", status: 1)
         }
         let result = await importFiles(into: store)
         await store.close()
+        if case .failure = result { claim.discard() }
+        withExtendedLifetime(claim) {}
         try report(result)
     }
 
@@ -144,7 +146,7 @@ struct DataCommand: Command {
             await opened.stop()
             throw CommandFailure("switchyard data import: cannot run the triggers: \(error)", status: 1)
         }
-        await opened.stop()
+        if case .failure = result { await opened.discard() } else { await opened.stop() }
         try report(result)
         var runs: [String: (total: Int, failed: Int)] = [:]
         for await record in records {

@@ -49,25 +49,19 @@ struct FireCommand: Command {
     }
 
     func run() async throws(CommandFailure) -> Int32 {
-        let opened = try await app.openApp()
-        let app = opened.app
-        let triggers = app.configuration.triggers
+        let configuration = try self.app.configuration()
+        let triggers = configuration.triggers
         guard let definition = triggers.first(where: { $0.name == trigger }) else {
-            await opened.stop()
             let hint = ClosestMatch.suggestion(for: trigger, among: triggers.map(\.name)).map {
                 " (did you mean '\($0)'?)"
             }
             Output.error("switchyard fire: no trigger named '\(trigger)'\(hint ?? "")")
             return 2
         }
-        let invocation: TriggerInvocation
-        do throws(CommandFailure) {
-            invocation = try self.invocation(of: definition)
-        } catch {
-            await opened.stop()
-            Output.error(error.message)
-            return error.status
-        }
+        // The event is read and checked before the app opens, so a bad one leaves the data directory alone.
+        let invocation = try self.invocation(of: definition)
+        let opened = try await self.app.openApp(configuration)
+        let app = opened.app
         let records = app.invocations.follow()
         var failed = false
         do {
@@ -103,13 +97,19 @@ struct FireCommand: Command {
     }
 
     private static func readDocument(_ path: String) throws(CommandFailure) -> BSONDocument {
-        let data: Data?
+        let data: Data
         if path == "-" {
-            data = try? FileHandle.standardInput.readToEnd() ?? Data()
+            guard let read = try? FileHandle.standardInput.readToEnd() ?? Data() else {
+                throw CommandFailure("switchyard fire: cannot read standard input", status: 2)
+            }
+            data = read
         } else {
-            data = FileManager.default.contents(atPath: path)
+            do {
+                data = try LocalFile.contents(path)
+            } catch {
+                throw CommandFailure("switchyard fire: \(error)", status: 2)
+            }
         }
-        guard let data else { throw CommandFailure("switchyard fire: cannot read \(path)", status: 2) }
         do {
             return try ExtendedJSON.parseDocument(data)
         } catch {

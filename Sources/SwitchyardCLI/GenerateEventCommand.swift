@@ -154,13 +154,19 @@ struct GenerateEventCommand: Command {
     }
 
     private static func readDocument(_ path: String) throws(BadInput) -> BSONDocument {
-        let data: Data?
+        let data: Data
         if path == "-" {
-            data = try? FileHandle.standardInput.readToEnd() ?? Data()
+            guard let read = try? FileHandle.standardInput.readToEnd() ?? Data() else {
+                throw BadInput(message: "switchyard generate-event: cannot read standard input")
+            }
+            data = read
         } else {
-            data = FileManager.default.contents(atPath: path)
+            do {
+                data = try LocalFile.contents(path)
+            } catch {
+                throw BadInput(message: "switchyard generate-event: \(error)")
+            }
         }
-        guard let data else { throw BadInput(message: "switchyard generate-event: cannot read \(path)") }
         return try parse(data, source: path == "-" ? "<stdin>" : path)
     }
 

@@ -54,19 +54,27 @@ struct ResumeCommand: Command {
             Output.error("switchyard resume: no trigger named '\(trigger)'\(hint ?? "")")
             return 2
         }
-        let lock: DataDirectoryLock
+        let claim: DataDirectoryClaim
         let store: DocumentStore
         do {
-            lock = try DataDirectoryLock.acquire(app.dataDirectory)
+            claim = try DataDirectoryClaim.take(app.dataDirectory)
+        } catch {
+            Output.error("switchyard resume: \(error.message)")
+            return 1
+        }
+        do {
             store = try await DocumentStore.open(.sqlite(directory: app.dataDirectory))
         } catch {
+            claim.discard()
             Output.error("switchyard resume: \(error)")
             return 1
         }
         let runtime = TriggerRuntime(store: store, definitions: configuration.triggers) { _ in }
         let outcome = await Result { try await runtime.resumeSaved(trigger: trigger, from: point) }
         await store.close()
-        withExtendedLifetime(lock) {}
+        // A trigger that is not suspended was not resumed: nothing of this run is left where there was nothing.
+        if case .failure = outcome { claim.discard() }
+        withExtendedLifetime(claim) {}
         switch outcome {
         case .success:
             Output.print(

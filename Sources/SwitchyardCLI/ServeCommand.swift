@@ -140,8 +140,8 @@ struct ServeCommand: Command {
         let hangup = HangupSignal()
         let log = ServeLog(format: logFormat)
         var transport: (any PushMessaging)?
+        guard let configuration = app.load() else { return 2 }
         if push == .live {
-            guard let configuration = app.load() else { return 2 }
             do {
                 transport = try LiveMessaging.transport(for: configuration, serviceAccountFile: serviceAccountFile)
             } catch {
@@ -149,7 +149,7 @@ struct ServeCommand: Command {
                 return 2
             }
         }
-        let opened = try await app.openApp(messaging: transport)
+        let opened = try await app.openApp(configuration, messaging: transport)
         if let importDirectory {
             do {
                 let summary = try await DataImport.import(from: importDirectory, into: opened.app.store)
@@ -157,7 +157,7 @@ struct ServeCommand: Command {
                     "imported \(summary.documents) documents in \(summary.collections.count) collections from \(importDirectory)"
                 )
             } catch {
-                await opened.stop()
+                await opened.discard()
                 Output.error(error.description)
                 return 2
             }
@@ -178,7 +178,7 @@ struct ServeCommand: Command {
                 throw error
             }
         } catch {
-            await opened.stop()
+            await opened.discard()
             Output.error("switchyard serve: cannot start: \(error)")
             return 1
         }

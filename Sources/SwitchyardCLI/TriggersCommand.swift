@@ -1,5 +1,6 @@
 import DocumentStore
 import Switchyard
+import SwitchyardServer
 
 /// `switchyard triggers`: the status table of the app's triggers, from their saved state.
 struct TriggersCommand: Command {
@@ -8,9 +9,10 @@ struct TriggersCommand: Command {
     static let usage = """
         USAGE: switchyard triggers [options]
 
-        Prints one row per trigger from its saved state in the app's data directory: name, type, function,
-        state (running, suspended, disabled or stopped), events processed, failed attempts, events
-        dead-lettered, change-log entries after its resume token, and when its last event happened (UTC).
+        Prints one row per trigger: name, type, function, state (running, suspended, disabled or stopped),
+        events processed, failed attempts, events dead-lettered, pending events (change-log entries after
+        its resume token that it receives), and when its last event happened (UTC). While 'switchyard serve'
+        runs on the data directory, the rows are what the server reports; otherwise the saved state.
         A suspended trigger's reason follows its row; 'switchyard resume' starts it again.
 
         OPTIONS:
@@ -26,6 +28,15 @@ struct TriggersCommand: Command {
 
     func run() async -> Int32 {
         guard let configuration = app.load() else { return 2 }
+        // While `serve` runs, only it knows which triggers run and what they are doing: ask it.
+        if let server = AdminEndpoint.running(dataDirectory: app.dataDirectory) {
+            do {
+                for line in TriggerStatus.table(try await server.triggerStatuses()) { Output.print(line) }
+                return 0
+            } catch {
+                Output.error("note: the server at \(server.url) did not answer (\(error)); showing the saved state")
+            }
+        }
         do {
             // An app that never ran has no saved state: an empty in-memory store shows the same.
             let store: DocumentStore

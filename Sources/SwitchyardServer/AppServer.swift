@@ -85,7 +85,6 @@ public final class AppServer: Sendable {
         let fcmEmulator = FCMEmulator(outbox: app.pushOutbox, acceptsOwnerToken: app.outboxMessaging != nil)
         router.add(fcmEmulator.routes)
         let adminToken = AdminToken.generate()
-        if let directory = configuration.dataDirectory { try adminToken.write(toDirectory: directory) }
         router.add(
             AdminAPI(app: app, token: adminToken, users: clientAPI.users, dataDirectory: configuration.dataDirectory)
                 .router)
@@ -93,6 +92,16 @@ public final class AppServer: Sendable {
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
             router: router)
+        // Written once the port is ours: a server that cannot listen leaves no token or endpoint behind.
+        if let directory = configuration.dataDirectory {
+            do {
+                try adminToken.write(toDirectory: directory)
+                try AdminEndpoint.write(url: loopbackURL(http) + "/admin/v1", toDirectory: directory)
+            } catch {
+                await http.stop()
+                throw error
+            }
+        }
         var emulatorClient: FCMClient?
         if configuration.routesMessagingThroughEmulator, let outbox = app.outboxMessaging,
             app.messaging.transport as? OutboxMessaging === outbox

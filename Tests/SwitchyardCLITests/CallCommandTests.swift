@@ -20,7 +20,8 @@ import Testing
         try app.write("triggers.yaml", pingApp)
         let unknown = try switchyard(["call", "pong", "--config", app.path])
         #expect(unknown.status == 2)
-        #expect(unknown.stderr == "switchyard call: FunctionNotFound: function not found: 'pong'\n")
+        #expect(
+            unknown.stderr == "switchyard call: FunctionNotFound: function not found: 'pong' (did you mean 'ping'?)\n")
         let word = try switchyard(["call", "ping", "hello", "--config", app.path])
         #expect(word.status == 2)
         #expect(

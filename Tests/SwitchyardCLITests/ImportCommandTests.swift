@@ -57,6 +57,16 @@ import Testing
         #expect(invalid.stderr.hasPrefix("\(broken.path)/triggers/bad.json:"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
 
+        let elsewhere = try TemporaryDirectory()
+        try elsewhere.write("README.md", "not an export\n")
+        let notAnExport = try switchyard(["import", elsewhere.path, "--output", output.path])
+        #expect(notAnExport.status == 2)
+        #expect(
+            notAnExport.stderr.hasPrefix(
+                "\(elsewhere.path): not an App Services export: an export (appservices pull, realm-cli export) holds realm_config.json"
+            ))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
+
         let noExport = try switchyard("import")
         #expect(noExport.status == 2)
         #expect(noExport.stderr.hasPrefix("switchyard import: missing EXPORT_DIR"))

@@ -14,8 +14,8 @@ import Testing
                 "app: demo (environment: qa)", "triggers (0):", "values (2):", "  apiKey = <secret>",
                 "  region = \"eu\"", "running; data in .switchyard (Ctrl-C stops)",
             ])
-        // While it runs, the data directory is its own.
-        let call = try switchyard(["call", "ping"], in: app.path)
+        // While it runs, the data directory is its own (the configuration is checked first, so the call has it all).
+        let call = try switchyard(["call", "ping"], in: app.path, environment: ["SWITCHYARD_SECRET_APIKEY": "x"])
         #expect(call.status == 1)
         #expect(call.stderr.contains("is in use by another switchyard process"))
 

@@ -32,13 +32,15 @@ func switchyard(_ arguments: String..., stdin: String = "") throws -> Switchyard
     try switchyard(arguments, stdin: stdin)
 }
 
-/// Runs the executable in `directory` (else the test's own), with the process environment minus
-/// `SWITCHYARD_*` variables plus `environment`, so a developer's settings never change a result.
+/// Runs the executable (by default this checkout's `switchyard`) in `directory` (else the test's own), with the
+/// process environment minus `SWITCHYARD_*` variables plus `environment`, so a developer's settings never change
+/// a result.
 func switchyard(
-    _ arguments: [String], stdin: String = "", in directory: String? = nil, environment: [String: String] = [:]
+    _ arguments: [String], stdin: String = "", in directory: String? = nil, environment: [String: String] = [:],
+    executable: URL? = switchyardExecutable
 ) throws -> SwitchyardRun {
     let process = Process()
-    guard let executable = switchyardExecutable else { throw MissingExecutable() }
+    guard let executable else { throw MissingExecutable() }
     process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }

@@ -12,6 +12,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(app.path)/.switchyard"))
     }
 
+    @Test func whileServeRunsTheRowsAreWhatTheServerReports() throws {
+        let app = try TemporaryDirectory()
+        try app.write("values.json", #"{"booksTopic": "books"}"#)
+        try app.write(
+            "triggers.yaml",
+            """
+            triggers:
+              - {name: sendBooksTopic, type: database, function: sendBooksTopic, database: product, collection: book, operations: [INSERT]}
+            """)
+        let stopped = try switchyard(["triggers"], in: app.path)
+        #expect(stopped.stdout.split(separator: "\n").last?.contains(" stopped ") == true, "\(stopped.stdout)")
+        let server = try RunningSwitchyard(["serve", "--port", "0"], in: app.path)
+        defer { _ = server.interrupt() }
+        #expect(server.lines(atLeast: 1).isEmpty == false)
+        let running = try switchyard(["triggers"], in: app.path)
+        #expect(running.status == 0, "\(running.stderr)")
+        #expect(running.stdout.split(separator: "\n").last?.contains(" running ") == true, "\(running.stdout)")
+        #expect(running.stderr.isEmpty)
+    }
+
     @Test func anInvalidConfigurationIsBadInput() throws {
         let app = try TemporaryDirectory()
         let run = try switchyard(["triggers", "--config", app.path])

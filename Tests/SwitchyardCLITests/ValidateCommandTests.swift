@@ -29,6 +29,43 @@ import Testing
         #expect(run.stderr.isEmpty)
     }
 
+    @Test func theConfigurationIsTheDirectoryOrItsTriggersFile() throws {
+        let app = try TemporaryDirectory()
+        try app.write("x/triggers.yaml", pingApp)
+        try app.write("x/values.json", values)
+        for given in ["x/triggers.yaml", "\(app.path)/x/triggers.yaml", "x", "x/"] {
+            let run = try switchyard(["validate", "--config", given], in: app.path)
+            #expect(run.status == 0, "\(given): \(run.stderr)")
+            #expect(run.stdout == "ok: 0 triggers, 2 values (environment: development)\n")
+        }
+        let other = try switchyard(["validate", "--config", "x/values.json"], in: app.path)
+        #expect(other.status == 2)
+        #expect(other.stderr.hasPrefix("switchyard validate: --config takes the app's directory or its triggers.yaml"))
+    }
+
+    @Test func valuesAreReadAsStrictJSON() throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        try app.write("values.json", "{\n  'booksTopic': \"books\",\n}\n")
+        let run = try switchyard(["validate", "--config", app.path])
+        #expect(run.status == 2)
+        #expect(run.stderr == "\(app.path)/values.json:2:3: keys need double quotes\n")
+        try app.write("values.json", "{\n  \"booksTopic\": \"books\",\n}\n")
+        let trailing = try switchyard(["validate", "--config", app.path])
+        #expect(trailing.stderr == "\(app.path)/values.json:3:1: trailing comma: JSON allows no ',' before '}'\n")
+    }
+
+    @Test func aMatchTheStoreRefusesIsReportedWhereItIs() throws {
+        let app = try TemporaryDirectory()
+        try app.write(
+            "triggers.yaml",
+            databaseTrigger(function: "sendBooksTopic", extra: "    match: {\"fullDocument.lang\": {$eqq: en}}"))
+        let run = try switchyard(["validate", "--config", app.path])
+        #expect(run.status == 2)
+        #expect(run.stderr == "\(app.path)/triggers.yaml:9:35: 'match': unknown operator: $eqq\n")
+        #expect(run.stdout.isEmpty)
+    }
+
     @Test func theConfigurationDefaultsToTheCurrentDirectory() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)

@@ -139,7 +139,7 @@ import Testing
                 "\(directory.path)/environments/development.json:1:2: unknown key 'value' (did you mean 'values'?)",
                 "\(directory.path)/triggers.yaml:4:15: unknown function 'sendBookTopic' (did you mean 'sendBooksTopic'? registered: sendBooksTopic)",
                 "\(directory.path)/triggers.yaml:5:24: 7 is out of range for the weekday field (0-6) (use 0 or SUN for Sunday)",
-                "\(directory.path)/values.json:5:3: duplicate key 'c'",
+                "\(directory.path)/values.json:3:8: invalid JSON value (strings need double quotes)",
             ])
     }
 
@@ -156,6 +156,46 @@ import Testing
             errorLines { _ = try ValueDefinitions.parse(#"{"n": 1e400000}"#) } == [
                 "values.json:1:7: number out of range"
             ])
+    }
+
+    @Test func valuesAreStrictJSONWithJSONErrors() throws {
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{\n  \"a\": 1,\n}") } == [
+                "values.json:3:1: trailing comma: JSON allows no ',' before '}'"
+            ])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{\"a\": [1, 2,]}") } == [
+                "values.json:1:13: trailing comma: JSON allows no ',' before ']'"
+            ])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{'a': 1}") } == [
+                "values.json:1:2: keys need double quotes"
+            ])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{\"a\": 'x'}") } == [
+                "values.json:1:7: strings need double quotes"
+            ])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{\"a\": 1\n") } == ["values.json:1:1: this '{' is not closed"])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{\"a\": 1 \"b\": 2}") } == [
+                "values.json:1:9: expected ',' or '}' after the value"
+            ])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{\"a\": 1} x") } == [
+                "values.json:1:10: unexpected text after the JSON value"
+            ])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{\n  // the topic\n  \"a\": 1\n}") } == [
+                "values.json:2:3: JSON has no comments"
+            ])
+        #expect(
+            errorLines { _ = try ValueDefinitions.parse("{\"a\": 1, \"a\": 2}") } == [
+                "values.json:1:10: duplicate key 'a'"
+            ])
+        #expect(
+            try ValueDefinitions.parse("{\"a\": {\"b\": [true, null, \"t\\tx\"]}}")["a"]
+                == .plain(["b": [true, .null, "t\tx"]]))
     }
 
     @Test func aMissingTriggersFileIsReported() throws {

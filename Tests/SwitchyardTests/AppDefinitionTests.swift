@@ -214,7 +214,7 @@ import Testing
                     "triggers.yaml:2:5: missing required key 'operations' in trigger 'a'",
                     "triggers.yaml:5:5: missing required key 'name'",
                     "triggers.yaml:7:16: unknown authentication operation 'signup' (expected create, login or delete)",
-                    "triggers.yaml:8:17: unknown authentication provider 'local-userpas' (did you mean 'local-userpass'?)",
+                    "triggers.yaml:8:17: unknown authentication provider 'local-userpas' (did you mean 'local-userpass'?) (providers: anon-user, local-userpass, api-key, custom-token, custom-function, oauth2-google, oauth2-apple, oauth2-facebook)",
                     "triggers.yaml:8:32: a provider must be a string",
                     "triggers.yaml:9:11: trigger name 'bad name!' may only contain letters, digits, '_' and '-'",
                     "triggers.yaml:10:11: unknown trigger type 'timer' (expected database, scheduled or authentication)",
@@ -310,6 +310,43 @@ import Testing
                 == ["triggers.yaml:2:42: unknown function 'f' (no functions are registered)"])
     }
 
+    @Test func matchAndProjectTheStoreRefusesAreReportedAtTheOperator() {
+        let trigger =
+            "triggers:\n  - name: a\n    type: database\n    function: f\n    database: d\n    operations: [INSERT]\n"
+        #expect(
+            errors(trigger + "    match: {fullDocument.n: {$eqq: 1}}\n") == [
+                "triggers.yaml:7:30: 'match': unknown operator: $eqq"
+            ])
+        #expect(errors(trigger + "    match: {a: {$in: 5}}\n") == ["triggers.yaml:7:17: 'match': $in needs an array"])
+        #expect(
+            errors(trigger + "    match: {$where: \"this.a\"}\n") == [
+                "triggers.yaml:7:13: 'match': $where is not supported: Switchyard does not run JavaScript in queries"
+            ])
+        #expect(
+            errors(trigger + "    match: {a: {$regex: \"(\"}}\n").first?.hasPrefix("triggers.yaml:7:17: 'match': ")
+                == true)
+        #expect(
+            errors(trigger + "    project: {a: {$bogus: 1}}\n").first?.hasPrefix("triggers.yaml:7:19: 'project': ")
+                == true)
+        #expect(
+            errors(trigger + "    project: {fullDocument: 1, _id: 0}\n") == [
+                "triggers.yaml:7:32: 'project' must keep _id: it holds the event's resume token"
+            ])
+        #expect(
+            errors(trigger + "    match: {a: {$in: [1]}, b: {$regex: \"^x\", $options: i}}\n    project: {a: 1}\n")
+                == [])
+    }
+
+    @Test func anUnknownProviderListsTheValidOnes() {
+        #expect(
+            errors(
+                "triggers:\n  - {name: a, type: authentication, function: f, operation: create, providers: [anonymous]}\n"
+            )
+                == [
+                    "triggers.yaml:2:81: unknown authentication provider 'anonymous' (providers: anon-user, local-userpass, api-key, custom-token, custom-function, oauth2-google, oauth2-apple, oauth2-facebook)"
+                ])
+    }
+
     @Test func topLevelProblems() {
         #expect(
             errors("- a\n- b\n") == [
@@ -318,8 +355,12 @@ import Testing
         #expect(errors("trigers: []\n") == ["triggers.yaml:1:1: unknown key 'trigers' (did you mean 'triggers'?)"])
         #expect(
             errors("triggers: [\n") == [
-                "triggers.yaml:2:1: did not find expected node content (while parsing a flow node)"
+                "triggers.yaml:1:11: this '[' is not closed (did not find expected node content at 2:1)"
             ])
+        #expect(
+            errors(
+                "triggers:\n  - name: a\n    operations: [INSERT, DELETE\n    fullDocument: true\n    ordered: true\n")
+                == ["triggers.yaml:3:17: this '[' is not closed (did not find expected ',' or ']' at 4:17)"])
         #expect(errors("") == [])
         #expect(
             errors(
@@ -427,7 +468,7 @@ import Testing
                         DatabaseTrigger(
                             scope: .collection(database: "product", collection: "book"),
                             operations: [.update, .insert],
-                            fullDocument: true, fullDocumentBeforeChange: true, match: match, project: ["_id": 0],
+                            fullDocument: true, fullDocumentBeforeChange: true, match: match, project: ["fullDocument": 1],
                             delivery: .unordered(maxConcurrency: 7), skipCatchupEvents: true,
                             tolerateResumeErrors: true,
                             retry: RetryPolicy(

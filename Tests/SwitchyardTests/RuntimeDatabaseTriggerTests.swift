@@ -397,6 +397,29 @@ import Testing
         }
     }
 
+    @Test func pendingCountsOnlyTheEventsTheTriggerReceives() async throws {
+        try await withStore(.memory) { store, _ in
+            let trigger = databaseTrigger(
+                "english", operations: [.insert, .update], fullDocument: true, match: ["fullDocument.lang": "en"])
+            let runtime = TriggerRuntime(store: store, definitions: [trigger]) { _ in }
+            try await runtime.start()
+            let books = store.database("app").collection("books")
+            try await books.insertOne(["_id": 0, "lang": "en"])
+            try await runtime.awaitIdle()
+            try await runtime.suspend(trigger: "english")
+            try await books.insertOne(["_id": 1, "lang": "en"])
+            try await books.insertOne(["_id": 2, "lang": "fr"])
+            try await books.insertOne(["_id": 3, "lang": "fr"])
+            // An update matches on the document as it is now (fullDocument is looked up).
+            try await books.updateOne(["_id": 3], ["$set": ["lang": "en"]])
+            try await books.deleteOne(["_id": 1])
+            try await store.database("app").collection("authors").insertOne(["_id": 1, "lang": "en"])
+            let pending = try await runtime.status(of: "english").pendingLogEntries
+            #expect(pending == 2, "\(String(describing: pending))")
+            await runtime.stop()
+        }
+    }
+
     @Test func suspendByRequestStopsDeliveryUntilResumed() async throws {
         try await withStore(.memory) { store, _ in
             let log = DeliveryLog()

@@ -1,8 +1,9 @@
 /// MongoDB Extended JSON v2: reading text into BSON values and printing BSON values as text.
 ///
-/// The reader accepts canonical, relaxed and the common legacy forms (`{"$date": 1356351330501}`,
-/// `{"$binary": "…", "$type": "00"}`, `{"$regex": "…", "$options": "…"}`, `{"$uuid": "…"}`); malformed type
-/// wrappers, duplicate keys, invalid UTF-8 and nesting deeper than `maximumDepth` are errors. The writer prints
+/// The reader accepts canonical, relaxed and the common legacy forms (`{"$binary": "…", "$type": "00"}`,
+/// `{"$regex": "…", "$options": "…"}`, `{"$uuid": "…"}`); malformed type wrappers (among them what the
+/// specification's corpus refuses: `{"$date": 42}`, a DBRef's `$ref` that is not a string), duplicate keys,
+/// invalid UTF-8 and nesting deeper than `maximumDepth` are errors. The writer prints
 /// compact text (no spaces), keys in document order.
 public enum ExtendedJSON {
     /// The two output formats of the specification.

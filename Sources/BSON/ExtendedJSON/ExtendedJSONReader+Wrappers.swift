@@ -4,6 +4,7 @@ extension ExtendedJSONReader {
     /// wrong type, is an error pointing at the object's `{`.
     func interpretWrapper(_ frame: Frame) throws(ExtendedJSONError) -> BSON? {
         let document = frame.document
+        try checkDBRef(frame)
         guard let wrapper = document.keys.first(where: { Self.wrapperKeys.contains($0) }) else { return nil }
         let value = document[wrapper]!
         func fail(_ message: String) -> ExtendedJSONError { error(message, at: frame.start) }
@@ -91,13 +92,12 @@ extension ExtendedJSONReader {
                     throw fail("$date must be an RFC 3339 date-time, like \"2022-06-08T17:20:29.678Z\"")
                 }
                 return .datetime(date)
-            case .int64(let ms):
+            case .int64(let ms) where !frame.isPlain(at: 0):
                 return .datetime(BSONDate(millisecondsSinceEpoch: ms))
-            case .int32(let ms) where frame.isPlain(at: 0):
-                return .datetime(BSONDate(millisecondsSinceEpoch: Int64(ms)))
             default:
-                throw fail(
-                    "$date must be a date-time string, {\"$numberLong\": <string>} or a whole number of milliseconds")
+                // A bare number of milliseconds is the legacy shell's form, which the specification's corpus
+                // (top.json, "Bad $date (number, not string or hash)") says a parser rejects.
+                throw fail("$date must be a date-time string or {\"$numberLong\": <string>} of milliseconds")
             }
         case "$minKey", "$maxKey":
             try expectKeys([wrapper])
@@ -121,6 +121,17 @@ extension ExtendedJSONReader {
             return .binary(BSONBinary(subtype: BSONBinary.uuidSubtype, data: data))
         default:
             return nil
+        }
+    }
+
+    /// A DBRef (`{"$ref": <collection>, "$id": …, "$db"?: <database>}`) stays a document, but names that are
+    /// not strings are errors, as the specification's corpus (top.json, "Bad DBRef") says.
+    private func checkDBRef(_ frame: Frame) throws(ExtendedJSONError) {
+        let document = frame.document
+        guard let reference = document["$ref"] else { return }
+        guard case .string = reference else { throw error("a DBRef's $ref must be a string", at: frame.start) }
+        if let database = document["$db"], database.stringValue == nil {
+            throw error("a DBRef's $db must be a string", at: frame.start)
         }
     }
 

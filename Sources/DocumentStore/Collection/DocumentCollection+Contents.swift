@@ -8,12 +8,8 @@ extension DocumentCollection {
     /// Replaces the collection's documents and secondary indexes in one transaction: afterwards it holds
     /// exactly `documents` (in this order; each without an `_id` gets an ObjectId) and `indexes`
     /// (`{key, name?, unique?}`, as `listIndexes` shows them; `_id_` is implied and skipped). On any
-    /// error nothing changes. The collection's options (pre- and post-images) are kept.
-    ///
-    /// With `changeLogged` the replacement is logged like ordinary writes: a `delete` event for every
-    /// document there was, an `insert` event for every new one, so change streams and triggers see them.
-    /// Without it nothing is logged: change streams never see the replacement (no `drop`, no
-    /// invalidation), as if the data had always been there — a restore, not a change.
+    /// error nothing changes. The collection's options (pre- and post-images) are kept. Logged or not as
+    /// `DocumentStore.replaceContents(_:changeLogged:)` says.
     ///
     /// - Returns: the number of documents stored.
     /// - Throws: `BulkWriteError` with the position of the first document that cannot be stored (an
@@ -23,54 +19,45 @@ extension DocumentCollection {
     public func replaceContents(_ documents: [BSONDocument], indexes: [BSONDocument], changeLogged: Bool)
         async throws -> Int
     {
-        let namespace = self.namespace
-        try Namespace.validate(database: namespace.database)
-        try Namespace.validate(collection: namespace.collection, in: namespace.database)
-        let indexes = try indexes.compactMap { spec throws(StoreError) in try IndexRequest(spec) }
-        let prepared = try PreparedDocument.prepareAll(documents, in: namespace, changeLogged: changeLogged)
-        let failure = FailedPosition()
         do {
-            try await worker.write { [prepared] core throws(StoreError) in
-                try core.replaceContents(
-                    namespace, prepared, indexes: indexes, changeLogged: changeLogged, failure: failure)
-            }
+            return try await database.store.replaceContents(
+                [CollectionContents(namespace: namespace, documents: documents, indexes: indexes)],
+                changeLogged: changeLogged)
         } catch {
-            guard let position = failure.position else { throw error }
+            guard let position = error.document else { throw error.error }
             throw BulkWriteError(
-                writeErrors: [WriteError(index: position, code: error.code, errmsg: error.message)],
+                writeErrors: [WriteError(index: position, code: error.error.code, errmsg: error.error.message)],
                 result: BulkWriteResult())
         }
-        return prepared.count
     }
 }
 
 extension PreparedDocument {
     /// Encodes every document on every core (for large replacements, encoding is much of the work).
-    /// - Throws: `BulkWriteError` for the first document, by position, that cannot be stored.
+    /// - Throws: the error of the first document, by position, that cannot be stored (as of collection 0).
     static func prepareAll(_ documents: [BSONDocument], in namespace: Namespace, changeLogged: Bool)
-        throws(BulkWriteError) -> [PreparedDocument]
+        throws(ContentsReplacementError) -> [PreparedDocument]
     {
         let chunkSize = 4_096
         let chunks = (documents.count + chunkSize - 1) / chunkSize
-        let results = Mutex<[Int: Result<[PreparedDocument], BulkWriteError>]>([:])
+        let results = Mutex<[Int: Result<[PreparedDocument], ContentsReplacementError>]>([:])
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let range = (chunk * chunkSize)..<min(documents.count, (chunk + 1) * chunkSize)
             var prepared: [PreparedDocument] = []
             prepared.reserveCapacity(range.count)
-            var failure: BulkWriteError?
+            var failure: ContentsReplacementError?
             for position in range {
                 do throws(StoreError) {
                     prepared.append(
                         try PreparedDocument(
                             StoreCore.withId(documents[position]), in: namespace, changeLogged: changeLogged))
                 } catch {
-                    failure = BulkWriteError(
-                        writeErrors: [WriteError(index: position, code: error.code, errmsg: error.message)],
-                        result: BulkWriteResult())
+                    failure = ContentsReplacementError(collection: 0, document: position, error: error)
                     break
                 }
             }
-            let result: Result<[PreparedDocument], BulkWriteError> = failure.map { .failure($0) } ?? .success(prepared)
+            let result: Result<[PreparedDocument], ContentsReplacementError> =
+                failure.map { .failure($0) } ?? .success(prepared)
             results.withLock { $0[chunk] = result }
         }
         let collected = results.withLock { $0 }
@@ -108,16 +95,17 @@ struct IndexRequest: Sendable {
     }
 }
 
-/// Which document of a replacement failed inside the transaction, for the error the caller throws.
+/// Which document of which collection of a replacement failed inside the transaction, for the error the
+/// caller throws.
 final class FailedPosition: Sendable {
-    private let stored = Atomic<Int>(-1)
+    private let stored = Mutex<(collection: Int, document: Int?)?>(nil)
 
-    var position: Int? {
-        let value = stored.load(ordering: .acquiring)
-        return value < 0 ? nil : value
-    }
+    var position: (collection: Int, document: Int?)? { stored.withLock { $0 } }
 
-    func record(_ position: Int) { stored.store(position, ordering: .releasing) }
+    /// Records that collection `collection` is being replaced (so an error from here on is about it).
+    func begin(collection: Int) { stored.withLock { $0 = (collection, nil) } }
+
+    func record(_ document: Int) { stored.withLock { $0?.document = document } }
 }
 
 extension StoreCore {

@@ -49,6 +49,31 @@ public final class DataDirectoryLock: Sendable {
         return DataDirectoryLock(descriptor: descriptor)
     }
 
+    /// Whether a process holds the lock on `directory` now (a command that only reads asks, to know whether
+    /// the app is running there). Creates nothing, and on Linux takes nothing either: it reads the kernel's lock
+    /// table, since probing with a lock of its own would refuse a writer that tried at that instant.
+    public static func isHeld(_ directory: String) -> Bool {
+        let path = "\(directory)/\(fileName)"
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        #if os(Linux)
+            if let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) {
+                // `1: FLOCK  ADVISORY  WRITE 1234 08:01:<inode> 0 EOF`
+                let inode = ":\(status.st_ino)"
+                return table.split(separator: "\n").contains { line in
+                    let fields = line.split(separator: " ")
+                    return fields.count > 5 && fields[1] == "FLOCK" && fields[5].hasSuffix(inode)
+                }
+            }
+        #endif
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(descriptor, LOCK_UN)
+        return false
+    }
+
     deinit {
         close(descriptor)
     }

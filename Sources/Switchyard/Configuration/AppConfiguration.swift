@@ -48,8 +48,11 @@ public struct AppConfiguration: Sendable, Equatable {
                 }
                 return nil
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                errors.append(ConfigurationError(file: path, location: nil, message: "cannot be read"))
+            let data: Data
+            do {
+                data = try LocalFile.contents(path)
+            } catch {
+                errors.append(ConfigurationError(file: path, location: nil, message: "cannot be read: \(error.reason)"))
                 return nil
             }
             guard let text = String(data: data, encoding: .utf8) else {

@@ -156,8 +156,11 @@ struct TriggerReader {
         if let v = pairs["fullDocumentBeforeChange"], let b = reader.bool(v, "'fullDocumentBeforeChange'") {
             trigger.fullDocumentBeforeChange = b
         }
-        if let v = pairs["match"], !v.isNull { trigger.match = reader.document(v, rules: .yaml) ?? [:] }
-        if let v = pairs["project"], !v.isNull { trigger.project = reader.document(v, rules: .yaml) ?? [:] }
+        for (key, stage) in [("match", "$match"), ("project", "$project")] {
+            guard let v = pairs[key], !v.isNull, let document = reader.document(v, rules: .yaml) else { continue }
+            checkStage(stage, document, node: v, key: key, reader: &reader)
+            if key == "match" { trigger.match = document } else { trigger.project = document }
+        }
         if let v = pairs["skipCatchupEvents"], let b = reader.bool(v, "'skipCatchupEvents'") {
             trigger.skipCatchupEvents = b
         }
@@ -273,7 +276,8 @@ struct TriggerReader {
             guard let provider = AuthenticationProvider(rawValue: text) else {
                 let names = AuthenticationProvider.allCases.map(\.rawValue)
                 reader.error(
-                    "unknown authentication provider '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
+                    "unknown authentication provider '\(text)'\(ClosestMatch.hint(for: text, among: names)) (providers: \(names.joined(separator: ", ")))",
+                    at: item)
                 valid = false
                 continue
             }

@@ -31,6 +31,9 @@ private struct EventReader {
     let parser: UnsafeMutablePointer<yaml_parser_t>
     let file: String
     var anchors: [String: YAMLNode] = [:]
+    /// The flow collections (`[`, `{`) being read, innermost last: an error libyaml finds only at a later line
+    /// (end of input, the next key) is one of the innermost not being closed where it should have been.
+    var openFlows: [(bracket: Character, mark: yaml_mark_t)] = []
 
     init(parser: UnsafeMutablePointer<yaml_parser_t>, file: String) {
         self.parser = parser
@@ -84,6 +87,8 @@ private struct EventReader {
             return node
         case YAML_SEQUENCE_START_EVENT:
             let anchor = event.data.sequence_start.anchor.map { String(cString: $0) }
+            let isFlow = event.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+            if isFlow { openFlows.append(("[", event.start_mark)) }
             var items: [YAMLNode] = []
             while true {
                 let child = try nextOwned()
@@ -94,11 +99,14 @@ private struct EventReader {
                 }
                 items.append(try readNode(child, depth: depth + 1))
             }
+            if isFlow { openFlows.removeLast() }
             let node = YAMLNode(.sequence(items), at: location)
             if let anchor { anchors[anchor] = node }
             return node
         case YAML_MAPPING_START_EVENT:
             let anchor = event.data.mapping_start.anchor.map { String(cString: $0) }
+            let isFlow = event.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+            if isFlow { openFlows.append(("{", event.start_mark)) }
             var pairs: [(key: YAMLNode, value: YAMLNode)] = []
             while true {
                 let child = try nextOwned()
@@ -114,6 +122,7 @@ private struct EventReader {
                 let value = try readNode(try nextOwned(), depth: depth + 1)
                 pairs.append((key, value))
             }
+            if isFlow { openFlows.removeLast() }
             let node = YAMLNode(.mapping(pairs), at: location)
             if let anchor { anchors[anchor] = node }
             return node
@@ -139,6 +148,12 @@ private struct EventReader {
         var event = yaml_event_t()
         guard yaml_parser_parse(parser, &event) == 1 else {
             let problem = parser.pointee.problem.map { String(cString: $0) } ?? "invalid YAML"
+            let mark = parser.pointee.problem_mark
+            if let open = openFlows.last, problem.hasPrefix("did not find expected"), mark.line > open.mark.line {
+                let found = Self.location(mark)
+                throw error(
+                    "this '\(open.bracket)' is not closed (\(problem) at \(found.line):\(found.column))", at: open.mark)
+            }
             var message = problem
             if let context = parser.pointee.context.map({ String(cString: $0) }) {
                 message = "\(problem) (\(context))"

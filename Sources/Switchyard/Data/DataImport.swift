@@ -7,15 +7,14 @@ import Synchronization
 /// replaces that collection's documents, and its indexes become those `collections.json` lists. Collections
 /// without a file are left alone.
 ///
-/// Every file is read and checked before anything is written, so a syntax error anywhere changes nothing.
-/// Then each collection is replaced in one transaction of its own; one the store refuses (a duplicate `_id`,
-/// a unique index broken) is left as it was, the import stops there, and the error says which collections
-/// were imported before it.
+/// Every file is read and checked before anything is written, then every collection is replaced in one
+/// transaction: an import lands whole or not at all, so a syntax error anywhere, or a document the store
+/// refuses (a duplicate `_id`, a unique index broken), changes nothing.
 ///
 /// Without `logChanges` (the default) the import is not in the change log: no trigger fires and no change
 /// stream sees it, now or when triggers later catch up from their resume tokens. With it, the import is
-/// logged as ordinary writes (a `delete` for each document replaced, an `insert` for each new one), so
-/// running triggers fire, and stopped ones do when they catch up.
+/// logged as ordinary writes (a `delete` for each document replaced, an `insert` for each new one), committed
+/// together, so running triggers fire, and stopped ones do when they catch up.
 public enum DataImport {
     public struct Options: Sendable {
         /// Log the import's writes as change events (`switchyard data import --fire-triggers`).
@@ -56,28 +55,26 @@ public enum DataImport {
         let plan = try DataImportPlan(directory: directory, options: options)
         var summary = Summary(skipped: plan.skipped)
         let files = try plan.read(progress: progress)
+        let contents = files.map { file in
+            CollectionContents(
+                namespace: file.namespace, documents: file.documents,
+                indexes: plan.manifest.collections[file.namespace]?.indexes ?? [])
+        }
+        do {
+            try await store.replaceContents(contents, changeLogged: options.logChanges)
+        } catch {
+            let file = files[error.collection]
+            if let position = error.document { throw file.error(atDocument: position, error.error.message) }
+            throw DataImportError(file: file.path, message: "cannot import \(file.namespace): \(error.error)")
+        }
         let totalDocuments = files.reduce(0) { $0 + $1.documents.count }
         var written = 0
-        for file in files {
-            let indexes = plan.manifest.collections[file.namespace]?.indexes ?? []
-            do {
-                try await store.database(file.namespace.database).collection(file.namespace.collection)
-                    .replaceContents(file.documents, indexes: indexes, changeLogged: options.logChanges)
-            } catch {
-                var failure: DataImportError
-                if let bulk = error as? BulkWriteError, let first = bulk.writeErrors.first {
-                    failure = file.error(atDocument: first.index, first.errmsg)
-                } else {
-                    failure = DataImportError(file: file.path, message: "cannot import \(file.namespace): \(error)")
-                }
-                failure.committed = summary.collections.map(\.namespace)
-                throw failure
-            }
+        for (file, collection) in zip(files, contents) {
             written += file.documents.count
             summary.collections.append(
                 Collection(
-                    namespace: file.namespace, file: file.path, documents: file.documents.count, indexes: indexes.count)
-            )
+                    namespace: file.namespace, file: file.path, documents: file.documents.count,
+                    indexes: collection.indexes.count))
             progress?(
                 DataImportProgress(
                     phase: .writing, file: file.path, bytesRead: plan.totalBytes, totalBytes: plan.totalBytes,
@@ -105,8 +102,11 @@ struct DataImportPlan {
         }
         let manifestPath = path(DataFileName.manifest)
         if names.contains(DataFileName.manifest) {
-            guard let data = FileManager.default.contents(atPath: manifestPath) else {
-                throw DataImportError(file: manifestPath, message: "cannot be read")
+            let data: Data
+            do {
+                data = try LocalFile.contents(manifestPath)
+            } catch {
+                throw DataImportError(file: manifestPath, message: "cannot be read: \(error.reason)")
             }
             manifest = try DataManifest.read(Array(data), file: manifestPath)
         }
@@ -157,8 +157,11 @@ struct DataImportPlan {
         let done = Atomic<Int>(0)
         var parsed: [CollectionFile] = []
         for (namespace, path, size) in files {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw DataImportError(file: path, message: "cannot be read")
+            let data: Data
+            do {
+                data = try LocalFile.contents(path)
+            } catch {
+                throw DataImportError(file: path, message: "cannot be read: \(error.reason)")
             }
             let before = done.load(ordering: .relaxed)
             parsed.append(

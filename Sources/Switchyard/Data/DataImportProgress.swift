@@ -1,8 +1,8 @@
 import Foundation
 
-/// How far an import has come: files are read (and parsed) first, then each collection is written in
-/// one transaction. Reported to `DataImport.import`'s `progress` closure after each file read and each
-/// collection written.
+/// How far an import has come: files are read (and parsed) first, then every collection is written in
+/// one transaction. Reported to `DataImport.import`'s `progress` closure after each file read and, once the
+/// transaction committed, for each collection written.
 public struct DataImportProgress: Sendable, Equatable {
     public enum Phase: Sendable, Equatable {
         case reading

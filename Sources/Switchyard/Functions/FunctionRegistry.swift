@@ -40,6 +40,20 @@ public struct FunctionRegistry: Sendable {
     public var names: Set<String> { Set(functions.keys) }
 
     public var isEmpty: Bool { functions.isEmpty }
+
+    /// The functions a client may call by name (not those only a trigger runs), for "did you mean" hints.
+    public var callableNames: [String] {
+        functions.compactMap { name, function in
+            if case .callable = function { return name }
+            return nil
+        }.sorted()
+    }
+
+    /// Throws what a call of `name` meets before anything runs: no such function, or one only its trigger runs.
+    public func checkCallable(_ name: String) throws(FunctionCallError) {
+        guard let function = functions[name] else { throw .notFound(name) }
+        guard case .callable = function else { throw .notCallable(name, kind: function.kind) }
+    }
 }
 
 extension FunctionRegistry {

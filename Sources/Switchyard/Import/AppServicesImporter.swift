@@ -8,7 +8,22 @@ import Foundation
 /// `auth/providers.json` and `auth/custom_user_data.json`. Settings Switchyard has no use for (service ids,
 /// cluster names, throughput flags) are ignored; every problem is reported with its file and position.
 public enum AppServicesImporter {
+    /// What only an export has at its root: one of these is there, or the directory is something else.
+    static let exportEntries = [
+        "realm_config.json", "config.json", "triggers", "functions", "values", "auth", "environments", "data_sources",
+    ]
+
     public static func read(exportDirectory: String) throws(ConfigurationErrors) -> AppServicesImport {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: exportDirectory)) ?? []
+        guard entries.contains(where: exportEntries.contains) else {
+            throw ConfigurationErrors([
+                ConfigurationError(
+                    file: exportDirectory, location: nil,
+                    message:
+                        "not an App Services export: an export (appservices pull, realm-cli export) holds realm_config.json (config.json in the legacy form) with triggers/, functions/, values/, auth/ and environments/ beside it"
+                )
+            ])
+        }
         var session = ImportSession(root: exportDirectory)
         let result = session.run()
         guard session.errors.isEmpty else { throw ConfigurationErrors(session.errors) }

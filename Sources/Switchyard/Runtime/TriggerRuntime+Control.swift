@@ -8,7 +8,8 @@ extension TriggerRuntime {
     public func statuses() async throws -> [TriggerStatus] {
         let logEnd = try? await store.watch().startingPoint.sequence
         let saved = progress.isEmpty ? try await ledger.loadStates() : [:]
-        return definitions.map { definition in
+        var statuses: [TriggerStatus] = []
+        for definition in definitions {
             let snapshot = progress[definition.name]?.snapshot
             var state = snapshot?.state ?? TriggerState(name: definition.name, identity: definition.identity)
             if snapshot == nil, let stored = saved[definition.name], stored.identity == definition.identity {
@@ -22,16 +23,21 @@ extension TriggerRuntime {
                 case .stopped, nil: definition.disabled ? .disabled : state.suspension != nil ? .suspended : .stopped
                 }
             var pending: Int?
-            if case .database = definition.kind, let logEnd, let position = state.position {
-                pending = Int(clamping: max(0, logEnd - position))
+            if case .database(let trigger) = definition.kind, let logEnd, let position = state.position {
+                // The log's own count when it cannot be read (closed under the status, pruned past the token).
+                pending =
+                    (try? await pendingEvents(of: trigger, after: position, through: logEnd))
+                    ?? Int(clamping: max(0, logEnd - position))
             }
-            return TriggerStatus(
-                name: definition.name, type: definition.kind.typeName, function: definition.function,
-                state: runState, lastEventId: state.lastEventId, lastEventTime: state.lastEventTime,
-                lastProcessedAt: state.lastProcessedAt, pendingLogEntries: pending, processed: state.processed,
-                failedAttempts: state.failedAttempts, deadLettered: state.deadLettered,
-                inFlight: snapshot?.inFlight ?? 0, suspension: state.suspension, warnings: state.warnings)
+            statuses.append(
+                TriggerStatus(
+                    name: definition.name, type: definition.kind.typeName, function: definition.function,
+                    state: runState, lastEventId: state.lastEventId, lastEventTime: state.lastEventTime,
+                    lastProcessedAt: state.lastProcessedAt, pendingLogEntries: pending, processed: state.processed,
+                    failedAttempts: state.failedAttempts, deadLettered: state.deadLettered,
+                    inFlight: snapshot?.inFlight ?? 0, suspension: state.suspension, warnings: state.warnings))
         }
+        return statuses
     }
 
     public func status(of trigger: String) async throws -> TriggerStatus {

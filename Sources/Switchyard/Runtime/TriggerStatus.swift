@@ -24,7 +24,8 @@ public struct TriggerStatus: Sendable, Equatable {
     public var lastEventTime: Date?
     /// When its function finished.
     public var lastProcessedAt: Date?
-    /// Database triggers: change-log entries (of any namespace) after the saved resume token.
+    /// Database triggers: change-log entries after the saved resume token that the trigger receives (its
+    /// namespace, operation types and `match`).
     public var pendingLogEntries: Int?
     /// Functions finished, attempts that failed, events given up on into the dead-letter queue.
     public var processed: Int
@@ -35,4 +36,27 @@ public struct TriggerStatus: Sendable, Equatable {
     public var suspension: TriggerSuspension?
     /// Things the runtime worked around (a lost resume point tolerated, pre-images unavailable), newest last.
     public var warnings: [String]
+
+    /// A status as someone else reported it (a running server's admin API).
+    public init(
+        name: String, type: String, function: String, state: State, lastEventId: String? = nil,
+        lastEventTime: Date? = nil, lastProcessedAt: Date? = nil, pendingLogEntries: Int? = nil, processed: Int = 0,
+        failedAttempts: Int = 0, deadLettered: Int = 0, inFlight: Int = 0, suspension: TriggerSuspension? = nil,
+        warnings: [String] = []
+    ) {
+        self.name = name
+        self.type = type
+        self.function = function
+        self.state = state
+        self.lastEventId = lastEventId
+        self.lastEventTime = lastEventTime
+        self.lastProcessedAt = lastProcessedAt
+        self.pendingLogEntries = pendingLogEntries
+        self.processed = processed
+        self.failedAttempts = failedAttempts
+        self.deadLettered = deadLettered
+        self.inFlight = inFlight
+        self.suspension = suspension
+        self.warnings = warnings
+    }
 }
