@@ -24,7 +24,7 @@ import Testing
         let withTrigger = try TemporaryDirectory()
         try withTrigger.write(
             "triggers.yaml",
-            "triggers:\n  - {name: tick, type: database, function: sendBooksTopic, database: d, operations: [INSERT]}\n"
+            "triggers:\n  - {name: tick, type: database, function: sentTopicNotification, database: d, operations: [INSERT]}\n"
         )
         _ = try leavesNoDataDirectory(["fire", "tick", "--event", "nope.json"], status: 2, app: withTrigger)
         let resumed = try leavesNoDataDirectory(["resume", "tick"], status: 2, app: withTrigger)
@@ -69,7 +69,7 @@ import Testing
         let app = try TemporaryDirectory()
         try app.write(
             "triggers.yaml",
-            "triggers:\n  - {name: tick, type: database, function: sendBooksTopic, database: d, operations: [INSERT]}\n"
+            "triggers:\n  - {name: tick, type: database, function: sentTopicNotification, database: d, operations: [INSERT]}\n"
         )
         let missing = try switchyard(["fire", "tick", "--event", "nope.json"], in: app.path)
         #expect(missing.stderr == "switchyard fire: cannot read nope.json: no such file\n")

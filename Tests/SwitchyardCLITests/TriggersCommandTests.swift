@@ -19,7 +19,7 @@ import Testing
             "triggers.yaml",
             """
             triggers:
-              - {name: sendBooksTopic, type: database, function: sendBooksTopic, database: product, collection: book, operations: [INSERT]}
+              - {name: sendBooksTopic, type: database, function: sentTopicNotification, database: product, collection: book, operations: [INSERT]}
             """)
         let stopped = try switchyard(["triggers"], in: app.path)
         #expect(stopped.stdout.split(separator: "\n").last?.contains(" stopped ") == true, "\(stopped.stdout)")

@@ -59,7 +59,7 @@ import Testing
         let app = try TemporaryDirectory()
         try app.write(
             "triggers.yaml",
-            databaseTrigger(function: "sendBooksTopic", extra: "    match: {\"fullDocument.lang\": {$eqq: en}}"))
+            databaseTrigger(function: "sentTopicNotification", extra: "    match: {\"fullDocument.lang\": {$eqq: en}}"))
         let run = try switchyard(["validate", "--config", app.path])
         #expect(run.status == 2)
         #expect(run.stderr == "\(app.path)/triggers.yaml:9:35: 'match': unknown operator: $eqq\n")
