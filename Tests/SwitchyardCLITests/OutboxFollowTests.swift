@@ -9,12 +9,8 @@ import Testing
     /// `serve` answers FCM; `outbox --follow` prints what it recorded, with the tokens a topic reached.
     @Test func followPrintsMessagesSentToTheServedEmulatorWithTheTokensTheyReached() async throws {
         let app = try TemporaryDirectory()
-        try app.write("triggers.yaml", pingApp)
-        let server = try RunningSwitchyard(["serve", "--port", "0"], in: app.path)
+        let (server, url, base) = try servedEmulator(in: app)
         defer { server.kill() }
-        let line = try #require(server.lines(atLeast: 4).first { $0.contains("FCM emulator") })
-        let url = try #require(line.split(separator: " ").last.map(String.init))
-        let base = try #require(url.range(of: "/v1/").map { String(url[..<$0.lowerBound]) })
 
         let token = try await accessToken(base: base)
         let subscribe = try await post(
@@ -34,12 +30,8 @@ import Testing
     /// with the `gcm.message_id` the tutorial's client filters on, and no Android view.
     @Test func outboxPrintsWhatARegisteredIPhoneReceives() async throws {
         let app = try TemporaryDirectory()
-        try app.write("triggers.yaml", pingApp)
-        let server = try RunningSwitchyard(["serve", "--port", "0"], in: app.path)
+        let (server, url, base) = try servedEmulator(in: app)
         defer { server.kill() }
-        let line = try #require(server.lines(atLeast: 4).first { $0.contains("FCM emulator") })
-        let url = try #require(line.split(separator: " ").last.map(String.init))
-        let base = try #require(url.range(of: "/v1/").map { String(url[..<$0.lowerBound]) })
         let parts = url.split(separator: "/")
         let project = try #require(parts.firstIndex(of: "projects").map { String(parts[$0 + 1]) })
 
@@ -58,6 +50,21 @@ import Testing
         #expect(entry.contains(#""gcm.message_id":""#), "\(entry)")
         #expect(entry.contains(#""platforms":{"ios":["phone"]}"#), "\(entry)")
         #expect(!entry.contains(#""android":"#), "\(entry)")
+    }
+
+    /// `serve` of the ping app in `app`, with the FCM emulator's `messages:send` URL it prints and the server's base.
+    private func servedEmulator(in app: TemporaryDirectory) throws -> (RunningSwitchyard, url: String, base: String) {
+        try app.write("triggers.yaml", pingApp)
+        let server = try RunningSwitchyard(["serve", "--port", "0"], in: app.path)
+        do {
+            let line = try #require(server.lines(atLeast: 4).first { $0.contains("FCM emulator") })
+            let url = try #require(line.split(separator: " ").last.map(String.init))
+            let base = try #require(url.range(of: "/v1/").map { String(url[..<$0.lowerBound]) })
+            return (server, url, base)
+        } catch {
+            server.kill()
+            throw error
+        }
     }
 
     private func post(_ url: String, _ body: String, token: String?, form: Bool = false, method: String = "POST")
