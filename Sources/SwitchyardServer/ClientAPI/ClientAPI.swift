@@ -17,16 +17,20 @@ public final class ClientAPI: Sendable {
         public var refreshTokenLifetime: Duration
         /// The clock tokens and sessions are timed by.
         public var now: @Sendable () -> Date
+        /// How many logins, registrations and anonymous users the auth routes take before answering 429.
+        public var authLimits: AuthLimits
 
         public init(
             passwordIterations: Int = PasswordHasher.defaultIterations,
             accessTokenLifetime: Duration = .seconds(30 * 60),
-            refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() }
+            refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() },
+            authLimits: AuthLimits = AuthLimits()
         ) {
             self.passwordIterations = passwordIterations
             self.accessTokenLifetime = accessTokenLifetime
             self.refreshTokenLifetime = refreshTokenLifetime
             self.now = now
+            self.authLimits = authLimits
         }
     }
 
@@ -37,6 +41,7 @@ public final class ClientAPI: Sendable {
     public let appId: String
     public let users: UserDirectory
     public let tokens: SessionTokens
+    let throttle: LoginThrottle
     /// The last `location` answer and the host it was for.
     private let lastLocation = Mutex<(host: String, body: [UInt8])?>(nil)
     /// App Services' `domain_id` in profiles: stable per app id. Hashed when a profile is made (not at start, which
@@ -45,25 +50,33 @@ public final class ClientAPI: Sendable {
         Cryptography.sha256(Array(appId.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
     }
 
-    private init(app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens) {
+    private init(
+        app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens, throttle: LoginThrottle
+    ) {
         self.app = app
         self.appId = appId
         self.users = users
         self.tokens = tokens
+        self.throttle = throttle
     }
 
     /// Loads (or makes, on first start) the data directory's token signing key and prepares the user collections.
     public static func prepare(app: SwitchyardApp, appId: String, configuration: Configuration = Configuration())
         async throws -> ClientAPI
     {
+        let limits = configuration.authLimits
+        let derivations = KeyDerivationQueue(
+            concurrency: limits.concurrentKeyDerivations, waitingLimit: limits.waitingKeyDerivations)
         let users = UserDirectory(
-            app: app, passwordHasher: PasswordHasher(iterations: configuration.passwordIterations),
+            app: app,
+            passwordHasher: PasswordHasher(iterations: configuration.passwordIterations, derivations: derivations),
             sessionLifetime: configuration.refreshTokenLifetime.timeInterval, now: configuration.now)
         try await users.prepare()
         let key = try await SigningKey.load(from: app.store)
         let tokens = SessionTokens(
             key: key, appId: appId, accessLifetime: configuration.accessTokenLifetime.timeInterval, users: users)
-        return ClientAPI(app: app, appId: appId, users: users, tokens: tokens)
+        return ClientAPI(
+            app: app, appId: appId, users: users, tokens: tokens, throttle: LoginThrottle(limits: limits))
     }
 
     /// Adds the client API's routes, each with its `OPTIONS` preflight.
