@@ -19,18 +19,22 @@ public final class ClientAPI: Sendable {
         public var now: @Sendable () -> Date
         /// How many logins, registrations and anonymous users the auth routes take before answering 429.
         public var authLimits: AuthLimits
+        /// Origins whose web pages may use the client API (CORS) besides this machine's, which always may; nil:
+        /// the app's `allowedRequestOrigins` (see `CrossOriginPolicy`).
+        public var allowedRequestOrigins: [String]?
 
         public init(
             passwordIterations: Int = PasswordHasher.defaultIterations,
             accessTokenLifetime: Duration = .seconds(30 * 60),
             refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() },
-            authLimits: AuthLimits = AuthLimits()
+            authLimits: AuthLimits = AuthLimits(), allowedRequestOrigins: [String]? = nil
         ) {
             self.passwordIterations = passwordIterations
             self.accessTokenLifetime = accessTokenLifetime
             self.refreshTokenLifetime = refreshTokenLifetime
             self.now = now
             self.authLimits = authLimits
+            self.allowedRequestOrigins = allowedRequestOrigins
         }
     }
 
@@ -42,6 +46,7 @@ public final class ClientAPI: Sendable {
     public let users: UserDirectory
     public let tokens: SessionTokens
     let throttle: LoginThrottle
+    let crossOrigin: CrossOriginPolicy
     /// The last `location` answer and the host it was for.
     private let lastLocation = Mutex<(host: String, body: [UInt8])?>(nil)
     /// App Services' `domain_id` in profiles: stable per app id. Hashed when a profile is made (not at start, which
@@ -51,13 +56,15 @@ public final class ClientAPI: Sendable {
     }
 
     private init(
-        app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens, throttle: LoginThrottle
+        app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens, throttle: LoginThrottle,
+        crossOrigin: CrossOriginPolicy
     ) {
         self.app = app
         self.appId = appId
         self.users = users
         self.tokens = tokens
         self.throttle = throttle
+        self.crossOrigin = crossOrigin
     }
 
     /// Loads (or makes, on first start) the data directory's token signing key and prepares the user collections.
@@ -76,7 +83,11 @@ public final class ClientAPI: Sendable {
         let tokens = SessionTokens(
             key: key, appId: appId, accessLifetime: configuration.accessTokenLifetime.timeInterval, users: users)
         return ClientAPI(
-            app: app, appId: appId, users: users, tokens: tokens, throttle: LoginThrottle(limits: limits))
+            app: app, appId: appId, users: users, tokens: tokens, throttle: LoginThrottle(limits: limits),
+            crossOrigin: CrossOriginPolicy(
+                allowedOrigins: configuration.allowedRequestOrigins
+                    ?? app.configuration.definition.allowedRequestOrigins
+            ))
     }
 
     /// Adds the client API's routes, each with its `OPTIONS` preflight.
@@ -148,6 +159,8 @@ private struct ClientRoutes {
                 router.add(
                     route.method, route.path,
                     immediately: { request, parameters in
+                        let verdict = api.crossOrigin.verdict(for: request)
+                        if case .refused(let error) = verdict { return error.response }
                         var response: ServerResponse
                         do {
                             try Self.checkApp(api, parameters)
@@ -155,11 +168,13 @@ private struct ClientRoutes {
                         } catch {
                             response = Self.render(error, for: request)
                         }
-                        CrossOriginPolicy.apply(to: &response, for: request)
+                        CrossOriginPolicy.apply(verdict, to: &response)
                         return response
                     })
             case .deferred(let handler):
                 router.add(route.method, route.path) { request, parameters in
+                    let verdict = api.crossOrigin.verdict(for: request)
+                    if case .refused(let error) = verdict { return error.response }
                     // The handler's answer is this closure's own, so the CORS headers join it without a copy.
                     var response: ServerResponse
                     do {
@@ -168,12 +183,12 @@ private struct ClientRoutes {
                     } catch {
                         response = Self.render(error, for: request)
                     }
-                    CrossOriginPolicy.apply(to: &response, for: request)
+                    CrossOriginPolicy.apply(verdict, to: &response)
                     return response
                 }
             }
             if preflighted.insert(route.path).inserted {
-                router.add("OPTIONS", route.path, immediately: { request, _ in CrossOriginPolicy.preflight(request) })
+                router.add("OPTIONS", route.path, immediately: { request, _ in api.crossOrigin.preflight(request) })
             }
         }
     }
