@@ -9,14 +9,14 @@ import Testing
 /// lock real clients out: past the limits, the connection idle longest gives way to the new one.
 @Suite(.timeLimit(.minutes(1))) struct ConnectionAdmissionTests {
     private func serve(
-        maximumConnections: Int, perPeer: Int, configure: (inout Router) -> Void = { _ in }
+        maximumConnections: Int, perPeer: Int, idleTimeout: Int = 60, configure: (inout Router) -> Void = { _ in }
     ) throws -> HTTPServer {
         var router = Router()
         router.add("GET", "/hello", immediately: { _, _ in .json(["hello": "world"]) })
         configure(&router)
         return try HTTPServer(
             configuration: .init(
-                host: "127.0.0.1", port: 0, maximumConnections: maximumConnections,
+                host: "127.0.0.1", port: 0, idleTimeout: idleTimeout, maximumConnections: maximumConnections,
                 maximumConnectionsPerPeer: perPeer, threads: 2),
             router: router)
     }
@@ -63,6 +63,28 @@ import Testing
         let idle = try slowLoris(20, port: server.port)
         try await expectServed(server, clients: 6)
         try await expectClosed(idle, atLeast: 20 - 8)
+        await server.stop()
+    }
+
+    /// Trickling a request head keeps libmicrohttpd's inactivity timeout from firing, but not the idle timeout:
+    /// it counts from when the connection opened, and a connection arriving later has the trickler closed.
+    @Test func aHeadTrickledForLongerThanTheIdleTimeoutIsClosed() async throws {
+        let server = try serve(maximumConnections: 16, perPeer: 16, idleTimeout: 1)
+        let trickler = try RawConnection(port: server.port)
+        trickler.send("GET /hello HTTP/1.1\r\n")
+        for index in 0..<15 {
+            trickler.send("X-\(index): a\r\n")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await expectServed(server, clients: 1)
+        // Still trickling, so only the idle timeout can close it.
+        var closed = false
+        for index in 0..<50 where !closed {
+            trickler.send("Y-\(index): a\r\n")
+            try await Task.sleep(for: .milliseconds(100))
+            closed = trickler.closedByServer
+        }
+        #expect(closed)
         await server.stop()
     }
 

@@ -20,9 +20,9 @@ public final class HTTPServer: Sendable {
         /// 0 picks a free port (read it back from `port`).
         public var port: UInt16
         public var maximumBodySize: Int
-        /// Seconds a connection stays open without a request: from when it opened or its last answer went out
-        /// until its next request's head has arrived, however slowly that trickles in. Also the longest a
-        /// request or an answer may go without a byte moving.
+        /// Seconds a connection, a request or an answer may go without a byte moving. A connection idle this long
+        /// (from when it opened or its last answer went out until its next request's head has arrived) while
+        /// trickling bytes closes as the next connection arrives.
         public var idleTimeout: Int
         /// Connections open at once. A new one beyond this closes the connection idle longest; it is refused
         /// only when every connection is busy with a request.
