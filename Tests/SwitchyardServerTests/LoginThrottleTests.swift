@@ -35,7 +35,9 @@ import Testing
             let user = try await served.registerAndLogin("ada@example.com", "right-password")
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
                 for index in 0..<16 {
-                    group.addTask { try await served.login("ada@example.com", "guess-\(index)") }
+                    // Spelled several ways, all the one account.
+                    let email = ["ada@example.com", " ADA@example.com", "Ada@Example.com "][index % 3]
+                    group.addTask { try await served.login(email, "guess-\(index)") }
                 }
                 var responses: [HTTPResponse] = []
                 for try await response in group { responses.append(response) }

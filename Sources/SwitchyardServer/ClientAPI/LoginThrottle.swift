@@ -1,3 +1,5 @@
+import Foundation
+
 /// Keeps the auth routes to their `AuthLimits`, per address and per account. Only auth routes consult it: a
 /// `functions/call` never does.
 final class LoginThrottle: Sendable {
@@ -43,8 +45,9 @@ final class LoginThrottle: Sendable {
         }
     }
 
-    /// Emails compare without case; a long one is cut (the table's keys stay small).
+    /// The account as the user directory finds it (trimmed, without case), so that spelling an email another
+    /// way reaches the same allowance; a long one is cut (the table's keys stay small).
     private static func key(_ account: String) -> String {
-        String(account.lowercased().prefix(320))
+        String(account.trimmingCharacters(in: .whitespaces).lowercased().prefix(320))
     }
 }
