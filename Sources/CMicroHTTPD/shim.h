@@ -15,12 +15,10 @@ static inline uint16_t cmhd_daemon_port(struct MHD_Daemon *d) {
 #include <arpa/inet.h>
 #include <string.h>
 
-// MHD_get_connection_info is variadic: copies the peer's address (4 bytes for IPv4, 16 for IPv6) into `bytes`
-// and returns its family (AF_INET or AF_INET6), or -1 when unknown.
-static inline int cmhd_client_address(struct MHD_Connection *c, unsigned char bytes[16]) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (!info || !info->client_addr) return -1;
-    const struct sockaddr *a = info->client_addr;
+// Copies a socket address's 4 (IPv4) or 16 (IPv6) bytes into `bytes` and returns its family (AF_INET or
+// AF_INET6), or -1 for another family: the accept policy gets a bare sockaddr, a connection lookup one too.
+static inline int cmhd_copy_address(const struct sockaddr *a, unsigned char bytes[16]) {
+    if (!a) return -1;
     if (a->sa_family == AF_INET) {
         memcpy(bytes, &((const struct sockaddr_in *)a)->sin_addr, 4);
         return AF_INET;
@@ -30,6 +28,25 @@ static inline int cmhd_client_address(struct MHD_Connection *c, unsigned char by
         return AF_INET6;
     }
     return -1;
+}
+
+// MHD_get_connection_info is variadic: copies the peer's address into `bytes` (see cmhd_copy_address) and returns
+// its family, or -1 when unknown.
+static inline int cmhd_client_address(struct MHD_Connection *c, unsigned char bytes[16]) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? cmhd_copy_address(info->client_addr, bytes) : -1;
+}
+
+// MHD_get_connection_info is variadic: the connection's socket, or -1.
+static inline int cmhd_connection_socket(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
+// MHD_get_connection_info is variadic: what the connection-notification callback stored for the connection.
+static inline void *cmhd_socket_context(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
 }
 
 // MHD_get_connection_info is variadic: makes closing the connection send a TCP reset instead of a FIN (linger 0),

@@ -27,12 +27,18 @@ public final class AppServer: Sendable {
         public var emulatorClientRetry: Messaging.RetryPolicy
         /// Where `admin.token` is written (mode 0600); nil writes it nowhere (an in-memory app).
         public var dataDirectory: String?
+        /// Connections open at once, in total and from one address, and how long one may stay without a request
+        /// (see `HTTPServer.Configuration`).
+        public var maximumConnections: Int
+        public var maximumConnectionsPerPeer: Int
+        public var idleTimeout: Int
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil,
             clientAPI: ClientAPI.Configuration = ClientAPI.Configuration(), dataDirectory: String? = nil,
             routesMessagingThroughEmulator: Bool = true,
-            emulatorClientRetry: Messaging.RetryPolicy = Messaging.RetryPolicy()
+            emulatorClientRetry: Messaging.RetryPolicy = Messaging.RetryPolicy(), maximumConnections: Int = 512,
+            maximumConnectionsPerPeer: Int = 256, idleTimeout: Int = 60
         ) {
             self.host = host
             self.port = port
@@ -41,6 +47,9 @@ public final class AppServer: Sendable {
             self.routesMessagingThroughEmulator = routesMessagingThroughEmulator
             self.emulatorClientRetry = emulatorClientRetry
             self.dataDirectory = dataDirectory
+            self.maximumConnections = maximumConnections
+            self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
+            self.idleTimeout = idleTimeout
         }
     }
 
@@ -90,7 +99,10 @@ public final class AppServer: Sendable {
                 .router)
         router.add(Dashboard(token: adminToken).router)
         let http = try HTTPServer(
-            configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
+            configuration: HTTPServer.Configuration(
+                host: configuration.host, port: configuration.port, idleTimeout: configuration.idleTimeout,
+                maximumConnections: configuration.maximumConnections,
+                maximumConnectionsPerPeer: configuration.maximumConnectionsPerPeer),
             router: router)
         // Written once the port is ours: a server that cannot listen leaves no token or endpoint behind.
         if let directory = configuration.dataDirectory {

@@ -334,4 +334,50 @@ import Testing
             #expect(error.headers["Access-Control-Allow-Origin"] == "*")
         }
     }
+
+    /// A page from any other site open in the developer's browser gets no CORS allowance, and its requests are
+    /// refused before they make a user or call a function.
+    @Test func foreignOriginsAreRefusedWithoutACORSAllowance() async throws {
+        try await Self.withApp { served in
+            for origin in [
+                "https://evil.example", "http://localhost.evil.example", "http://127.0.0.1:80@evil.example", "null",
+            ] {
+                let preflight = try await served.client.send(
+                    HTTPRequest(
+                        method: .options, url: "\(served.appBase)/auth/providers/anon-user/login",
+                        headers: ["Origin": origin, "Access-Control-Request-Method": "POST"]))
+                #expect(preflight.status == 403, "\(origin)")
+                #expect(preflight.headers["Access-Control-Allow-Origin"] == nil, "\(origin)")
+                // A form post needs no preflight: it is refused too, and no user is made.
+                let login = try await served.client.post(
+                    url: "\(served.appBase)/auth/providers/anon-user/login", body: Array("{}".utf8),
+                    headers: ["Origin": origin, "Content-Type": "text/plain"])
+                #expect(login.status == 403, "\(origin)")
+                #expect(login.errorCode == "OriginNotAllowed", "\(origin)")
+                #expect(login.headers["Access-Control-Allow-Origin"] == nil, "\(origin)")
+            }
+            #expect(try await served.server.clientAPI.users.count() == 0)
+            for origin in ["http://localhost:3000", "https://127.0.0.1:8443", "http://[::1]:5173"] {
+                let login = try await served.client.post(
+                    url: "\(served.appBase)/auth/providers/anon-user/login", body: Array("{}".utf8),
+                    headers: ["Origin": origin, "Content-Type": "application/json"])
+                #expect(login.status == 200, "\(origin)")
+                #expect(login.headers["Access-Control-Allow-Origin"] == origin, "\(origin)")
+            }
+        }
+    }
+
+    /// The app's `allowedRequestOrigins` are allowed besides this machine's.
+    @Test func theAppsAllowedRequestOriginsAreAllowed() async throws {
+        let definition = AppDefinition(allowedRequestOrigins: ["https://books.example/"])
+        try await ServedApp.with(FunctionRegistry(), definition: definition) { served in
+            let allowed = try await served.client.get(
+                url: "\(served.appBase)/location", headers: ["Origin": "https://books.example"])
+            #expect(allowed.status == 200)
+            #expect(allowed.headers["Access-Control-Allow-Origin"] == "https://books.example")
+            let other = try await served.client.get(
+                url: "\(served.appBase)/location", headers: ["Origin": "https://other.example"])
+            #expect(other.status == 403)
+        }
+    }
 }

@@ -26,7 +26,10 @@ import Testing
     @Test func pagesAskedForUnderAnotherNameAre403() async throws {
         try await AdminTestServer.run { server in
             // What a web page that rebound its own name to 127.0.0.1 would send.
-            for host in ["evil.example", "evil.example:9090", "127.0.0.1.evil.example", "[::2]", "localhost.evil"] {
+            for host in [
+                "evil.example", "evil.example:9090", "127.0.0.1.evil.example", "[::2]", "localhost.evil",
+                "[::1].evil.example", "localhost:x", "127.0.0.1:80@evil.example", "[::1]:80@evil.example",
+            ] {
                 let page = try await server.client.get(url: server.baseURL + "/", headers: ["Host": host])
                 #expect(page.status == 403, "\(host)")
                 #expect(!page.text.contains(server.token))
@@ -84,6 +87,10 @@ import Testing
         for host in [
             "", "example.com", "127.0.0", "127.0.0.1.example.com", "128.0.0.1", "[::2]", "[::1", "::1x",
             "localhost.example",
+            // Names that only start like this machine's: a lenient parse took them for it.
+            "[::1].evil.example", "[::1]evil", "localhost:x", "localhost:", "localhost:80:80", "localhost:123456",
+            "localhost:99999", "127.0.0.1:80@evil.example", "127.0.0.1:80/evil", "127.0.0.01", "127.0.0.+1",
+            "127.0.0.1 ", "[::1]:", "[::1]:x",
         ] {
             #expect(!Dashboard.isLoopbackName(host), "\(host)")
         }

@@ -25,11 +25,12 @@ struct ServedApp: Sendable {
     /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run.
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
-        retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), _ body: (ServedApp) async throws -> Result
+        retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), authLimits: AuthLimits = AuthLimits(),
+        _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let configuration = AppConfiguration(definition: definition, environment: .development, values: values)
         let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: .memory)
-        return try await serve(app, retry: retry, body)
+        return try await serve(app, retry: retry, authLimits: authLimits, body)
     }
 
     /// Runs `body` against the repository's example app (its triggers.yaml, values.json and functions/).
@@ -49,7 +50,7 @@ struct ServedApp: Sendable {
 
     private static func serve<Result>(
         _ app: SwitchyardApp, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
-        _ body: (ServedApp) async throws -> Result
+        authLimits: AuthLimits = AuthLimits(), _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let clock = TestClock()
         do {
@@ -58,7 +59,8 @@ struct ServedApp: Sendable {
                 app: app,
                 configuration: AppServer.Configuration(
                     port: 0, appId: appId,
-                    clientAPI: ClientAPI.Configuration(passwordIterations: 1_000, now: { clock.now }),
+                    clientAPI: ClientAPI.Configuration(
+                        passwordIterations: 1_000, now: { clock.now }, authLimits: authLimits),
                     emulatorClientRetry: retry))
             let served = ServedApp(app: app, server: server, client: try HTTPClient(), clock: clock)
             do {

@@ -451,6 +451,16 @@ import Testing
                 ])
     }
 
+    @Test func allowedRequestOriginsAreAListOfStrings() throws {
+        let definition = try AppDefinition.parse(
+            """
+            allowedRequestOrigins: [https://books.example, "http://localhost:3000"]
+            """)
+        #expect(definition.allowedRequestOrigins == ["https://books.example", "http://localhost:3000"])
+        #expect(AppDefinition().allowedRequestOrigins.isEmpty)
+        #expect(!errors("allowedRequestOrigins: https://books.example").isEmpty)
+    }
+
     @Test func theWrittenYAMLReadsBackAsTheSameDefinition() throws {
         var match: BSONDocument = ["operationType": "update", "fullDocument.title": "The \"Hobbit\"\n: 2"]
         match["$or"] = [["a": .int64(5)], ["b": .double(1)], ["c": [1, "two", ["x": .null]]], ["d": .bool(false)]]
@@ -491,7 +501,7 @@ import Testing
             auth: AuthSettings(
                 providers: [.anonymous],
                 customUserData: .init(database: "product", collection: "users", userIdField: "user id", enabled: false)),
-            functionTimeout: .milliseconds(1500)
+            functionTimeout: .milliseconds(1500), allowedRequestOrigins: ["https://books.example", "http://[::1]:8080"]
         )
         let text = try definition.yamlText()
         #expect(try AppDefinition.parse(text) == definition)

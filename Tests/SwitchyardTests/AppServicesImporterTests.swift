@@ -21,6 +21,7 @@ import Testing
         let imported = try AppServicesImporter.read(exportDirectory: books)
         let definition = imported.definition
         #expect(definition.appId == "books-qwert")
+        #expect(definition.allowedRequestOrigins == ["https://books.example.com", "http://localhost:8080"])
         #expect(
             definition.triggers.map(\.name)
                 == ["createUserData", "queueFavoriteBookUpdate", "retryUnprocessedNotifications", "sendBooksTopic"])

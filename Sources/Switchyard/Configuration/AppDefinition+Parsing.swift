@@ -14,7 +14,9 @@ extension AppDefinition {
         return definition
     }
 
-    static let topLevelKeys = ["appId", "triggers", "functions", "auth", "functionTimeout", "messaging"]
+    static let topLevelKeys = [
+        "appId", "triggers", "functions", "auth", "functionTimeout", "messaging", "allowedRequestOrigins",
+    ]
 
     /// Reads what it can, reporting every problem into `reader`.
     static func read(
@@ -54,6 +56,11 @@ extension AppDefinition {
             definition.functionTimeout = timeout
         }
         if let node = pairs["messaging"], !node.isNull { definition.messaging = readMessaging(node, reader: &reader) }
+        if let node = pairs["allowedRequestOrigins"], !node.isNull,
+            let items = reader.sequence(node, "'allowedRequestOrigins'")
+        {
+            definition.allowedRequestOrigins = items.compactMap { reader.string($0, "an allowed request origin") }
+        }
         return definition
     }
 

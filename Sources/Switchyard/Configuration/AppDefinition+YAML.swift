@@ -9,6 +9,11 @@ extension AppDefinition {
         if functionTimeout != Self.defaultFunctionTimeout {
             out.field(0, "functionTimeout", functionTimeout.configurationText)
         }
+        if !allowedRequestOrigins.isEmpty {
+            out.field(
+                0, "allowedRequestOrigins",
+                "[" + allowedRequestOrigins.map(YAMLWriter.string).joined(separator: ", ") + "]")
+        }
         out.line(0, triggers.isEmpty ? "triggers: []" : "triggers:")
         for trigger in triggers {
             out.line(2, "- name: \(YAMLWriter.string(trigger.name))")

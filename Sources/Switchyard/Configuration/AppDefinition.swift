@@ -11,6 +11,9 @@ public struct AppDefinition: Sendable, Equatable {
     public var functionTimeout: Duration
     /// The development FCM emulator (`messaging:`).
     public var messaging: MessagingSettings
+    /// Origins of web pages that may use the client API besides this machine's (`allowedRequestOrigins:`,
+    /// App Services' "allowed request origins"); `*` allows any.
+    public var allowedRequestOrigins: [String]
 
     /// App Services' own limit on a function's run time.
     public static let defaultFunctionTimeout = Duration.seconds(300)
@@ -18,7 +21,7 @@ public struct AppDefinition: Sendable, Equatable {
     public init(
         appId: String? = nil, triggers: [TriggerDefinition] = [], functions: [String: FunctionSettings] = [:],
         auth: AuthSettings = AuthSettings(), functionTimeout: Duration = AppDefinition.defaultFunctionTimeout,
-        messaging: MessagingSettings = MessagingSettings()
+        messaging: MessagingSettings = MessagingSettings(), allowedRequestOrigins: [String] = []
     ) {
         self.appId = appId
         self.triggers = triggers
@@ -26,6 +29,7 @@ public struct AppDefinition: Sendable, Equatable {
         self.auth = auth
         self.functionTimeout = functionTimeout
         self.messaging = messaging
+        self.allowedRequestOrigins = allowedRequestOrigins
     }
 
     /// The time limit for one run of `function`.

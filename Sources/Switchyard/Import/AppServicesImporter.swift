@@ -63,8 +63,9 @@ private struct ImportSession {
 
     mutating func run() -> AppServicesImport {
         var definition = AppDefinition()
-        definition.appId =
-            withJSON("realm_config.json", Self.appId) ?? withJSON("config.json", Self.appId)
+        let root = withJSON("realm_config.json", Self.rootSettings) ?? withJSON("config.json", Self.rootSettings)
+        definition.appId = root?.appId
+        definition.allowedRequestOrigins = root?.allowedRequestOrigins ?? []
         var referenced: Set<String> = []
         var firstByName: [String: (file: String, location: SourceLocation)] = [:]
         for file in jsonFiles(in: "triggers") {
@@ -110,9 +111,20 @@ private struct ImportSession {
             definition: definition, values: values, environments: environments, functionsToPort: referenced.sorted())
     }
 
-    static func appId(_ node: YAMLNode, reader: inout ConfigurationReader) -> String? {
-        guard let pairs = reader.mapping(node, "the app configuration"), let id = pairs["app_id"] else { return nil }
-        return reader.string(id, "'app_id'")
+    /// The root configuration's `app_id` and `allowed_request_origins`; nil when it names no app id.
+    static func rootSettings(_ node: YAMLNode, reader: inout ConfigurationReader) -> (
+        appId: String, allowedRequestOrigins: [String]
+    )? {
+        guard let pairs = reader.mapping(node, "the app configuration"), let id = pairs["app_id"],
+            let appId = reader.string(id, "'app_id'")
+        else { return nil }
+        var origins: [String] = []
+        if let list = pairs["allowed_request_origins"], !list.isNull,
+            let items = reader.sequence(list, "'allowed_request_origins'")
+        {
+            origins = items.compactMap { reader.string($0, "an allowed request origin") }
+        }
+        return (appId, origins)
     }
 
     static func functionSettings(_ node: YAMLNode, reader: inout ConfigurationReader) -> [String: FunctionSettings]? {

@@ -2,8 +2,8 @@ import BSON
 import Dispatch
 
 /// Stores email/password credentials as PBKDF2-HMAC-SHA256 with a random 16-byte salt per password, and checks
-/// them with a constant-time comparison. Derivation is deliberately slow (`iterations`), so it runs on a
-/// dispatch thread rather than Swift's cooperative pool.
+/// them with a constant-time comparison. Derivation is deliberately slow (`iterations`), so it runs in a
+/// `KeyDerivationQueue`, off Swift's cooperative pool and a few at a time.
 public struct PasswordHasher: Sendable {
     /// OWASP's recommendation for PBKDF2-HMAC-SHA256.
     public static let defaultIterations = 600_000
@@ -11,39 +11,43 @@ public struct PasswordHasher: Sendable {
     static let hashLength = 32
 
     public var iterations: Int
+    public let derivations: KeyDerivationQueue
 
-    public init(iterations: Int = PasswordHasher.defaultIterations) {
+    public init(
+        iterations: Int = PasswordHasher.defaultIterations, derivations: KeyDerivationQueue = KeyDerivationQueue()
+    ) {
         self.iterations = max(1, iterations)
+        self.derivations = derivations
     }
 
     func hash(_ password: String) async throws -> PasswordHash {
         let salt = Cryptography.randomBytes(Self.saltLength)
         let iterations = self.iterations
-        let hash = try await Self.derive(Array(password.utf8), salt: salt, iterations: iterations)
+        let hash = try await derive(Array(password.utf8), salt: salt, iterations: iterations)
         return PasswordHash(salt: salt, hash: hash, iterations: iterations)
     }
 
     /// Whether `password` is the one `stored` was made from.
     func verify(_ password: String, against stored: PasswordHash) async throws -> Bool {
-        let derived = try await Self.derive(Array(password.utf8), salt: stored.salt, iterations: stored.iterations)
+        let derived = try await derive(Array(password.utf8), salt: stored.salt, iterations: stored.iterations)
         return Cryptography.constantTimeEquals(derived, stored.hash)
     }
 
     /// Spends the same time as a real check, so an unknown email answers as slowly as a wrong password.
     func verifyNothing(_ password: String) async throws {
-        _ = try await Self.derive(
+        _ = try await derive(
             Array(password.utf8), salt: [UInt8](repeating: 0, count: Self.saltLength), iterations: iterations)
     }
 
-    private static func derive(_ password: [UInt8], salt: [UInt8], iterations: Int) async throws -> [UInt8] {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(
-                    with: Result {
-                        try Cryptography.pbkdf2SHA256(
-                            password: password, salt: salt, iterations: iterations, length: hashLength)
-                    })
+    private func derive(_ password: [UInt8], salt: [UInt8], iterations: Int) async throws -> [UInt8] {
+        do {
+            return try await derivations.run {
+                try Cryptography.pbkdf2SHA256(
+                    password: password, salt: salt, iterations: iterations, length: Self.hashLength)
             }
+        } catch is KeyDerivationQueue.Full {
+            throw APIError.tooManyRequests(
+                "too many password checks are waiting; try again shortly", retryAfter: .seconds(1))
         }
     }
 }

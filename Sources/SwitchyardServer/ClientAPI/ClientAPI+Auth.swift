@@ -21,12 +21,15 @@ extension ClientAPI {
         let body = try request.extendedJSONBody()
         let user: UserRecord
         if provider == .anonymous {
+            try throttle.beginAnonymousLogin(from: request.remoteAddress)
             user = try await users.createAnonymousUser()
         } else {
             guard let email = (body["username"] ?? body["email"])?.stringValue,
                 let password = body["password"]?.stringValue
             else { throw APIError.missingParameter("username and password") }
+            try throttle.beginPasswordAttempt(from: request.remoteAddress, account: email)
             user = try await users.authenticate(email: email, password: password)
+            throttle.passwordSucceeded(account: email)
         }
         let loggedIn = try await users.recordLogin(user, provider: provider.rawValue)
         let session = try await users.openSession(forUser: loggedIn.id)
@@ -45,6 +48,7 @@ extension ClientAPI {
         guard let email = body["email"]?.stringValue, let password = body["password"]?.stringValue else {
             throw APIError.missingParameter("email and password")
         }
+        try throttle.beginPasswordAttempt(from: request.remoteAddress, account: nil)
         _ = try await users.register(email: email, password: password)
         return .empty(status: 201)
     }

@@ -17,16 +17,24 @@ public final class ClientAPI: Sendable {
         public var refreshTokenLifetime: Duration
         /// The clock tokens and sessions are timed by.
         public var now: @Sendable () -> Date
+        /// How many logins, registrations and anonymous users the auth routes take before answering 429.
+        public var authLimits: AuthLimits
+        /// Origins whose web pages may use the client API (CORS) besides this machine's, which always may; nil:
+        /// the app's `allowedRequestOrigins` (see `CrossOriginPolicy`).
+        public var allowedRequestOrigins: [String]?
 
         public init(
             passwordIterations: Int = PasswordHasher.defaultIterations,
             accessTokenLifetime: Duration = .seconds(30 * 60),
-            refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() }
+            refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() },
+            authLimits: AuthLimits = AuthLimits(), allowedRequestOrigins: [String]? = nil
         ) {
             self.passwordIterations = passwordIterations
             self.accessTokenLifetime = accessTokenLifetime
             self.refreshTokenLifetime = refreshTokenLifetime
             self.now = now
+            self.authLimits = authLimits
+            self.allowedRequestOrigins = allowedRequestOrigins
         }
     }
 
@@ -37,6 +45,8 @@ public final class ClientAPI: Sendable {
     public let appId: String
     public let users: UserDirectory
     public let tokens: SessionTokens
+    let throttle: LoginThrottle
+    let crossOrigin: CrossOriginPolicy
     /// The last `location` answer and the host it was for.
     private let lastLocation = Mutex<(host: String, body: [UInt8])?>(nil)
     /// App Services' `domain_id` in profiles: stable per app id. Hashed when a profile is made (not at start, which
@@ -45,25 +55,39 @@ public final class ClientAPI: Sendable {
         Cryptography.sha256(Array(appId.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
     }
 
-    private init(app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens) {
+    private init(
+        app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens, throttle: LoginThrottle,
+        crossOrigin: CrossOriginPolicy
+    ) {
         self.app = app
         self.appId = appId
         self.users = users
         self.tokens = tokens
+        self.throttle = throttle
+        self.crossOrigin = crossOrigin
     }
 
     /// Loads (or makes, on first start) the data directory's token signing key and prepares the user collections.
     public static func prepare(app: SwitchyardApp, appId: String, configuration: Configuration = Configuration())
         async throws -> ClientAPI
     {
+        let limits = configuration.authLimits
+        let derivations = KeyDerivationQueue(
+            concurrency: limits.concurrentKeyDerivations, waitingLimit: limits.waitingKeyDerivations)
         let users = UserDirectory(
-            app: app, passwordHasher: PasswordHasher(iterations: configuration.passwordIterations),
+            app: app,
+            passwordHasher: PasswordHasher(iterations: configuration.passwordIterations, derivations: derivations),
             sessionLifetime: configuration.refreshTokenLifetime.timeInterval, now: configuration.now)
         try await users.prepare()
         let key = try await SigningKey.load(from: app.store)
         let tokens = SessionTokens(
             key: key, appId: appId, accessLifetime: configuration.accessTokenLifetime.timeInterval, users: users)
-        return ClientAPI(app: app, appId: appId, users: users, tokens: tokens)
+        return ClientAPI(
+            app: app, appId: appId, users: users, tokens: tokens, throttle: LoginThrottle(limits: limits),
+            crossOrigin: CrossOriginPolicy(
+                allowedOrigins: configuration.allowedRequestOrigins
+                    ?? app.configuration.definition.allowedRequestOrigins
+            ))
     }
 
     /// Adds the client API's routes, each with its `OPTIONS` preflight.
@@ -135,6 +159,8 @@ private struct ClientRoutes {
                 router.add(
                     route.method, route.path,
                     immediately: { request, parameters in
+                        let verdict = api.crossOrigin.verdict(for: request)
+                        if case .refused(let error) = verdict { return error.response }
                         var response: ServerResponse
                         do {
                             try Self.checkApp(api, parameters)
@@ -142,11 +168,13 @@ private struct ClientRoutes {
                         } catch {
                             response = Self.render(error, for: request)
                         }
-                        CrossOriginPolicy.apply(to: &response, for: request)
+                        CrossOriginPolicy.apply(verdict, to: &response)
                         return response
                     })
             case .deferred(let handler):
                 router.add(route.method, route.path) { request, parameters in
+                    let verdict = api.crossOrigin.verdict(for: request)
+                    if case .refused(let error) = verdict { return error.response }
                     // The handler's answer is this closure's own, so the CORS headers join it without a copy.
                     var response: ServerResponse
                     do {
@@ -155,12 +183,12 @@ private struct ClientRoutes {
                     } catch {
                         response = Self.render(error, for: request)
                     }
-                    CrossOriginPolicy.apply(to: &response, for: request)
+                    CrossOriginPolicy.apply(verdict, to: &response)
                     return response
                 }
             }
             if preflighted.insert(route.path).inserted {
-                router.add("OPTIONS", route.path, immediately: { request, _ in CrossOriginPolicy.preflight(request) })
+                router.add("OPTIONS", route.path, immediately: { request, _ in api.crossOrigin.preflight(request) })
             }
         }
     }

@@ -65,18 +65,9 @@ public struct Dashboard: Sendable {
         }
     }
 
-    /// Whether a `Host` header (with or without a port) names this machine.
+    /// Whether a `Host` header (with or without a port) names this machine (see `LoopbackHost`).
     static func isLoopbackName(_ host: String) -> Bool {
-        var name = host.lowercased()
-        if name.hasPrefix("[") {
-            guard let end = name.firstIndex(of: "]") else { return false }
-            name = String(name[name.index(after: name.startIndex)..<end])
-            return name == "::1"
-        }
-        if let colon = name.lastIndex(of: ":") { name = String(name[..<colon]) }
-        if name == "localhost" { return true }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        LoopbackHost.names(Substring(host))
     }
 
     private static func response(_ bytes: [UInt8], contentType: String) -> ServerResponse {

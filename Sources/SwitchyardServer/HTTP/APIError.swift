@@ -11,12 +11,15 @@ public struct APIError: Error, Sendable, Equatable {
     /// Where to read more; when nil the body links the dashboard's log (App Services links its app logs).
     /// Always a string: the Realm SDKs read `link` as one and drop the whole error otherwise.
     public var link: String?
+    /// Whole seconds for a `Retry-After` header (429, 503): when the client may try again.
+    public var retryAfterSeconds: Int?
 
-    public init(status: Int, code: String, message: String, link: String? = nil) {
+    public init(status: Int, code: String, message: String, link: String? = nil, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.link = link
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var response: ServerResponse { response(defaultLink: "") }
@@ -26,7 +29,9 @@ public struct APIError: Error, Sendable, Equatable {
         let body: BSONDocument = [
             "error": .string(message), "error_code": .string(code), "link": .string(link ?? defaultLink),
         ]
-        return .json(body, status: status)
+        var response = ServerResponse.json(body, status: status)
+        if let retryAfterSeconds { response.headers.append(("Retry-After", String(retryAfterSeconds))) }
+        return response
     }
 }
 
@@ -52,5 +57,12 @@ extension APIError {
 
     public static func internalError(_ message: String) -> APIError {
         APIError(status: 500, code: "InternalServerError", message: message)
+    }
+
+    /// 429 `TooManyRequests`, with `Retry-After` rounded up to whole seconds (at least one).
+    public static func tooManyRequests(_ message: String, retryAfter: Duration) -> APIError {
+        let (seconds, attoseconds) = retryAfter.components
+        let wait = max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
+        return APIError(status: 429, code: "TooManyRequests", message: message, retryAfterSeconds: wait)
     }
 }

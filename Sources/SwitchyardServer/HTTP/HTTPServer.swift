@@ -6,7 +6,8 @@ import Synchronization
 /// its share of the connections through epoll. A request's `Router` handler runs on the thread that read the
 /// request for as long as it has work there; one that waits on something elsewhere has its connection suspended
 /// meanwhile, so slow handlers never hold up the others (see `RequestExecution`). Bodies larger than
-/// `maximumBodySize` get 413 without being read into memory.
+/// `maximumBodySize` get 413 without being read into memory. Connections are bounded per peer and in total, and
+/// clients holding connections open without asking anything give way to new ones (see `ConnectionAdmission`).
 ///
 /// ```swift
 /// let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 9090), router: router)
@@ -19,9 +20,16 @@ public final class HTTPServer: Sendable {
         /// 0 picks a free port (read it back from `port`).
         public var port: UInt16
         public var maximumBodySize: Int
-        /// Seconds an idle keep-alive connection stays open.
+        /// Seconds a connection, a request or an answer may go without a byte moving. A connection idle this long
+        /// (from when it opened or its last answer went out until its next request's head has arrived) while
+        /// trickling bytes closes as the next connection arrives.
         public var idleTimeout: Int
+        /// Connections open at once. A new one beyond this closes the connection idle longest; it is refused
+        /// only when every connection is busy with a request.
         public var maximumConnections: Int
+        /// Connections open at once from one address, with the same rule. Every client on this machine shares
+        /// 127.0.0.1, so it leaves room for a developer's and a test's clients; it bounds a remote peer.
+        public var maximumConnectionsPerPeer: Int
         /// Threads reading requests and running handlers until they wait. Two per core (at least 4) served as
         /// many requests as one per core, and a handler that computes for long without waiting (a slow query,
         /// a function that never awaits) holds up a smaller share of the connections.
@@ -29,7 +37,7 @@ public final class HTTPServer: Sendable {
 
         public init(
             host: String = "127.0.0.1", port: UInt16 = 9090, maximumBodySize: Int = 18 * 1024 * 1024,
-            idleTimeout: Int = 60, maximumConnections: Int = 512,
+            idleTimeout: Int = 60, maximumConnections: Int = 512, maximumConnectionsPerPeer: Int = 256,
             threads: Int = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
         ) {
             self.host = host
@@ -37,6 +45,7 @@ public final class HTTPServer: Sendable {
             self.maximumBodySize = maximumBodySize
             self.idleTimeout = idleTimeout
             self.maximumConnections = maximumConnections
+            self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
             self.threads = threads
         }
     }
@@ -59,7 +68,12 @@ public final class HTTPServer: Sendable {
     /// - Throws: `HTTPServerError` when the host does not resolve or the port cannot be bound.
     public init(configuration: Configuration = Configuration(), router: Router) throws(HTTPServerError) {
         self.configuration = configuration
-        let shared = ServerShared(router: router, maximumBodySize: configuration.maximumBodySize)
+        let shared = ServerShared(
+            router: router, maximumBodySize: configuration.maximumBodySize,
+            connectionLimits: ConnectionAdmission.Limits(
+                total: max(1, configuration.maximumConnections),
+                perPeer: max(1, configuration.maximumConnectionsPerPeer),
+                idleTimeout: .seconds(max(1, configuration.idleTimeout))))
         self.shared = shared
         var address = try ListeningAddress(host: configuration.host, port: configuration.port)
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
@@ -72,15 +86,20 @@ public final class HTTPServer: Sendable {
                 MHD_OPTION.NOTIFY_COMPLETED.rawValue,
                 Int(bitPattern: unsafeBitCast(ServerShared.completed, to: UnsafeRawPointer.self)),
                 Int(bitPattern: sharedPointer),
+                MHD_OPTION.NOTIFY_CONNECTION.rawValue,
+                Int(bitPattern: unsafeBitCast(ServerShared.connectionChanged, to: UnsafeRawPointer.self)),
+                Int(bitPattern: sharedPointer),
                 MHD_OPTION.SOCK_ADDR.rawValue, Int(bitPattern: socketAddress),
-                MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(configuration.idleTimeout),
-                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(configuration.maximumConnections),
+                MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, configuration.idleTimeout)),
+                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(clamping: Self.hardConnectionLimit(configuration)),
                 MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(clamping: max(1, configuration.threads)),
                 MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Self.connectionMemory,
                 MHD_OPTION.END.rawValue,
             ]
             return withVaList(options) { list in
-                MHD_start_daemon_va(flags, configuration.port, nil, nil, ServerShared.access, sharedPointer, list)
+                MHD_start_daemon_va(
+                    flags, configuration.port, ServerShared.acceptPolicy, sharedPointer, ServerShared.access,
+                    sharedPointer, list)
             }
         }
         guard let daemon else {
@@ -91,6 +110,13 @@ public final class HTTPServer: Sendable {
         }
         self.daemon = daemon
         port = cmhd_daemon_port(daemon)
+    }
+
+    /// libmicrohttpd's own limit, above `maximumConnections`: a connection that makes room by closing an idle one
+    /// arrives before the closed one is gone, and libmicrohttpd shares its limit out among its threads.
+    static func hardConnectionLimit(_ configuration: Configuration) -> Int {
+        let limit = max(1, configuration.maximumConnections)
+        return limit + max(64, limit / 4, 8 * max(1, configuration.threads))
     }
 
     /// Each connection's memory for a request's header block and read buffer (bodies stream through it).

@@ -6,8 +6,8 @@ import CMicroHTTPD
 
 /// A request's peer address as the socket gave it, made text only when asked for: few requests are (a rule that
 /// reads `%%request`, the loopback check of admin routes), and formatting it cost every served call more than
-/// routing it.
-struct PeerAddress: Sendable {
+/// routing it. Hashable, so limits can be kept per peer.
+struct PeerAddress: Sendable, Hashable {
     /// `AF_INET` or `AF_INET6`.
     private let family: Int32
     /// The address's 4 or 16 bytes, in network order.
@@ -15,13 +15,32 @@ struct PeerAddress: Sendable {
 
     /// The connection's peer; nil when libmicrohttpd does not know it or it is neither IPv4 nor IPv6.
     init?(of connection: OpaquePointer) {
+        self.init { cmhd_client_address(connection, $0) }
+    }
+
+    /// The address of a socket address; nil when it is neither IPv4 nor IPv6.
+    init?(socketAddress: UnsafePointer<sockaddr>) {
+        self.init { cmhd_copy_address(socketAddress, $0) }
+    }
+
+    private init?(copying copy: (UnsafeMutablePointer<UInt8>) -> Int32) {
         var bytes: (UInt64, UInt64) = (0, 0)
         let family = withUnsafeMutableBytes(of: &bytes) { raw in
-            cmhd_client_address(connection, raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            copy(raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
         guard family == AF_INET || family == AF_INET6 else { return nil }
         self.family = family
         self.bytes = bytes
+    }
+
+    static func == (left: PeerAddress, right: PeerAddress) -> Bool {
+        left.family == right.family && left.bytes == right.bytes
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(family)
+        hasher.combine(bytes.0)
+        hasher.combine(bytes.1)
     }
 
     /// `127.0.0.1`, `::1`, …

@@ -8,6 +8,7 @@ import Synchronization
 final class ServerShared: Sendable {
     let router: Router
     let maximumBodySize: Int
+    let admission: ConnectionAdmission
     private let open = Mutex(OpenWork())
     /// Requests begun and not yet completed (answered and sent, or abandoned).
     private let requestsInProgress = Atomic(0)
@@ -22,9 +23,10 @@ final class ServerShared: Sendable {
         var stoppingRequests = false
     }
 
-    init(router: Router, maximumBodySize: Int) {
+    init(router: Router, maximumBodySize: Int, connectionLimits: ConnectionAdmission.Limits) {
         self.router = router
         self.maximumBodySize = maximumBodySize
+        admission = ConnectionAdmission(limits: connectionLimits)
     }
 
     func finishStreams() {
@@ -63,6 +65,41 @@ final class ServerShared: Sendable {
         open.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(execution)) }
     }
 
+    /// Asked before a connection is accepted (see `ConnectionAdmission`).
+    static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
+        guard let cls else { return MHD_Result.NO }
+        let peer = address.flatMap { PeerAddress(socketAddress: $0) }
+        return Unmanaged<ServerShared>.fromOpaque(cls)._withUnsafeGuaranteedRef {
+            $0.admission.admit(peer) ? MHD_Result.YES : MHD_Result.NO
+        }
+    }
+
+    /// A connection opened or closed: its `ConnectionAdmission.Connection` hangs on its socket context meanwhile.
+    static let connectionChanged: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+        guard let cls, let connection, let socketContext else { return }
+        let admission = Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue().admission
+        switch code {
+        case .CONNECTION_NOTIFY_STARTED:
+            let opened = ConnectionAdmission.Connection(
+                socket: cmhd_connection_socket(connection), peer: PeerAddress(of: connection))
+            socketContext.pointee = Unmanaged.passRetained(opened).toOpaque()
+            admission.opened(opened)
+        case .CONNECTION_NOTIFY_CLOSED:
+            guard let pointer = socketContext.pointee else { return }
+            socketContext.pointee = nil
+            admission.closed(Unmanaged<ConnectionAdmission.Connection>.fromOpaque(pointer).takeRetainedValue())
+        default:
+            break
+        }
+    }
+
+    /// The admission record of the connection, borrowed (the connection holds it until it closes).
+    private static func admitted(_ connection: OpaquePointer) -> ConnectionAdmission.Connection? {
+        cmhd_socket_context(connection).map {
+            Unmanaged<ConnectionAdmission.Connection>.fromOpaque($0).takeUnretainedValue()
+        }
+    }
+
     /// Called once for the headers, once per body chunk and once at the end of each request (and again whenever
     /// a suspended request's connection is resumed).
     static let access: MHD_AccessHandlerCallback = {
@@ -87,6 +124,7 @@ final class ServerShared: Sendable {
             // Most requests need no state of their own until their handler has to wait: a marker notes the headers.
             requestContext.pointee = PendingRequest.headersRead
             requestsInProgress.add(1, ordering: .relaxed)
+            Self.admitted(connection)?.beginRequest()
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "content-length"),
                 let length = Int(String(cString: length)), length > maximumBodySize
             {
@@ -131,9 +169,10 @@ final class ServerShared: Sendable {
         }
     }
 
-    static let completed: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
         guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
         requestContext.pointee = nil
+        if let connection { ServerShared.admitted(connection)?.endRequest() }
         Unmanaged<ServerShared>.fromOpaque(cls)._withUnsafeGuaranteedRef {
             _ = $0.requestsInProgress.subtract(1, ordering: .releasing)
         }
