@@ -167,7 +167,7 @@ struct UpdateApplication {
         for index in elements.indices {
             let elementPath = path + [String(index)]
             var applicable: UpdateNode? = node.all
-            for identifier in node.filtered.keys.sorted() where arrayFilters.matches(identifier, elements[index]) {
+            for identifier in node.filtered.keys.sorted() where try arrayFilters.matches(identifier, elements[index]) {
                 guard let child = node.filtered[identifier] else { continue }
                 applicable =
                     try applicable.map { (existing) throws(StoreError) in
