@@ -10,6 +10,22 @@ struct StoreView {
     /// `beginDeferredTransaction()` before a second statement. Nil when the view's statements are already
     /// in a transaction or between commits on the store's thread.
     var deferredTransaction: ReadConnection? = nil
+    /// When the read must give up (`maxTimeMS`), checked before each candidate document; nil: never.
+    var deadline: ContinuousClock.Instant? = nil
+
+    /// The view with a read's time budget, counted from `start`.
+    func limited(to maxTime: Duration?, from start: ContinuousClock.Instant) -> StoreView {
+        guard let maxTime else { return self }
+        var view = self
+        view.deadline = start + maxTime
+        return view
+    }
+
+    /// Fails the read with MongoDB's error once its deadline has passed.
+    func checkDeadline() throws(StoreError) {
+        guard let deadline, ContinuousClock.now >= deadline else { return }
+        throw .maxTimeMSExpired("operation exceeded time limit")
+    }
 
     /// Before a read that runs more than one statement, so that they all see the same commit.
     func beginDeferredTransaction() throws(StoreError) {
@@ -139,6 +155,7 @@ struct StoreView {
                 return true
             }
             for body in documents {
+                try checkDeadline()
                 statistics.documentsExamined += 1
                 guard try visit(try DocumentEncoding.decode(body)) else { return }
             }
@@ -150,6 +167,7 @@ struct StoreView {
                 guard seen.insert(key).inserted, let body = try engine.document(collection: collection, key: key) else {
                     continue
                 }
+                try checkDeadline()
                 statistics.documentsExamined += 1
                 guard try visit(try DocumentEncoding.decode(body)) else { return }
             }
@@ -169,6 +187,7 @@ struct StoreView {
                     } else {
                         first = row
                     }
+                    try checkDeadline()
                     statistics.documentsExamined += 1
                     stopped = try !visit(try DocumentEncoding.decode(body))
                     return !stopped
