@@ -22,14 +22,16 @@ struct ServedApp: Sendable {
     /// `…/api/client/v2.0/app/test-app`
     var appBase: String { "\(base)/app/\(Self.appId)" }
 
-    /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run.
+    /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run. `queries`
+    /// sets the time budget and threads of `mongodb-atlas` calls (only those two of its fields are used).
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
-        retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), _ body: (ServedApp) async throws -> Result
+        retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), queries: ClientAPI.Configuration = .init(),
+        _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let configuration = AppConfiguration(definition: definition, environment: .development, values: values)
         let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: .memory)
-        return try await serve(app, retry: retry, body)
+        return try await serve(app, retry: retry, queries: queries, body)
     }
 
     /// Runs `body` against the repository's example app (its triggers.yaml, values.json and functions/).
@@ -49,7 +51,7 @@ struct ServedApp: Sendable {
 
     private static func serve<Result>(
         _ app: SwitchyardApp, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
-        _ body: (ServedApp) async throws -> Result
+        queries: ClientAPI.Configuration = .init(), _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let clock = TestClock()
         do {
@@ -58,7 +60,9 @@ struct ServedApp: Sendable {
                 app: app,
                 configuration: AppServer.Configuration(
                     port: 0, appId: appId,
-                    clientAPI: ClientAPI.Configuration(passwordIterations: 1_000, now: { clock.now }),
+                    clientAPI: ClientAPI.Configuration(
+                        passwordIterations: 1_000, now: { clock.now }, queryTimeLimit: queries.queryTimeLimit,
+                        queryExecutor: queries.queryExecutor),
                     emulatorClientRetry: retry))
             let served = ServedApp(app: app, server: server, client: try HTTPClient(), clock: clock)
             do {

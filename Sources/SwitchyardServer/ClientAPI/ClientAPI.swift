@@ -17,17 +17,26 @@ public final class ClientAPI: Sendable {
         public var refreshTokenLifetime: Duration
         /// The clock tokens and sessions are timed by.
         public var now: @Sendable () -> Date
+        /// The time budget of a `mongodb-atlas` read (find, count, aggregate) whose client sends no `maxTimeMS`.
+        public var queryTimeLimit: Duration
+        /// Where `mongodb-atlas` calls run, off the server's threads (see `QueryThreads`).
+        public var queryExecutor: any TaskExecutor
 
         public init(
             passwordIterations: Int = PasswordHasher.defaultIterations,
             accessTokenLifetime: Duration = .seconds(30 * 60),
-            refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() }
+            refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() },
+            queryTimeLimit: Duration = Self.defaultQueryTimeLimit, queryExecutor: any TaskExecutor = QueryThreads.shared
         ) {
             self.passwordIterations = passwordIterations
             self.accessTokenLifetime = accessTokenLifetime
             self.refreshTokenLifetime = refreshTokenLifetime
             self.now = now
+            self.queryTimeLimit = queryTimeLimit
+            self.queryExecutor = queryExecutor
         }
+
+        public static let defaultQueryTimeLimit = Duration.seconds(30)
     }
 
     public static let basePath = "/api/client/v2.0"
@@ -37,6 +46,9 @@ public final class ClientAPI: Sendable {
     public let appId: String
     public let users: UserDirectory
     public let tokens: SessionTokens
+    /// Time budget and threads of `mongodb-atlas` calls.
+    let queryTimeLimit: Duration
+    let queryExecutor: any TaskExecutor
     /// The last `location` answer and the host it was for.
     private let lastLocation = Mutex<(host: String, body: [UInt8])?>(nil)
     /// App Services' `domain_id` in profiles: stable per app id. Hashed when a profile is made (not at start, which
@@ -45,11 +57,15 @@ public final class ClientAPI: Sendable {
         Cryptography.sha256(Array(appId.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
     }
 
-    private init(app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens) {
+    private init(
+        app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens, configuration: Configuration
+    ) {
         self.app = app
         self.appId = appId
         self.users = users
         self.tokens = tokens
+        queryTimeLimit = configuration.queryTimeLimit
+        queryExecutor = configuration.queryExecutor
     }
 
     /// Loads (or makes, on first start) the data directory's token signing key and prepares the user collections.
@@ -63,7 +79,7 @@ public final class ClientAPI: Sendable {
         let key = try await SigningKey.load(from: app.store)
         let tokens = SessionTokens(
             key: key, appId: appId, accessLifetime: configuration.accessTokenLifetime.timeInterval, users: users)
-        return ClientAPI(app: app, appId: appId, users: users, tokens: tokens)
+        return ClientAPI(app: app, appId: appId, users: users, tokens: tokens, configuration: configuration)
     }
 
     /// Adds the client API's routes, each with its `OPTIONS` preflight.
