@@ -10,21 +10,19 @@ struct StoreView {
     /// `beginDeferredTransaction()` before a second statement. Nil when the view's statements are already
     /// in a transaction or between commits on the store's thread.
     var deferredTransaction: ReadConnection? = nil
-    /// When the read must give up (`maxTimeMS`), checked before each candidate document; nil: never.
-    var deadline: ContinuousClock.Instant? = nil
+    /// When the read must give up (`maxTimeMS`); nil: never.
+    var deadline: ReadDeadline? = nil
 
     /// The view with a read's time budget, counted from `start`.
     func limited(to maxTime: Duration?, from start: ContinuousClock.Instant) -> StoreView {
         guard let maxTime else { return self }
         var view = self
-        view.deadline = start + maxTime
+        view.deadline = ReadDeadline(instant: start + maxTime)
         return view
     }
 
-    /// Fails the read with MongoDB's error once its deadline has passed.
     func checkDeadline() throws(StoreError) {
-        guard let deadline, ContinuousClock.now >= deadline else { return }
-        throw .maxTimeMSExpired("operation exceeded time limit")
+        try deadline?.check()
     }
 
     /// Before a read that runs more than one statement, so that they all see the same commit.
@@ -129,7 +127,11 @@ struct StoreView {
         // A leading $match narrows the input through the planner; the pipeline still applies it.
         let filter = stages.first.flatMap { $0.count == 1 ? $0["$match"]?.documentValue : nil } ?? [:]
         let input = try find(namespace, filter: filter, options: FindOptions())
-        return try pipeline.run(input, source: StorePipelineSource(view: self, database: namespace.database))
+        return try pipeline.run(
+            input,
+            context: StageContext(
+                source: StorePipelineSource(view: self, database: namespace.database), variables: [:],
+                deadline: deadline))
     }
 
     // MARK: Candidates

@@ -22,6 +22,7 @@ struct MatchStage: AggregationStage {
     func run(_ input: [BSONDocument], context: StageContext) throws(StoreError) -> [BSONDocument] {
         var output: [BSONDocument] = []
         for document in input {
+            try context.deadline?.check()
             if let filter, try filter.evaluate(document) == nil { continue }
             if let expression, !Expression.isTrue(try expression.evaluate(in: context.scope(for: document))) {
                 continue
