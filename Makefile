@@ -1,6 +1,6 @@
 # Switchyard: `make run` starts the example app, `make test` runs the whole suite, `make bench` the benchmarks.
 SWIFT ?= swift
-DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev
+DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libpcre2-dev
 # Real peers the tests start on loopback (a browser, an HTTP/2 server, firebase-admin in a venv) and the benchmarks' load and peers.
 TEST_PACKAGES := chromium nghttp2-server nghttp2-client nginx-light python3-venv
 BENCH_PACKAGES := wrk

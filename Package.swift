@@ -50,9 +50,13 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        // Regular expressions: the library MongoDB itself evaluates `$regex` with, with its match limits.
+        .systemLibrary(
+            name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8",
+            providers: [.apt(["libpcre2-dev"])]),
 
         .target(name: "BSON"),
-        .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite"]),
+        .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite", "CPCRE2"]),
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
         .target(

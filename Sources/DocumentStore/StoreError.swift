@@ -43,6 +43,15 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func changeStreamHistoryLost(_ message: String) -> StoreError {
         StoreError(code: 286, codeName: "ChangeStreamHistoryLost", message: message)
     }
+    public static func bsonObjectTooLarge(_ message: String) -> StoreError {
+        StoreError(code: 10334, codeName: "BSONObjectTooLarge", message: message)
+    }
+    public static func cannotBackfillArray(_ message: String) -> StoreError {
+        StoreError(code: 34, codeName: "CannotBackfillArray", message: message)
+    }
+    public static func maxTimeMSExpired(_ message: String) -> StoreError {
+        StoreError(code: 50, codeName: "MaxTimeMSExpired", message: message)
+    }
     public static func location(_ code: Int, _ message: String) -> StoreError {
         StoreError(code: code, codeName: "Location\(code)", message: message)
     }

@@ -52,6 +52,10 @@ struct ServeCommand: Command {
           --service-account FILE
                                 With --push live: the FCM service account's JSON file (instead of the
                                 configured value)
+          --query-time-limit SECONDS
+                                The time budget of a client's mongodb-atlas read (find, count,
+                                aggregate) that sends no maxTimeMS (default: 30); past it the read fails
+                                with MaxTimeMSExpired
           --log-format FORMAT   text (default): each function run as 'switchyard logs' prints it; json: one
                                 JSON object per line (time, level, trigger, function, eventId, attempt,
                                 userId, durationMs, outcome, error, logs) for log collectors
@@ -72,6 +76,7 @@ struct ServeCommand: Command {
     var serviceAccountFile: String?
     var importDirectory: String?
     var exportDirectory: String?
+    var queryTimeLimit: Duration
     /// `--watch`: the arguments the supervised server gets (these without `--watch` and `--build-command`).
     var watch: (childArguments: [String], buildCommand: String?)?
 
@@ -88,7 +93,7 @@ struct ServeCommand: Command {
             arguments,
             options: AppOptions.dataNames + [
                 "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
-                "--push", "--service-account",
+                "--push", "--service-account", "--query-time-limit",
             ],
             flags: ["--watch"], takesPositionals: false,
             usage: Self.usage)
@@ -114,6 +119,17 @@ struct ServeCommand: Command {
         if serviceAccountFile != nil, push != .live {
             throw UsageError("--service-account is for --push live", usage: Self.usage)
         }
+        let limitText = parsed.value("--query-time-limit")
+        if let limitText {
+            guard let seconds = Double(limitText), seconds > 0, seconds <= 86_400 else {
+                throw UsageError(
+                    "--query-time-limit takes seconds, more than 0 and at most 86400, not '\(limitText)'",
+                    usage: Self.usage)
+            }
+            queryTimeLimit = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        } else {
+            queryTimeLimit = ClientAPI.Configuration.defaultQueryTimeLimit
+        }
         importDirectory = parsed.value("--import")
         exportDirectory = parsed.value("--export-on-exit")
         if parsed.has("--watch") {
@@ -126,6 +142,7 @@ struct ServeCommand: Command {
             if let appId { child += ["--app-id", appId] }
             child += ["--push", push.rawValue]
             if let serviceAccountFile { child += ["--service-account", serviceAccountFile] }
+            if let limitText { child += ["--query-time-limit", limitText] }
             // Every server exports when it stops (the last one's export is the one left); only the first imports.
             if let directory = parsed.value("--export-on-exit") { child += ["--export-on-exit", directory] }
             watch = (child, parsed.value("--build-command"))
@@ -170,7 +187,9 @@ struct ServeCommand: Command {
             server = try await AppServer.start(
                 app: opened.app,
                 configuration: AppServer.Configuration(
-                    host: host, port: port, appId: appId, dataDirectory: app.dataDirectory))
+                    host: host, port: port, appId: appId,
+                    clientAPI: ClientAPI.Configuration(queryTimeLimit: queryTimeLimit), dataDirectory: app.dataDirectory
+                ))
             do {
                 try await opened.app.start()
             } catch {

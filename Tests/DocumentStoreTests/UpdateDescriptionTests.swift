@@ -24,6 +24,12 @@ private func describing(_ update: BSONDocument, on document: BSONDocument) throw
         #expect(description == UpdateDescription(updatedFields: ["tokens.3": "d", "tokens.4": "e"]))
     }
 
+    @Test func anArrayThatGrewByMoreThanItKeptIsReportedWhole() {
+        let padded = UpdateDescription(from: ["t": [1]], to: ["t": [1, .null, .null, 4]])
+        #expect(padded == UpdateDescription(updatedFields: ["t": [1, .null, .null, 4]]))
+        #expect(UpdateDescription(from: ["t": []], to: ["t": [1]]) == UpdateDescription(updatedFields: ["t.0": 1]))
+    }
+
     @Test func pullingTheLastElementIsATruncation() throws {
         let description = try describing(["$pull": ["tokens": "c"]], on: book)
         #expect(description == UpdateDescription(truncatedArrays: [.init(field: "tokens", newSize: 2)]))

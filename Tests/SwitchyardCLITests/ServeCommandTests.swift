@@ -195,6 +195,15 @@ import Testing
         #expect(exported.contains("mug"))
         #expect(running.text.contains("exported 1 collections to out"))
     }
+
+    @Test func theQueryTimeLimitIsSecondsAboveZero() throws {
+        for bad in ["0", "soon", "-1"] {
+            let run = try switchyard(["serve", "--query-time-limit", bad])
+            #expect(run.status == 2)
+            #expect(
+                run.stderr.contains("--query-time-limit takes seconds, more than 0 and at most 86400, not '\(bad)'"))
+        }
+    }
 }
 
 @Suite struct ServePushTests {

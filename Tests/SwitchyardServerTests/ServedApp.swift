@@ -22,15 +22,17 @@ struct ServedApp: Sendable {
     /// `…/api/client/v2.0/app/test-app`
     var appBase: String { "\(base)/app/\(Self.appId)" }
 
-    /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run.
+    /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run. `queries`
+    /// sets the time budget and threads of `mongodb-atlas` calls (only those two of its fields are used).
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
         retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), authLimits: AuthLimits = AuthLimits(),
+        queries: ClientAPI.Configuration = .init(),
         _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let configuration = AppConfiguration(definition: definition, environment: .development, values: values)
         let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: .memory)
-        return try await serve(app, retry: retry, authLimits: authLimits, body)
+        return try await serve(app, retry: retry, authLimits: authLimits, queries: queries, body)
     }
 
     /// Runs `body` against the repository's example app (its triggers.yaml, values.json and functions/).
@@ -50,7 +52,8 @@ struct ServedApp: Sendable {
 
     private static func serve<Result>(
         _ app: SwitchyardApp, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
-        authLimits: AuthLimits = AuthLimits(), _ body: (ServedApp) async throws -> Result
+        authLimits: AuthLimits = AuthLimits(), queries: ClientAPI.Configuration = .init(),
+        _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let clock = TestClock()
         do {
@@ -60,7 +63,8 @@ struct ServedApp: Sendable {
                 configuration: AppServer.Configuration(
                     port: 0, appId: appId,
                     clientAPI: ClientAPI.Configuration(
-                        passwordIterations: 1_000, now: { clock.now }, authLimits: authLimits),
+                        passwordIterations: 1_000, now: { clock.now }, authLimits: authLimits,
+                        queryTimeLimit: queries.queryTimeLimit, queryExecutor: queries.queryExecutor),
                     emulatorClientRetry: retry))
             let served = ServedApp(app: app, server: server, client: try HTTPClient(), clock: clock)
             do {

@@ -30,7 +30,10 @@ public struct Pipeline: Sendable {
 
     func run(_ input: [BSONDocument], context: StageContext) throws(StoreError) -> [BSONDocument] {
         var documents = input
-        for stage in stages { documents = try stage.run(documents, context: context) }
+        for stage in stages {
+            try context.deadline?.check()
+            documents = try stage.run(documents, context: context)
+        }
         return documents
     }
 
@@ -74,10 +77,12 @@ protocol AggregationStage: Sendable {
     func run(_ input: [BSONDocument], context: StageContext) throws(StoreError) -> [BSONDocument]
 }
 
-/// What every stage of one run shares: the other collections, and the variables a `$lookup`'s `let` bound.
+/// What every stage of one run shares: the other collections, the variables a `$lookup`'s `let` bound, and
+/// the read's deadline.
 struct StageContext: Sendable {
     var source: any PipelineSource
     var variables: [String: BSON]
+    var deadline: ReadDeadline? = nil
 
     func scope(for document: BSONDocument) -> EvaluationScope {
         EvaluationScope(root: document, variables: variables)

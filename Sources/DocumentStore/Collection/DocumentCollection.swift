@@ -24,9 +24,10 @@ public struct DocumentCollection: Sendable {
         -> [BSONDocument]
     {
         let namespace = self.namespace
+        let start = ContinuousClock.now
         // `find` begins the read transaction itself when its plan takes more than one statement.
         return try await worker.query(deferringTransaction: true) { view throws(StoreError) in
-            try view.find(namespace, filter: filter, options: options)
+            try view.limited(to: options.maxTime, from: start).find(namespace, filter: filter, options: options)
         }
     }
 
@@ -44,10 +45,14 @@ public struct DocumentCollection: Sendable {
         }
     }
 
-    public func countDocuments(_ filter: BSONDocument = [:], skip: Int = 0, limit: Int = 0) async throws -> Int {
+    /// `maxTime` is MongoDB's `maxTimeMS` (see `FindOptions.maxTime`).
+    public func countDocuments(
+        _ filter: BSONDocument = [:], skip: Int = 0, limit: Int = 0, maxTime: Duration? = nil
+    ) async throws -> Int {
         let namespace = self.namespace
+        let start = ContinuousClock.now
         return try await worker.query { view throws(StoreError) in
-            try view.count(namespace, filter: filter, skip: skip, limit: limit)
+            try view.limited(to: maxTime, from: start).count(namespace, filter: filter, skip: skip, limit: limit)
         }
     }
 
@@ -64,10 +69,14 @@ public struct DocumentCollection: Sendable {
         }
     }
 
-    /// Runs an aggregation pipeline; `$lookup` reads the other collections of this database.
-    public func aggregate(_ pipeline: [BSONDocument]) async throws -> [BSONDocument] {
+    /// Runs an aggregation pipeline; `$lookup` reads the other collections of this database. `maxTime` is
+    /// MongoDB's `maxTimeMS` (see `FindOptions.maxTime`).
+    public func aggregate(_ pipeline: [BSONDocument], maxTime: Duration? = nil) async throws -> [BSONDocument] {
         let namespace = self.namespace
-        return try await worker.query { view throws(StoreError) in try view.aggregate(namespace, pipeline: pipeline) }
+        let start = ContinuousClock.now
+        return try await worker.query { view throws(StoreError) in
+            try view.limited(to: maxTime, from: start).aggregate(namespace, pipeline: pipeline)
+        }
     }
 
     // MARK: Writing

@@ -1,6 +1,6 @@
 import BSON
 
-/// Options of `find`: MongoDB's `projection`, `sort`, `skip`, `limit` and `batchSize`.
+/// Options of `find`: MongoDB's `projection`, `sort`, `skip`, `limit`, `batchSize` and `maxTimeMS`.
 public struct FindOptions: Sendable {
     public var projection: BSONDocument?
     public var sort: BSONDocument?
@@ -9,15 +9,20 @@ public struct FindOptions: Sendable {
     public var limit: Int
     /// Accepted for driver compatibility; a cursor reads its results as one snapshot.
     public var batchSize: Int
+    /// How long the read may take (MongoDB's `maxTimeMS`), counted from the call; past it the read fails with
+    /// `MaxTimeMSExpired`. Nil: no limit.
+    public var maxTime: Duration?
 
     public init(
-        projection: BSONDocument? = nil, sort: BSONDocument? = nil, skip: Int = 0, limit: Int = 0, batchSize: Int = 101
+        projection: BSONDocument? = nil, sort: BSONDocument? = nil, skip: Int = 0, limit: Int = 0, batchSize: Int = 101,
+        maxTime: Duration? = nil
     ) {
         self.projection = projection
         self.sort = sort
         self.skip = skip
         self.limit = limit
         self.batchSize = batchSize
+        self.maxTime = maxTime
     }
 }
 

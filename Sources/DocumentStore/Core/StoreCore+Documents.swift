@@ -33,11 +33,14 @@ extension StoreCore {
         return result
     }
 
-    static func encodeChecked(_ document: BSONDocument) throws(StoreError) -> [UInt8] {
+    /// The document's bytes; one over the limit is refused with the server's error for an insert, or for the
+    /// result of an update or replacement (`isUpdateResult`).
+    static func encodeChecked(_ document: BSONDocument, isUpdateResult: Bool = false) throws(StoreError) -> [UInt8] {
         let bytes = try DocumentEncoding.encode(document)
         guard bytes.count <= maximumDocumentBytes else {
-            throw .location(
-                10_334, "object to insert too large. size in bytes: \(bytes.count), max size: \(maximumDocumentBytes)")
+            if isUpdateResult { throw .resultTooLarge }
+            throw .bsonObjectTooLarge(
+                "object to insert too large. size in bytes: \(bytes.count), max size: \(maximumDocumentBytes)")
         }
         return bytes
     }
@@ -106,7 +109,7 @@ extension StoreCore {
         _ state: CollectionState, old: BSONDocument, new: BSONDocument, operationType: String
     ) throws(StoreError) {
         let key = try Self.idKey(old)
-        let body = try Self.encodeChecked(new)
+        let body = try Self.encodeChecked(new, isUpdateResult: true)
         let oldEntries = try indexEntries(state, old)
         let newEntries = try indexEntries(state, new)
         try checkUnique(state, newEntries, ownKey: key)

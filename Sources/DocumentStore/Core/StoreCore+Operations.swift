@@ -59,8 +59,7 @@ extension StoreCore {
 
     private func insertEncoded(_ state: CollectionState, _ document: EncodedDocument) throws(StoreError) {
         guard document.bytes.count <= Self.maximumDocumentBytes else {
-            throw .location(
-                10_334,
+            throw .bsonObjectTooLarge(
                 "object to insert too large. size in bytes: \(document.bytes.count), max size: \(Self.maximumDocumentBytes)"
             )
         }

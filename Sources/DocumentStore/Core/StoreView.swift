@@ -10,6 +10,20 @@ struct StoreView {
     /// `beginDeferredTransaction()` before a second statement. Nil when the view's statements are already
     /// in a transaction or between commits on the store's thread.
     var deferredTransaction: ReadConnection? = nil
+    /// When the read must give up (`maxTimeMS`); nil: never.
+    var deadline: ReadDeadline? = nil
+
+    /// The view with a read's time budget, counted from `start`.
+    func limited(to maxTime: Duration?, from start: ContinuousClock.Instant) -> StoreView {
+        guard let maxTime else { return self }
+        var view = self
+        view.deadline = ReadDeadline(instant: start + maxTime)
+        return view
+    }
+
+    func checkDeadline() throws(StoreError) {
+        try deadline?.check()
+    }
 
     /// Before a read that runs more than one statement, so that they all see the same commit.
     func beginDeferredTransaction() throws(StoreError) {
@@ -113,7 +127,11 @@ struct StoreView {
         // A leading $match narrows the input through the planner; the pipeline still applies it.
         let filter = stages.first.flatMap { $0.count == 1 ? $0["$match"]?.documentValue : nil } ?? [:]
         let input = try find(namespace, filter: filter, options: FindOptions())
-        return try pipeline.run(input, source: StorePipelineSource(view: self, database: namespace.database))
+        return try pipeline.run(
+            input,
+            context: StageContext(
+                source: StorePipelineSource(view: self, database: namespace.database), variables: [:],
+                deadline: deadline))
     }
 
     // MARK: Candidates
@@ -139,6 +157,7 @@ struct StoreView {
                 return true
             }
             for body in documents {
+                try checkDeadline()
                 statistics.documentsExamined += 1
                 guard try visit(try DocumentEncoding.decode(body)) else { return }
             }
@@ -150,6 +169,7 @@ struct StoreView {
                 guard seen.insert(key).inserted, let body = try engine.document(collection: collection, key: key) else {
                     continue
                 }
+                try checkDeadline()
                 statistics.documentsExamined += 1
                 guard try visit(try DocumentEncoding.decode(body)) else { return }
             }
@@ -169,6 +189,7 @@ struct StoreView {
                     } else {
                         first = row
                     }
+                    try checkDeadline()
                     statistics.documentsExamined += 1
                     stopped = try !visit(try DocumentEncoding.decode(body))
                     return !stopped

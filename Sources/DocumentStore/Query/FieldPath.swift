@@ -34,62 +34,66 @@ struct FieldPath: Sendable, Equatable {
     /// value, and the index of the outermost array element each value came from. An array on the way is
     /// traversed element by element (documents inside it are searched for the rest of the path), and a numeric
     /// component also indexes the array. `visit` returns true to stop; the result says whether it stopped.
-    func visit(
-        _ document: BSONDocument, leafArrays: LeafArrays, _ visit: (BSON?, Int?) -> Bool
-    ) -> Bool {
-        walk(document, from: 0, leafArrays, visit)
+    func visit<Failure: Error>(
+        _ document: BSONDocument, leafArrays: LeafArrays, _ visit: (BSON?, Int?) throws(Failure) -> Bool
+    ) throws(Failure) -> Bool {
+        try walk(document, from: 0, leafArrays, visit)
     }
 
-    private func walk(
-        _ document: BSONDocument, from start: Int, _ leafArrays: LeafArrays, _ visit: (BSON?, Int?) -> Bool
-    ) -> Bool {
+    private func walk<Failure: Error>(
+        _ document: BSONDocument, from start: Int, _ leafArrays: LeafArrays,
+        _ visit: (BSON?, Int?) throws(Failure) -> Bool
+    ) throws(Failure) -> Bool {
         // Descend through embedded documents until the path ends, goes missing, or meets an array.
         var current = document
         var position = start
         let last = components.count - 1
         while true {
-            guard let value = current[components[position]] else { return visit(nil, nil) }
+            guard let value = current[components[position]] else { return try visit(nil, nil) }
             if position == last {
-                guard case .array(let elements) = value else { return visit(value, nil) }
-                if leafArrays == .arrayOnly { return visit(value, nil) }
-                for (offset, element) in elements.enumerated() where visit(element, offset) { return true }
-                return leafArrays == .elementsOnly && !elements.isEmpty ? false : visit(value, nil)
+                guard case .array(let elements) = value else { return try visit(value, nil) }
+                if leafArrays == .arrayOnly { return try visit(value, nil) }
+                for (offset, element) in elements.enumerated() where try visit(element, offset) { return true }
+                return leafArrays == .elementsOnly && !elements.isEmpty ? false : try visit(value, nil)
             }
             switch value {
             case .document(let child):
                 current = child
                 position += 1
             case .array(let elements):
-                return walkElements(elements, from: position + 1, leafArrays, visit)
+                return try walkElements(elements, from: position + 1, leafArrays, visit)
             default:
-                return visit(nil, nil)
+                return try visit(nil, nil)
             }
         }
     }
 
     /// The elements of an array met before the path ended; `start` is the first component still to match.
-    private func walkElements(
-        _ elements: [BSON], from start: Int, _ leafArrays: LeafArrays, _ visit: (BSON?, Int?) -> Bool
-    ) -> Bool {
+    private func walkElements<Failure: Error>(
+        _ elements: [BSON], from start: Int, _ leafArrays: LeafArrays, _ visit: (BSON?, Int?) throws(Failure) -> Bool
+    ) throws(Failure) -> Bool {
         let index = indexes[start]
         let endsHere = start == components.count - 1
         for (offset, element) in elements.enumerated() {
             let isOffsetMatch = index == offset
             if case .document(let child) = element {
                 // The element's own fields first; values found there report this element's offset.
-                if walk(child, from: start, leafArrays, { value, _ in visit(value, offset) }) { return true }
+                if try walk(child, from: start, leafArrays, { (value, _) throws(Failure) in try visit(value, offset) })
+                {
+                    return true
+                }
                 guard isOffsetMatch else { continue }
                 if endsHere {
-                    if visit(element, nil) { return true }
-                } else if walk(child, from: start + 1, leafArrays, visit) {
+                    if try visit(element, nil) { return true }
+                } else if try walk(child, from: start + 1, leafArrays, visit) {
                     return true
                 }
             } else if isOffsetMatch {
                 if endsHere {
                     // An explicitly indexed element is not expanded further, even when it is an array.
-                    if visit(element, nil) { return true }
+                    if try visit(element, nil) { return true }
                 } else if case .array(let nested) = element {
-                    if walkElements(nested, from: start + 1, leafArrays, visit) { return true }
+                    if try walkElements(nested, from: start + 1, leafArrays, visit) { return true }
                 }
             }
         }

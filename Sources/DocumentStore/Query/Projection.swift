@@ -257,7 +257,7 @@ struct ProjectionContext {
             case .elemMatch(let predicate):
                 // The first matching element, or no field at all.
                 var position: Int? = nil
-                guard case .array(let elements) = value, predicate.matches(value, innerPosition: &position),
+                guard case .array(let elements) = value, try predicate.matches(value, innerPosition: &position),
                     let position
                 else { continue }
                 result.append(name, .array([elements[position]]))

@@ -32,8 +32,9 @@ indirect enum QueryMatcher: Sendable {
         case .field(let path, let predicate):
             var found: Int? = nil
             var innerPosition: Int? = nil
-            let matched = path.visit(document, leafArrays: predicate.leafArrays) { value, offset in
-                guard predicate.matches(value, innerPosition: &innerPosition) else { return false }
+            let matched = try path.visit(document, leafArrays: predicate.leafArrays) {
+                (value, offset) throws(StoreError) in
+                guard try predicate.matches(value, innerPosition: &innerPosition) else { return false }
                 found = offset ?? innerPosition
                 return true
             }
@@ -54,15 +55,21 @@ indirect enum QueryMatcher: Sendable {
     }
 
     /// The node applied to one value, as `$elemMatch` on scalars does (`{$elemMatch: {$gte: 80, $lt: 85}}`).
-    func matchesValue(_ value: BSON?) -> Bool {
+    func matchesValue(_ value: BSON?) throws(StoreError) -> Bool {
         switch self {
-        case .and(let children): return children.allSatisfy { $0.matchesValue(value) }
-        case .or(let children): return children.contains { $0.matchesValue(value) }
-        case .nor(let children): return !children.contains { $0.matchesValue(value) }
-        case .not(let child): return !child.matchesValue(value)
+        case .and(let children):
+            for child in children where try !child.matchesValue(value) { return false }
+            return true
+        case .or(let children):
+            for child in children where try child.matchesValue(value) { return true }
+            return false
+        case .nor(let children):
+            for child in children where try child.matchesValue(value) { return false }
+            return true
+        case .not(let child): return try !child.matchesValue(value)
         case .field(_, let predicate):
             var ignored: Int? = nil
-            return predicate.matches(value, innerPosition: &ignored)
+            return try predicate.matches(value, innerPosition: &ignored)
         case .expr: return false  // rejected by the parser below the top level
         case .always(let result): return result
         }

@@ -32,15 +32,15 @@ enum QueryPredicate: Sendable {
         }
     }
 
-    func matches(_ value: BSON?, innerPosition: inout Int?) -> Bool {
+    func matches(_ value: BSON?, innerPosition: inout Int?) throws(StoreError) -> Bool {
         switch self {
         case .compare(let op, let operand):
             return Self.compare(value, op, operand)
         case .in(let set):
-            return set.contains(value)
+            return try set.contains(value)
         case .regex(let regex):
             guard let value else { return false }
-            return regex.matches(value)
+            return try regex.matches(value)
         case .exists:
             return value != nil
         case .type(let types):
@@ -67,8 +67,7 @@ enum QueryPredicate: Sendable {
                 default: continue
                 }
                 var ignored: Int? = nil
-                // Errors can only come from `$expr`, which the parser rejects below the top level.
-                if (try? filter.matches(document, position: &ignored)) == true {
+                if try filter.matches(document, position: &ignored) {
                     innerPosition = offset
                     return true
                 }
@@ -76,8 +75,8 @@ enum QueryPredicate: Sendable {
             return false
         case .elemMatchValue(let conditions):
             guard case .array(let elements) = value else { return false }
-            for (offset, element) in elements.enumerated()
-            where conditions.allSatisfy({ $0.matchesValue(element) }) {
+            elements: for (offset, element) in elements.enumerated() {
+                for condition in conditions where try !condition.matchesValue(element) { continue elements }
                 innerPosition = offset
                 return true
             }

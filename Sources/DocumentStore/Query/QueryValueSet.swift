@@ -27,7 +27,7 @@ struct QueryValueSet: Sendable {
         containsNull = values.contains(.null)
     }
 
-    func contains(_ value: BSON?) -> Bool {
+    func contains(_ value: BSON?) throws(StoreError) -> Bool {
         guard let value else { return containsNull }
         var low = 0
         var high = values.count
@@ -37,6 +37,7 @@ struct QueryValueSet: Sendable {
             if order == 0 { return true }
             if order < 0 { low = middle + 1 } else { high = middle }
         }
-        return regexes.contains { $0.matches(value) }
+        for regex in regexes where try regex.matches(value) { return true }
+        return false
     }
 }

@@ -20,8 +20,9 @@ struct ArrayFilters: Sendable {
     }
 
     /// True when the filter for `identifier` matches `element`.
-    func matches(_ identifier: String, _ element: BSON) -> Bool {
-        filters[identifier]?.matches([identifier: element]) ?? false
+    func matches(_ identifier: String, _ element: BSON) throws(StoreError) -> Bool {
+        guard let filter = filters[identifier] else { return false }
+        return try filter.evaluate([identifier: element]) != nil
     }
 
     /// The one top-level name the filter's fields start with (`x` in `{"x.score": {$gte: 8}}`), looking

@@ -29,15 +29,15 @@ struct PullCondition: Sendable {
         }
     }
 
-    func matches(_ element: BSON) -> Bool {
+    func matches(_ element: BSON) throws(StoreError) -> Bool {
         switch test {
         case .equal(let value):
             return BSON.equivalent(value, element)
         case .elementCondition(let filter):
-            return filter.matches([Self.wrapperField: element])
+            return try filter.evaluate([Self.wrapperField: element]) != nil
         case .documentQuery(let filter):
             guard case .document(let document) = element else { return false }
-            return filter.matches(document)
+            return try filter.evaluate(document) != nil
         }
     }
 }

@@ -12,8 +12,10 @@ struct UpdateApplication {
     let documentIDText: String
     /// `$rename` sources' values, read before the walk, by source path.
     var renamedValues: [String: BSON] = [:]
+    /// What the document may still grow by, spent before each change is built.
+    let sizeBudget: DocumentSizeBudget
 
-    /// Arrays are padded with nulls up to an index that `$set` writes; this bounds the padding.
+    /// Arrays are padded with nulls up to an index that `$set` writes; the server pads by at most this many.
     static let maximumPadding = 1_500_000
 
     /// Where a missing path cannot be created: the value that is in the way, and the number of path
@@ -39,6 +41,7 @@ struct UpdateApplication {
         switch node {
         case .leaf(let leaf):
             let change = try leaf.modifier.apply(to: value, at: path, in: self)
+            try spend(on: change, replacing: value, named: path.last ?? "")
             guard let obstacle else { return change }
             if case .set = change {
                 throw .pathNotViable(
@@ -108,12 +111,12 @@ struct UpdateApplication {
                 case .keep: continue
                 case .set(let value):
                     if index >= elements.count {
-                        guard index - elements.count <= Self.maximumPadding else {
-                            throw .badValue(
-                                "can't backfill array to larger than \(Self.maximumPadding) elements at '\((path + [name]).joined(separator: "."))'"
-                            )
+                        let padding = index - elements.count
+                        guard padding <= Self.maximumPadding else {
+                            throw .cannotBackfillArray("can't backfill more than \(Self.maximumPadding) elements")
                         }
-                        elements.append(contentsOf: repeatElement(.null, count: index - elements.count + 1))
+                        try sizeBudget.spend(BSON.paddingSize(from: elements.count, count: padding))
+                        elements.append(contentsOf: repeatElement(.null, count: padding + 1))
                     }
                     elements[index] = value
                 case .remove:
@@ -167,7 +170,7 @@ struct UpdateApplication {
         for index in elements.indices {
             let elementPath = path + [String(index)]
             var applicable: UpdateNode? = node.all
-            for identifier in node.filtered.keys.sorted() where arrayFilters.matches(identifier, elements[index]) {
+            for identifier in node.filtered.keys.sorted() where try arrayFilters.matches(identifier, elements[index]) {
                 guard let child = node.filtered[identifier] else { continue }
                 applicable =
                     try applicable.map { (existing) throws(StoreError) in
@@ -183,6 +186,19 @@ struct UpdateApplication {
             changed = true
         }
         return changed ? .set(.array(elements)) : .keep
+    }
+
+    /// Takes from the budget what a leaf's change adds to the document: the new value's bytes less the old
+    /// one's (a new field also brings its key). Nested containers a path creates are left to the check of the
+    /// encoded result: their keys come from the update itself, so they cannot grow past what the request holds.
+    private func spend(on change: FieldChange, replacing value: BSON?, named name: String) throws(StoreError) {
+        let before = value.map { $0.encodedSize + BSON.elementOverhead(keyBytes: name.utf8.count) } ?? 0
+        switch change {
+        case .keep: return
+        case .set(let newValue):
+            try sizeBudget.spend(newValue.encodedSize + BSON.elementOverhead(keyBytes: name.utf8.count) - before)
+        case .remove: try sizeBudget.spend(-before)
+        }
     }
 
     static func arrayIndex(_ name: String) -> Int? {

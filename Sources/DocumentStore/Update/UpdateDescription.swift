@@ -15,7 +15,9 @@ import BSON
 ///   reported per index (`tokens.1`, recursing into documents and arrays), appended elements per index,
 ///   and a shorter array in `truncatedArrays`. When more than half of the kept elements changed (and more
 ///   than one), the whole array is reported instead, as removing the first element would otherwise
-///   report every element.
+///   report every element; so is an array that grew by more elements than it kept (and by more than one):
+///   `{$set: {"arr.1000000": 1}}` on a short array would otherwise report a million padding nulls as as many
+///   dotted fields, each with its key, in memory and in the change event.
 public struct UpdateDescription: Sendable, Equatable {
     public var updatedFields: BSONDocument
     public var removedFields: [String]
@@ -85,6 +87,11 @@ public struct UpdateDescription: Sendable, Equatable {
 
     private mutating func diffArray(_ before: [BSON], _ after: [BSON], path: String, depth: Int) {
         let kept = min(before.count, after.count)
+        let appended = after.count - kept
+        if appended > 1, appended > kept {
+            updatedFields[path] = .array(after)
+            return
+        }
         let changed = (0..<kept).filter { before[$0] != after[$0] }
         if changed.count > 1, changed.count * 2 > kept {
             updatedFields[path] = .array(after)

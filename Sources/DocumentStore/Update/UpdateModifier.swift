@@ -155,7 +155,7 @@ extension UpdateModifier {
         case .addToSet(let values):
             return try Self.addToSet(values, to: value, at: path)
         case .pull(let condition):
-            return try Self.cull(value) { condition.matches($0) }
+            return try Self.cull(value) { (element) throws(StoreError) in try condition.matches(element) }
         case .pullAll(let values):
             return try Self.cull(value) { element in values.contains { BSON.equivalent($0, element) } }
         case .pop(let fromFront):
@@ -180,12 +180,15 @@ extension UpdateModifier {
     }
 
     /// `$pull` and `$pullAll`: drop the elements `isRemoved` picks.
-    private static func cull(_ value: BSON?, _ isRemoved: (BSON) -> Bool) throws(StoreError) -> FieldChange {
+    private static func cull(_ value: BSON?, _ isRemoved: (BSON) throws(StoreError) -> Bool) throws(StoreError)
+        -> FieldChange
+    {
         guard let value else { return .keep }
         guard case .array(let elements) = value else {
             throw .badValue("Cannot apply $pull to a non-array value")
         }
-        let kept = elements.filter { !isRemoved($0) }
+        var kept: [BSON] = []
+        for element in elements where try !isRemoved(element) { kept.append(element) }
         return kept.count == elements.count ? .keep : .set(.array(kept))
     }
 

@@ -103,7 +103,8 @@ public struct UpdateSpecification: Sendable {
                 match: match, isInsert: isInsert, now: now,
                 timestamp: BSONTimestamp(
                     time: UInt32(clamping: now.millisecondsSinceEpoch / 1000), increment: 1),
-                arrayFilters: operators.arrayFilters, documentIDText: document.idMessageText)
+                arrayFilters: operators.arrayFilters, documentIDText: document.idMessageText,
+                sizeBudget: DocumentSizeBudget(documentSize: document.encodedSize))
             for (source, target) in operators.renames {
                 guard let value = try Self.renameSourceValue(source, in: document) else { continue }
                 try Self.checkRenameTarget(target, in: document)

@@ -35,7 +35,10 @@ extension ClientAPI {
                         "service not found: '\(service.stringValue?.prefix(64) ?? "")' (clients can call '\(MongoDBService.defaultName)')"
                 )
             }
-            result = try await MongoServiceCall(store: app.store).run(action: name, arguments: arguments)
+            let call = MongoServiceCall(store: app.store, defaultTimeLimit: queryTimeLimit)
+            result = try await withTaskExecutorPreference(queryExecutor) {
+                try await call.run(action: name, arguments: arguments)
+            }
         } else {
             do {
                 result = try await app.call(

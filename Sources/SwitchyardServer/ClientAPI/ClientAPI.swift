@@ -22,12 +22,17 @@ public final class ClientAPI: Sendable {
         /// Origins whose web pages may use the client API (CORS) besides this machine's, which always may; nil:
         /// the app's `allowedRequestOrigins` (see `CrossOriginPolicy`).
         public var allowedRequestOrigins: [String]?
+        /// The time budget of a `mongodb-atlas` read (find, count, aggregate) whose client sends no `maxTimeMS`.
+        public var queryTimeLimit: Duration
+        /// Where `mongodb-atlas` calls run, off the server's threads (see `QueryThreads`).
+        public var queryExecutor: any TaskExecutor
 
         public init(
             passwordIterations: Int = PasswordHasher.defaultIterations,
             accessTokenLifetime: Duration = .seconds(30 * 60),
             refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() },
-            authLimits: AuthLimits = AuthLimits(), allowedRequestOrigins: [String]? = nil
+            authLimits: AuthLimits = AuthLimits(), allowedRequestOrigins: [String]? = nil,
+            queryTimeLimit: Duration = Self.defaultQueryTimeLimit, queryExecutor: any TaskExecutor = QueryThreads.shared
         ) {
             self.passwordIterations = passwordIterations
             self.accessTokenLifetime = accessTokenLifetime
@@ -35,7 +40,11 @@ public final class ClientAPI: Sendable {
             self.now = now
             self.authLimits = authLimits
             self.allowedRequestOrigins = allowedRequestOrigins
+            self.queryTimeLimit = queryTimeLimit
+            self.queryExecutor = queryExecutor
         }
+
+        public static let defaultQueryTimeLimit = Duration.seconds(30)
     }
 
     public static let basePath = "/api/client/v2.0"
@@ -47,6 +56,9 @@ public final class ClientAPI: Sendable {
     public let tokens: SessionTokens
     let throttle: LoginThrottle
     let crossOrigin: CrossOriginPolicy
+    /// Time budget and threads of `mongodb-atlas` calls.
+    let queryTimeLimit: Duration
+    let queryExecutor: any TaskExecutor
     /// The last `location` answer and the host it was for.
     private let lastLocation = Mutex<(host: String, body: [UInt8])?>(nil)
     /// App Services' `domain_id` in profiles: stable per app id. Hashed when a profile is made (not at start, which
@@ -57,7 +69,7 @@ public final class ClientAPI: Sendable {
 
     private init(
         app: SwitchyardApp, appId: String, users: UserDirectory, tokens: SessionTokens, throttle: LoginThrottle,
-        crossOrigin: CrossOriginPolicy
+        crossOrigin: CrossOriginPolicy, configuration: Configuration
     ) {
         self.app = app
         self.appId = appId
@@ -65,6 +77,8 @@ public final class ClientAPI: Sendable {
         self.tokens = tokens
         self.throttle = throttle
         self.crossOrigin = crossOrigin
+        queryTimeLimit = configuration.queryTimeLimit
+        queryExecutor = configuration.queryExecutor
     }
 
     /// Loads (or makes, on first start) the data directory's token signing key and prepares the user collections.
@@ -86,8 +100,8 @@ public final class ClientAPI: Sendable {
             app: app, appId: appId, users: users, tokens: tokens, throttle: LoginThrottle(limits: limits),
             crossOrigin: CrossOriginPolicy(
                 allowedOrigins: configuration.allowedRequestOrigins
-                    ?? app.configuration.definition.allowedRequestOrigins
-            ))
+                    ?? app.configuration.definition.allowedRequestOrigins),
+            configuration: configuration)
     }
 
     /// Adds the client API's routes, each with its `OPTIONS` preflight.

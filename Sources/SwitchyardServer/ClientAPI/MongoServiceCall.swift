@@ -3,8 +3,11 @@ import DocumentStore
 
 /// One `mongodb-atlas` service action as the Realm SDKs' `MongoCollection` sends it: the action's name and one
 /// argument `{database, collection, query | filter, update, document(s), pipeline, projection, sort, limit,
-/// upsert, returnNewDocument}`, answered in the shapes the SDKs parse (`insertedId`, `insertedIds`,
+/// upsert, returnNewDocument, maxTimeMS}`, answered in the shapes the SDKs parse (`insertedId`, `insertedIds`,
 /// `matchedCount`, `modifiedCount`, `upsertedId`, `deletedCount`; counts are int32, `count` is int64).
+///
+/// Reads (find, findOne, count, aggregate) are held to the client's `maxTimeMS`, or to the server's default
+/// budget when it sends none, and fail with `MaxTimeMSExpired` past it.
 ///
 /// No rules or permissions apply; the reserved `admin`, `local` and `config` databases (where Switchyard keeps
 /// users, credentials and keys) are refused.
@@ -15,6 +18,7 @@ struct MongoServiceCall {
     ]
 
     let store: DocumentStore
+    let defaultTimeLimit: Duration
 
     func run(action: String, arguments: [BSON]) async throws -> BSON {
         guard Self.actions.contains(action) else {
@@ -41,17 +45,19 @@ struct MongoServiceCall {
         let filter = try Self.document(argument, "query", or: "filter", action: action) ?? [:]
         let projection = try Self.document(argument, "projection", or: "project", action: action)
         let sort = try Self.document(argument, "sort", action: action)
+        let maxTime = try Self.count(argument, "maxTimeMS", action: action)
+        let timeLimit = maxTime > 0 ? Duration.milliseconds(maxTime) : defaultTimeLimit
         switch action {
         case "find":
             let limit = try Self.count(argument, "limit", action: action)
-            let options = FindOptions(projection: projection, sort: sort, limit: limit)
+            let options = FindOptions(projection: projection, sort: sort, limit: limit, maxTime: timeLimit)
             return .array(try await collection.find(filter, options: options).toArray().map(BSON.document))
         case "findOne":
-            let options = FindOptions(projection: projection, sort: sort)
+            let options = FindOptions(projection: projection, sort: sort, maxTime: timeLimit)
             return try await collection.findOne(filter, options: options).map(BSON.document) ?? .null
         case "count":
             let limit = try Self.count(argument, "limit", action: action)
-            return .int64(Int64(try await collection.countDocuments(filter, limit: limit)))
+            return .int64(Int64(try await collection.countDocuments(filter, limit: limit, maxTime: timeLimit)))
         case "aggregate":
             guard let stages = argument["pipeline"]?.arrayValue else {
                 throw Self.invalid("aggregate needs 'pipeline', an array")
@@ -62,7 +68,7 @@ struct MongoServiceCall {
                 }
                 return stage
             }
-            return .array(try await collection.aggregate(pipeline).map(BSON.document))
+            return .array(try await collection.aggregate(pipeline, maxTime: timeLimit).map(BSON.document))
         case "insertOne":
             guard let document = argument["document"]?.documentValue else {
                 throw Self.invalid("insertOne needs 'document', a document")

@@ -22,7 +22,8 @@ struct MatchStage: AggregationStage {
     func run(_ input: [BSONDocument], context: StageContext) throws(StoreError) -> [BSONDocument] {
         var output: [BSONDocument] = []
         for document in input {
-            if let filter, !filter.matches(document) { continue }
+            try context.deadline?.check()
+            if let filter, try filter.evaluate(document) == nil { continue }
             if let expression, !Expression.isTrue(try expression.evaluate(in: context.scope(for: document))) {
                 continue
             }
