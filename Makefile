@@ -45,7 +45,7 @@ test: deps
 	Fuzz/run.sh bson $(FUZZ_SECONDS)
 	$(SWIFTPM) build --build-tests
 	$(SWIFTPM) test --skip-build --skip InitScaffoldBuildTests
-	Scripts/soak.py .build/debug/switchyard --clients 16 --seconds 10 --readers 5 --bound-mb $(SOAK_BOUND_MB)
+	Scripts/soak.py .build/debug/switchyard --clients 8 --seconds 5 --readers 2 --bound-mb $(SOAK_BOUND_MB)
 	# Builds a scaffolded package against this checkout (both cores for minutes): alone, after the rest.
 	$(SWIFTPM) test --skip-build --filter InitScaffoldBuildTests
 
