@@ -1,4 +1,5 @@
-# Switchyard: `make run` starts the example app, `make test` runs the whole suite, `make bench` the benchmarks.
+# Switchyard: `make run` starts the example app, `make test` runs the whole suite, `make bench` the benchmarks,
+# `make soak` the memory soak test.
 SWIFT ?= swift
 DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libpcre2-dev
 # Real peers the tests start on loopback (a browser, an HTTP/2 server, firebase-admin in a venv) and the benchmarks' load and peers.
@@ -6,10 +7,15 @@ TEST_PACKAGES := chromium nghttp2-server nghttp2-client nginx-light python3-venv
 BENCH_PACKAGES := wrk
 CONFIG ?= .
 FUZZ_SECONDS ?= 20
+# The soak test: clients and seconds of load on the example app, and the RSS (MB) the server must stay under
+# through the load and the triggers' catch-up. `make test` runs a short form of it on the debug build.
+SOAK_CLIENTS ?= 64
+SOAK_SECONDS ?= 60
+SOAK_BOUND_MB ?= 100
 # SwiftPM commands run once more when SwiftPM itself is killed by a signal (see the script).
 SWIFTPM = Scripts/swiftpm $(SWIFT)
 
-.PHONY: deps build run test bench fuzz format
+.PHONY: deps build run test bench fuzz soak format
 
 # Installs the Debian packages the C library targets link against, when any is missing.
 deps:
@@ -39,12 +45,18 @@ test: deps
 	Fuzz/run.sh bson $(FUZZ_SECONDS)
 	$(SWIFTPM) build --build-tests
 	$(SWIFTPM) test --skip-build --skip InitScaffoldBuildTests
+	Scripts/soak.py .build/debug/switchyard --clients 8 --seconds 5 --readers 2 --bound-mb $(SOAK_BOUND_MB)
 	# Builds a scaffolded package against this checkout (both cores for minutes): alone, after the rest.
 	$(SWIFTPM) test --skip-build --filter InitScaffoldBuildTests
 
 fuzz: deps
 	Fuzz/run.sh ejson 600
 	Fuzz/run.sh bson 600
+
+# Sustained load on the example app, then the catch-up, with the server's RSS beside its bound (see README).
+soak: deps
+	$(SWIFTPM) build -c release --product switchyard
+	Scripts/soak.py .build/release/switchyard --clients $(SOAK_CLIENTS) --seconds $(SOAK_SECONDS) --bound-mb $(SOAK_BOUND_MB)
 
 # The push benchmark's peer (firebase-admin) runs in a venv made here once; without network it is left out.
 bench: EXTRA_PACKAGES = $(TEST_PACKAGES) $(BENCH_PACKAGES)

@@ -82,7 +82,9 @@ let package = Package(
         .executableTarget(name: "FunctionRegistryGenerator"),
         .executableTarget(
             name: "switchyard-bench",
-            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite", "TestSupport"],
+            dependencies: [
+                "BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite", "TestSupport", "Functions",
+            ],
             path: "Benchmarks", exclude: ["push"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),

@@ -6,7 +6,8 @@ import TestSupport
 /// nginx over TLS and HTTP/2, answering every send with FCM's success body and `/oauth2/token` with a token.
 /// Beside it, firebase-admin (Python) sends the same multicasts to the same nginx, when `make bench` could
 /// install it (`SWITCHYARD_BENCH_PYTHON` names the venv's python). Our side runs in a child process, so its peak
-/// RSS (VmHWM) is the client's alone.
+/// RSS (VmHWM) is the client's alone. Beside the fan-out, the example app's notification queue catching up
+/// (`drainRate`).
 enum PushBenchmark {
     static let tokens = 10_000
     static let batch = 500
@@ -61,6 +62,12 @@ enum PushBenchmark {
             ["push-client", base, path("account.json"), path("cert.pem"), String(tokens), String(batch)])
         let swift = figures(ours)
         report("FCMClient (Swift, HTTP/2)", swift)
+        let drain = try await drainRate(directory: path("drain"))
+        var drainLine = String(
+            format: "  the example app's queue catching up (%d notifications, one device each, to the outbox): %.0f/s",
+            queued, drain)
+        if let fanOut = swift.rate { drainLine += String(format: ", %.2f× FCMClient's fan-out", drain / fanOut) }
+        print(drainLine)
 
         guard let python = ProcessInfo.processInfo.environment["SWITCHYARD_BENCH_PYTHON"],
             FileManager.default.isExecutableFile(atPath: python)

@@ -6,6 +6,25 @@ import Testing
 @Suite struct DocumentCollectionTests {
     // MARK: Storage paths that need no query or update operators
 
+    /// A count keeps no document (`StoreView.count`): it must still answer what `find` would count.
+    @Test(arguments: EngineKind.allCases) func countDocumentsCountsWhatFindFindsWithSkipAndLimit(kind: EngineKind)
+        async throws
+    {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("counted")
+            _ = try await c.insertMany((0..<10).map { ["_id": .int32(Int32($0)), "even": .bool($0 % 2 == 0)] })
+            #expect(try await c.countDocuments() == 10)
+            #expect(try await c.countDocuments(["even": true]) == 5)
+            #expect(try await c.countDocuments(["even": true], skip: 2) == 3)
+            #expect(try await c.countDocuments(["even": true], skip: 1, limit: 2) == 2)
+            #expect(try await c.countDocuments(["even": true], skip: 4, limit: 3) == 1)
+            #expect(try await c.countDocuments(["even": true], limit: -3) == 3)
+            #expect(try await c.countDocuments(["even": true], skip: 9) == 0)
+            #expect(try await store.database("app").collection("none").countDocuments() == 0)
+            await #expect(throws: StoreError.self) { try await c.countDocuments([:], skip: -1) }
+        }
+    }
+
     @Test(arguments: EngineKind.allCases) func insertAddsObjectIdFirstAndFindReturnsDocuments(kind: EngineKind)
         async throws
     {

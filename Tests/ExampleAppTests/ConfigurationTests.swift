@@ -16,7 +16,7 @@ import Testing
         #expect(
             Set(configuration.triggers.map(\.name)) == [
                 "onBookPushNotification", "favouriteUserBookUpdated", "onSentPushNotification",
-                "retryUnprocessedNotifications", "userRegistered", "updateUser",
+                "retryUnprocessedNotifications", "userRegistered", "updateUser", "userDeleted",
             ])
         #expect(functionRegistry["updateFCMUserToken"]?.kind == .callable)
     }
@@ -31,6 +31,7 @@ import Testing
         #expect(functions["onSentPushNotification"] == "sentPushNotification")
         #expect(functions["userRegistered"] == "createNewUser")
         #expect(functions["updateUser"] == "updateUser")
+        #expect(functions["userDeleted"] == "deleteUserData")
     }
 
     @Test func everyValueTheFunctionsReadIsConfigured() throws {

@@ -48,6 +48,18 @@ import Testing
         #expect(payloads[1]["data"] == .document([:]))
     }
 
+    @Test func keepsOnlyTheNewestEntriesWhileTheSinkGetsEvery() async throws {
+        let sunk = Mutex(0)
+        let outbox = OutboxMessaging(entryLimit: 3, sink: { _ in sunk.withLock { $0 += 1 } })
+        var names: [String] = []
+        for index in 0..<8 { names.append(try await outbox.send(PushMessage(target: .token("t\(index)")))) }
+        #expect(outbox.entries.map(\.name) == Array(names.suffix(3)))
+        #expect(sunk.withLock { $0 } == 8)
+        outbox.removeAllEntries()
+        let next = try await outbox.send(PushMessage(target: .token("t")))
+        #expect(outbox.entries.map(\.name) == [next])
+    }
+
     @Test func invalidMessagesThrowAndAreNotRecorded() async {
         let outbox = outbox()
         await #expect(throws: PushError.self) {

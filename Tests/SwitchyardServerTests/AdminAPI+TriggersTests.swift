@@ -24,7 +24,7 @@ import Testing
             #expect(
                 list.compactMap { $0.documentValue?["name"]?.stringValue } == [
                     "onBookPushNotification", "favouriteUserBookUpdated", "onSentPushNotification",
-                    "retryUnprocessedNotifications", "userRegistered", "updateUser",
+                    "retryUnprocessedNotifications", "userRegistered", "updateUser", "userDeleted",
                 ])
             let books = try await status(server, "onBookPushNotification")
             #expect(books["type"] == "database")
@@ -111,7 +111,7 @@ import Testing
             #expect(reader.status == 200)
             let first = try #require(await reader.next("triggers"))
             let initial = try ExtendedJSON.parseDocument(first.data)["triggers"]?.arrayValue ?? []
-            #expect(initial.count == 6)
+            #expect(initial.count == 7)
             #expect(initial.allSatisfy { $0.documentValue?["state"] == "running" })
 
             #expect(try await server.post("/triggers/onBookPushNotification/suspend").status == 200)

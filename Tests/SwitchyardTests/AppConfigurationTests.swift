@@ -31,9 +31,9 @@ import Testing
             directory: root,
             registeredFunctions: [
                 "sentTopicNotification", "onBookUpdated", "sentPushNotification", "retryUnprocessedNotifications",
-                "createNewUser", "updateUser",
+                "createNewUser", "updateUser", "deleteUserData",
             ], variables: [:])
-        #expect(configuration.triggers.count == 6)
+        #expect(configuration.triggers.count == 7)
         #expect(configuration.values["booksTopic"] == .plain("books"))
         #expect(configuration.values["retryAfterMinutes"] == .plain(.int32(5)))
     }

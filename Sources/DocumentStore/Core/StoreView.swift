@@ -98,8 +98,22 @@ struct StoreView {
             documentsExamined: statistics.documentsExamined, returned: results.count)
     }
 
+    /// Counts the matches as the scan meets them, keeping none: a count of a large collection costs one document's
+    /// memory at a time, not the whole collection's.
     func count(_ namespace: Namespace, filter: BSONDocument, skip: Int, limit: Int) throws(StoreError) -> Int {
-        try find(namespace, filter: filter, options: FindOptions(skip: skip, limit: limit)).count
+        guard skip >= 0 else { throw .badValue("skip value must be non-negative, but received: \(skip)") }
+        guard let state = collection(namespace) else { return 0 }
+        let (matcher, plan) = try state.compile(filter)
+        if !plan.isSingleStatement { try beginDeferredTransaction() }
+        let wanted = limit == 0 ? nil : abs(limit) + skip
+        var statistics = ScanStatistics()
+        var matched = 0
+        try scanCandidates(state, plan: plan, statistics: &statistics) { document throws(StoreError) in
+            if try matcher.match(document) != nil { matched += 1 }
+            return wanted.map { matched < $0 } ?? true
+        }
+        let counted = max(0, matched - skip)
+        return limit == 0 ? counted : min(counted, abs(limit))
     }
 
     func estimatedCount(_ namespace: Namespace) throws(StoreError) -> Int {

@@ -5,6 +5,10 @@ import Synchronization
 ///
 /// Changes go through `sink` first (the app keeps them in its store) and take effect once it returns.
 ///
+/// It keeps at most `capacity` tokens (10,000 by default), so a client registering devices without end cannot
+/// grow it: registering one more forgets the least recently registered (through `sink` too), which then gets
+/// both views like any token of unknown platform.
+///
 /// ```swift
 /// let devices = DeviceRegistry()
 /// try await devices.register("token-a", platform: .ios)
@@ -24,29 +28,72 @@ public final class DeviceRegistry: Sendable {
 
     public typealias Sink = @Sendable (Change) async throws -> Void
 
-    private let platforms: Mutex<[String: DevicePlatform]>
+    public static let defaultCapacity = 10_000
+
+    /// The most tokens kept.
+    public let capacity: Int
+    private let state: Mutex<State>
     private let sink: Sink
 
+    private struct State {
+        var platforms: [String: Registration] = [:]
+        var nextSerial: UInt64 = 0
+
+        /// Forgets the least recently registered tokens until `capacity` are left, and returns them. One
+        /// registration adds at most one, so a scan for the oldest costs less than keeping an order.
+        mutating func trim(to capacity: Int) -> [String] {
+            var forgotten: [String] = []
+            while platforms.count > capacity, let oldest = platforms.min(by: { $0.value.serial < $1.value.serial }) {
+                platforms[oldest.key] = nil
+                forgotten.append(oldest.key)
+            }
+            return forgotten
+        }
+    }
+
+    private struct Registration {
+        var platform: DevicePlatform
+        /// The order of registration, for forgetting the oldest.
+        var serial: UInt64
+    }
+
     /// - Parameters:
-    ///   - platforms: platforms by token, as an earlier run left them.
+    ///   - platforms: platforms by token, as an earlier run left them (beyond `capacity`, an arbitrary few).
+    ///   - capacity: the most tokens kept (at least 1).
     ///   - sink: receives each change before it takes effect; when it throws, nothing changes.
-    public init(_ platforms: [String: DevicePlatform] = [:], sink: @escaping Sink = { _ in }) {
-        self.platforms = Mutex(platforms)
+    public init(
+        _ platforms: [String: DevicePlatform] = [:], capacity: Int = DeviceRegistry.defaultCapacity,
+        sink: @escaping Sink = { _ in }
+    ) {
+        self.capacity = max(1, capacity)
+        var state = State()
+        for (token, platform) in platforms.prefix(self.capacity) {
+            state.nextSerial += 1
+            state.platforms[token] = Registration(platform: platform, serial: state.nextSerial)
+        }
+        self.state = Mutex(state)
         self.sink = sink
     }
 
-    /// Records `token` as a device of `platform` (nil: of an unknown platform), replacing what it was.
+    /// Records `token` as a device of `platform` (nil: of an unknown platform), replacing what it was; beyond
+    /// `capacity`, forgets the least recently registered token.
     public func register(_ token: String, platform: DevicePlatform?) async throws {
-        let change = Change(token: token, platform: platform)
-        try await sink(change)
-        platforms.withLock { $0[token] = platform }
+        try await sink(Change(token: token, platform: platform))
+        let forgotten = state.withLock { state -> [String] in
+            state.nextSerial += 1
+            state.platforms[token] = platform.map { Registration(platform: $0, serial: state.nextSerial) }
+            return state.trim(to: capacity)
+        }
+        // The store forgets them too, so the next run loads what this one keeps; a failure leaves a stale
+        // document that the next run's load trims again.
+        for token in forgotten { try? await sink(Change(token: token, platform: nil)) }
     }
 
     /// The platform `token` was registered with; nil when unknown.
     public func platform(of token: String) -> DevicePlatform? {
-        platforms.withLock { $0[token] }
+        state.withLock { $0.platforms[token]?.platform }
     }
 
     /// Every token with a known platform.
-    public var all: [String: DevicePlatform] { platforms.withLock { $0 } }
+    public var all: [String: DevicePlatform] { state.withLock { $0.platforms.mapValues(\.platform) } }
 }

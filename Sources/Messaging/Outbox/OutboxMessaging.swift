@@ -5,7 +5,9 @@ import Synchronization
 /// A `PushMessaging` that delivers nothing: it validates each message as FCM would (invalid messages throw
 /// `invalidArgument` and are not recorded) and records the accepted ones as `OutboxEntry`s, in memory
 /// (`entries`) and through `sink`, so a runtime can keep them in its own store. Topic and condition messages
-/// record which tokens of `topics` they reached. The FCM emulator endpoint of `switchyard serve` sends through
+/// record which tokens of `topics` they reached. `entries` keeps the newest `entryLimit` (1,000 by default): it serves
+/// tests that read what was just sent, while the sink keeps the history (the app's `local.outbox` keeps 10,000), so
+/// memory stays bounded however many messages a running app sends. The FCM emulator endpoint of `switchyard serve` sends through
 /// it too, so messages sent over HTTP and in process end up in the same outbox.
 ///
 /// Fault injection (`faults`, see `FaultSettings`): unregistered tokens, bursts of `UNAVAILABLE`, `INTERNAL` and
@@ -25,10 +27,14 @@ public final class OutboxMessaging: PushMessaging {
     public let devices: DeviceRegistry
     private let sink: Sink
     private let clock: @Sendable () -> BSONDate
+    /// The most entries `entries` keeps; older ones are dropped (the sink's copies are the sink's business).
+    public let entryLimit: Int
     private let state: Mutex<State>
 
     private struct State {
+        /// The newest entries, a ring once full: `oldest` is where the oldest one is, and the next is written.
         var entries: [OutboxEntry] = []
+        var oldest = 0
         var nextId: UInt64
         var faults: FaultSettings
         /// `failNextSends` with a code `FaultSettings` has no count for.
@@ -47,12 +53,15 @@ public final class OutboxMessaging: PushMessaging {
     ///   - topics: the topic subscriptions that say whom topic and condition messages reach.
     ///   - devices: the platforms tokens were registered with.
     ///   - faults: the failures to inject from the start.
+    ///   - entryLimit: the most entries `entries` keeps (at least 1).
     public init(
         project: String = "switchyard-local", senderId: String? = nil,
         clock: @escaping @Sendable () -> BSONDate = OutboxMessaging.now,
         topics: TopicSubscriptions = TopicSubscriptions(), devices: DeviceRegistry = DeviceRegistry(),
-        faults: FaultSettings = FaultSettings(), sink: @escaping Sink = { _ in }
+        faults: FaultSettings = FaultSettings(), entryLimit: Int = OutboxMessaging.defaultEntryLimit,
+        sink: @escaping Sink = { _ in }
     ) {
+        self.entryLimit = max(1, entryLimit)
         self.project = project
         self.senderId = senderId ?? project
         self.clock = clock
@@ -64,15 +73,24 @@ public final class OutboxMessaging: PushMessaging {
         self.state = Mutex(State(nextId: start, faults: faults))
     }
 
+    public static let defaultEntryLimit = 1000
+
     public static let now: @Sendable () -> BSONDate = {
         BSONDate(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
-    /// Everything recorded so far, oldest first.
-    public var entries: [OutboxEntry] { state.withLock { $0.entries } }
+    /// The newest `entryLimit` entries recorded, oldest first.
+    public var entries: [OutboxEntry] {
+        state.withLock { Array($0.entries[$0.oldest...] + $0.entries[..<$0.oldest]) }
+    }
 
     /// Forgets the recorded entries (the sink's copies are the sink's business).
-    public func removeAllEntries() { state.withLock { $0.entries.removeAll() } }
+    public func removeAllEntries() {
+        state.withLock {
+            $0.entries.removeAll()
+            $0.oldest = 0
+        }
+    }
 
     /// The failures injected from now on; counts go down as failures are injected.
     public var faults: FaultSettings {
@@ -201,7 +219,14 @@ public final class OutboxMessaging: PushMessaging {
         } catch {
             return .failure(PushError(code: .internal, message: "The outbox could not record \(name): \(error)"))
         }
-        state.withLock { $0.entries.append(entry) }
+        state.withLock { state in
+            if state.entries.count < entryLimit {
+                state.entries.append(entry)
+            } else {
+                state.entries[state.oldest] = entry
+                state.oldest = (state.oldest + 1) % entryLimit
+            }
+        }
         if let error { return .failure(error) }
         return .success(name)
     }
