@@ -44,7 +44,7 @@ import Testing
             #expect(response.status == 200)
             let app = try #require(response.document)
             #expect(app["appId"] == "switchyard-app")
-            #expect(app["triggers"] == .int32(6) || app["triggers"] == .int64(6))
+            #expect(app["triggers"] == .int32(7) || app["triggers"] == .int64(7))
             #expect(app["functions"]?.arrayValue?.contains("sentTopicNotification") == true)
         }
     }
