@@ -33,8 +33,10 @@ import Testing
                     adminToken: served.server.adminToken.value),
                 seed: seed)
             let exchange = RawHTTPExchange(port: served.server.http.port, limit: Self.hangLimit)
-            let (sent, findings) = await Self.run(fuzzer, exchange)
-            print("HTTP surface fuzzer: \(sent) requests, \(findings.count) findings (seed \(seed))")
+            let (statuses, findings) = await Self.run(fuzzer, exchange)
+            let sent = statuses.values.reduce(0, +)
+            let counts = statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            print("HTTP surface fuzzer: \(sent) requests (\(counts)), \(findings.count) findings (seed \(seed))")
             for finding in findings.prefix(20) { print("  \(finding)") }
             #expect(findings.isEmpty, "seed \(seed): \(findings.prefix(5).map(\.description))")
             let location = try await served.client.get(url: "\(served.appBase)/location")
@@ -43,25 +45,29 @@ import Testing
     }
 
     /// Sends requests one at a time from a thread of its own (each exchange blocks) until the time or the count
-    /// is spent, or the server stops answering.
-    static func run(_ fuzzer: HTTPSurfaceFuzzer, _ exchange: RawHTTPExchange) async -> (Int, [Finding]) {
+    /// is spent, or the server stops answering; how many answers of each status came (0: none), and the findings.
+    static func run(_ fuzzer: HTTPSurfaceFuzzer, _ exchange: RawHTTPExchange) async -> ([Int: Int], [Finding]) {
         await withCheckedContinuation { continuation in
             let thread = Thread {
                 var fuzzer = fuzzer
                 var findings: [Finding] = []
+                var statuses: [Int: Int] = [:]
                 let end = ContinuousClock.now + .seconds(seconds)
                 var index = 0
                 while index < maximumRequests, ContinuousClock.now < end {
                     let request = fuzzer.next()
                     let outcome = exchange.send(request.bytes, isHead: request.method == "HEAD")
-                    switch outcome {
-                    case .answered(let status, _) where status < 500: break
-                    default: findings.append(Finding(index: index, outcome: outcome, request: request))
+                    if case .answered(let status, _) = outcome {
+                        statuses[status, default: 0] += 1
+                        if status >= 500 { findings.append(Finding(index: index, outcome: outcome, request: request)) }
+                    } else {
+                        statuses[0, default: 0] += 1
+                        findings.append(Finding(index: index, outcome: outcome, request: request))
                     }
                     index += 1
                     if case .refused = outcome, findings.count >= 3 { break }
                 }
-                continuation.resume(returning: (index, findings))
+                continuation.resume(returning: (statuses, findings))
             }
             thread.start()
         }

@@ -70,8 +70,8 @@ struct RawHTTPExchange {
         while true {
             if let head {
                 if head.streaming { return .answered(status: head.status, streaming: true) }
-                // Informational, 204 and 304 answers, and answers to HEAD, end with their headers.
-                if isHead || head.status < 200 || head.status == 204 || head.status == 304 {
+                // 204 and 304 answers, and answers to HEAD, end with their headers.
+                if isHead || head.status == 204 || head.status == 304 {
                     return .answered(status: head.status, streaming: false)
                 }
                 if let length = head.length, answer.count - head.bodyStart >= length {
@@ -82,6 +82,11 @@ struct RawHTTPExchange {
             if n > 0 {
                 answer += buffer[..<n]
                 if head == nil { head = Self.head(of: answer) }
+                // An interim answer (`100 Continue`) comes before the one that counts.
+                while let interim = head, (100..<200).contains(interim.status) {
+                    answer.removeSubrange(..<interim.bodyStart)
+                    head = Self.head(of: answer)
+                }
             } else if n == 0 {
                 guard let head else { return .refused("closed without an answer") }
                 return .answered(status: head.status, streaming: head.streaming)
