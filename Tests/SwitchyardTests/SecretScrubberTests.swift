@@ -44,4 +44,29 @@ import Testing
         let text = #"{"error": "a\nb \"c\" MIIE"}"#
         #expect(Self.scrubber.scrub(text) == text)
     }
+
+    /// What serve's log (`text`, `jsonLine`) and `switchyard logs` (`lines`) print of a run that threw and logged
+    /// the key: no form of it.
+    @Test func aRunsPrintedFormsCarryNoFormOfTheKey() async throws {
+        var registry = FunctionRegistry()
+        registry.register("leak") { (_: [BSON], context: FunctionContext) -> BSON in
+            let key = context.values.get("fcmKey")?.stringValue ?? ""
+            context.log((["key": .string(key)] as BSONDocument).extendedJSON())
+            context.log(Data(key.utf8).base64EncodedString())
+            throw SecretScrubberTests.KeyRefused(key: key)
+        }
+        let values = AppValues([("fcmKey", .secret(Secret(name: "fcm-key", value: SecretScrubberTests.key)))])
+        let app = try await SwitchyardApp.inMemory(registry, values: values)
+        await #expect(throws: FunctionCallError.self) {
+            try await app.call(function: "leak", user: FunctionUser(id: "u"))
+        }
+        let record = try #require(try await app.invocations.records().first)
+        let base64Start = String(Data(SecretScrubberTests.key.utf8).base64EncodedString().prefix(40))
+        for printed in [record.text, record.jsonLine, record.lines.joined(separator: "\n")] {
+            #expect(printed.contains(SecretScrubber.replacement))
+            #expect(!printed.contains(SecretScrubberTests.bodyLine))
+            #expect(!printed.contains(base64Start))
+        }
+        await app.stop()
+    }
 }
