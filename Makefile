@@ -12,6 +12,9 @@ FUZZ_SECONDS ?= 20
 SOAK_CLIENTS ?= 64
 SOAK_SECONDS ?= 60
 SOAK_BOUND_MB ?= 100
+# The HTTP surface fuzzer (HTTPSurfaceFuzzTests): its run within `make test`, and `make fuzz`'s longer one.
+HTTP_FUZZ_SECONDS ?= 30
+HTTP_FUZZ_LONG_SECONDS ?= 600
 # SwiftPM commands run once more when SwiftPM itself is killed by a signal (see the script).
 SWIFTPM = Scripts/swiftpm $(SWIFT)
 
@@ -38,20 +41,25 @@ SEED ?= $(CONFIG)/seed
 run: build
 	$(SWIFT) run switchyard serve --config $(CONFIG) $$(if [ -d $(SEED) ] && [ ! -e $(CONFIG)/.switchyard/store.sqlite ]; then echo --import $(SEED); fi)
 
-# Each fuzzer for a short bounded run (a crash fails the build; `make fuzz` runs longer), then the suite.
+# Each fuzzer for a short bounded run (a crash fails the build; `make fuzz` runs longer), then the suite, whose
+# HTTPSurfaceFuzzTests fuzz the served example app's HTTP surfaces for HTTP_FUZZ_SECONDS.
 test: EXTRA_PACKAGES = $(TEST_PACKAGES)
 test: deps
 	Fuzz/run.sh ejson $(FUZZ_SECONDS)
 	Fuzz/run.sh bson $(FUZZ_SECONDS)
 	$(SWIFTPM) build --build-tests
-	$(SWIFTPM) test --skip-build --skip InitScaffoldBuildTests
+	SWITCHYARD_FUZZ_SECONDS=$(HTTP_FUZZ_SECONDS) $(SWIFTPM) test --skip-build --skip InitScaffoldBuildTests
 	Scripts/soak.py .build/debug/switchyard --clients 8 --seconds 5 --readers 2 --bound-mb $(SOAK_BOUND_MB)
 	# Builds a scaffolded package against this checkout (both cores for minutes): alone, after the rest.
 	$(SWIFTPM) test --skip-build --filter InitScaffoldBuildTests
 
+# The libFuzzer targets, then the HTTP surfaces (no 5xx, no request unanswered for 5 s; SWITCHYARD_FUZZ_SEED=N
+# replays the seed a run printed).
 fuzz: deps
 	Fuzz/run.sh ejson 600
 	Fuzz/run.sh bson 600
+	$(SWIFTPM) build --build-tests
+	SWITCHYARD_FUZZ_SECONDS=$(HTTP_FUZZ_LONG_SECONDS) $(SWIFTPM) test --skip-build --filter HTTPSurfaceFuzzTests
 
 # Sustained load on the example app, then the catch-up, with the server's RSS beside its bound (see README).
 soak: deps

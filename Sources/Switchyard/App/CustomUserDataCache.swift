@@ -26,6 +26,15 @@ final class CustomUserDataCache: Sendable {
         }
     }
 
+    /// The user's document as the collection holds it now, read past the cache.
+    nonisolated(nonsending) func storedDocument(forUser userId: String, settings: AuthSettings.CustomUserData)
+        async throws -> BSONDocument
+    {
+        try await store.database(settings.database).collection(settings.collection).findOne([
+            settings.userIdField: .string(userId)
+        ]) ?? [:]
+    }
+
     /// The user's document when it is kept from an earlier read, without waiting; nil when it must be read.
     func kept(forUser userId: String, settings: AuthSettings.CustomUserData) -> BSONDocument? {
         cache(for: settings).kept(for: userId)

@@ -29,16 +29,22 @@ extension SwitchyardApp {
                 message: "function '\(name)' is private: triggers and other functions may call it, clients may not")
         }
         var user = user
-        if user.kind == .normal, let settings = loaded.definition.auth.customUserData, settings.enabled {
+        let hasRule = !settings.canEvaluate.isEmpty
+        if user.kind == .normal, let customUserData = loaded.definition.auth.customUserData, customUserData.enabled {
             // Replaced without comparing: comparing it with what the caller's token carried cost more than a new box.
             // Kept data is taken without an `await`, which would cost the call a switch back to its executor.
-            if let kept = customUserDataCache.kept(forUser: user.id, settings: settings) {
+            // A rule decides who may call, so it reads the document as the store holds it now, never a kept copy.
+            if !hasRule, let kept = customUserDataCache.kept(forUser: user.id, settings: customUserData) {
                 user.customData = kept
             } else {
-                user.customData = try await customData(of: user, settings: settings, function: name)
+                user.customData = try await customData(
+                    of: user, settings: customUserData, fresh: hasRule, function: name)
             }
+        } else if user.kind == .normal, hasRule {
+            // Without custom user data configured there is none: a rule never reads what a token still carries.
+            user.customData = [:]
         }
-        if !settings.canEvaluate.isEmpty {
+        if hasRule {
             try Self.check(
                 settings.canEvaluate, of: name, user: user, request: request(), arguments: arguments, loaded: loaded)
         }
@@ -85,13 +91,15 @@ extension SwitchyardApp {
         return try await customUserDataCache.document(forUser: id, settings: settings)
     }
 
-    /// The user's document from the configured custom user data collection, read for `function`.
+    /// The user's document from the configured custom user data collection, read for `function`; `fresh` reads
+    /// the store itself instead of a kept copy.
     nonisolated(nonsending) private func customData(
-        of user: FunctionUser, settings: AuthSettings.CustomUserData, function: String
+        of user: FunctionUser, settings: AuthSettings.CustomUserData, fresh: Bool, function: String
     )
         async throws(FunctionCallError) -> BSONDocument
     {
         do {
+            if fresh { return try await customUserDataCache.storedDocument(forUser: user.id, settings: settings) }
             return try await customUserDataCache.document(forUser: user.id, settings: settings)
         } catch {
             throw FunctionCallError(

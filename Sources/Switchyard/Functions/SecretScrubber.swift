@@ -1,7 +1,14 @@
+import BSON
 import Foundation
 
 /// Replaces every resolved secret value in a text with `<secret>`, so error messages and log lines can be
 /// recorded and shown: a function may read a secret, but what it throws or logs never carries it on.
+///
+/// A secret reaches a text in more forms than its own: a thrown error's description quotes its strings the way
+/// Swift's `debugDescription` does, a logged document is Extended JSON, a JSON body quoted inside another JSON
+/// string is escaped twice, and credentials travel base64-encoded (an `Authorization: Basic` header, a key file
+/// read as data). Each of those forms of each secret is replaced, so a PEM key (quotes, backslashes and newlines
+/// once escaped) is scrubbed whichever way it was written.
 public struct SecretScrubber: Sendable {
     /// Longest first, so a secret containing another is replaced whole.
     private let values: [String]
@@ -9,9 +16,27 @@ public struct SecretScrubber: Sendable {
     public static let replacement = "<secret>"
 
     public init(secrets: some Sequence<Secret>) {
-        values = Set(secrets.map(\.exposedValue).filter { !$0.isEmpty }).sorted {
+        values = Set(secrets.map(\.exposedValue).filter { !$0.isEmpty }.flatMap(Self.encodings)).sorted {
             $0.utf8.count != $1.utf8.count ? $0.utf8.count > $1.utf8.count : $0 < $1
         }
+    }
+
+    /// The forms `secret` takes in text: itself, JSON-escaped (once and twice, with and without `\/`), as a Swift
+    /// string literal, and base64 (standard and URL-safe, with and without padding).
+    static func encodings(of secret: String) -> [String] {
+        let json = jsonEscaped(secret)
+        let base64 = Data(secret.utf8).base64EncodedString()
+        let unpadded = String(base64.prefix { $0 != "=" })
+        let urlSafe = unpadded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return [
+            secret, json, jsonEscaped(json), json.replacingOccurrences(of: "/", with: "\\/"),
+            String(secret.debugDescription.dropFirst().dropLast()), base64, unpadded, urlSafe,
+        ]
+    }
+
+    /// The secret as it appears between the quotes of an Extended JSON (or plain JSON) string.
+    private static func jsonEscaped(_ text: String) -> String {
+        String(BSON.string(text).extendedJSON().dropFirst().dropLast())
     }
 
     /// Scrubs the secrets among `values`.

@@ -130,6 +130,16 @@ final class ServerShared: Sendable {
             {
                 PendingRequest.attach(to: requestContext).tooLarge = true
             }
+            // A body in a transfer coding that does not end with chunked has no length to read by (RFC 9112 6.1):
+            // libmicrohttpd would wait for the client to close, so it is refused before any of it is read.
+            if let coding = MHD_lookup_connection_value(connection, .HEADER_KIND, "transfer-encoding"),
+                !Self.endsChunked(String(cString: coding))
+            {
+                return queue(
+                    APIError.badRequest(
+                        "a request body may only be sent with Content-Length or Transfer-Encoding: chunked"
+                    ).response, on: connection)
+            }
             return MHD_Result.YES
         }
         let pending = existing == PendingRequest.headersRead ? nil : PendingRequest.attached(existing)
@@ -167,6 +177,12 @@ final class ServerShared: Sendable {
             (pending ?? PendingRequest.attach(to: requestContext)).execution = execution
             return answer(execution.start(), on: connection)
         }
+    }
+
+    /// Whether a `Transfer-Encoding` value's last coding is chunked, the only framing a request can end by.
+    static func endsChunked(_ codings: String) -> Bool {
+        let last = codings.split(separator: ",").last.map { $0.filter { $0 != " " && $0 != "\t" } } ?? ""
+        return last.lowercased() == "chunked"
     }
 
     static let completed: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in

@@ -1,0 +1,122 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One HTTP/1.1 request written as bytes on a fresh loopback connection, and how the server answered: the
+/// fuzzer sends what no well-behaved client library would (bad methods, paths, bodies), so it speaks raw TCP.
+/// Blocking: it runs on a thread of its own, never on the cooperative pool the server's handlers share.
+struct RawHTTPExchange {
+    enum Outcome: Equatable {
+        /// The status line and headers arrived; `streaming` when the answer is an event stream left open.
+        case answered(status: Int, streaming: Bool)
+        /// Nothing (or not the whole answer) came within the limit: the server hangs on this request.
+        case noAnswer
+        /// The server could not be reached or closed without answering.
+        case refused(String)
+    }
+
+    let port: UInt16
+    /// How long a request may go unanswered before it is a finding (a hang detector, not a speed bound).
+    let limit: Duration
+
+    /// Sends `request` from a thread of its own, for a test on the cooperative pool the server's handlers need.
+    func sendFromThread(_ request: [UInt8]) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: send(request)) }.start()
+        }
+    }
+
+    /// Sends `request`; `isHead` says it asked for the headers alone (a `HEAD`), whose answer has no body.
+    func send(_ request: [UInt8], isHead: Bool = false) -> Outcome {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return .refused("socket: errno \(errno)") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return .refused("connect: errno \(errno)") }
+        let deadline = ContinuousClock.now + limit
+        var sent = 0
+        while sent < request.count {
+            let n = request[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                sent += n
+            } else if n < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+                if ContinuousClock.now >= deadline { return .noAnswer }
+            } else {
+                // The server may answer (413, 400) before reading a whole body, and close: read what it said.
+                break
+            }
+        }
+        return receive(fd, isHead: isHead, until: deadline)
+    }
+
+    /// Reads the answer until its end (Content-Length, or the close `Connection: close` brings).
+    private func receive(_ fd: Int32, isHead: Bool, until deadline: ContinuousClock.Instant) -> Outcome {
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var head: (status: Int, bodyStart: Int, length: Int?, streaming: Bool)?
+        while true {
+            if let head {
+                if head.streaming { return .answered(status: head.status, streaming: true) }
+                // 204 and 304 answers, and answers to HEAD, end with their headers.
+                if isHead || head.status == 204 || head.status == 304 {
+                    return .answered(status: head.status, streaming: false)
+                }
+                if let length = head.length, answer.count - head.bodyStart >= length {
+                    return .answered(status: head.status, streaming: false)
+                }
+            }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                answer += buffer[..<n]
+                if head == nil { head = Self.head(of: answer) }
+                // An interim answer (`100 Continue`) comes before the one that counts.
+                while let interim = head, (100..<200).contains(interim.status) {
+                    answer.removeSubrange(..<interim.bodyStart)
+                    head = Self.head(of: answer)
+                }
+            } else if n == 0 {
+                guard let head else { return .refused("closed without an answer") }
+                return .answered(status: head.status, streaming: head.streaming)
+            } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+                if ContinuousClock.now >= deadline { return .noAnswer }
+            } else {
+                guard let head else { return .refused("recv: errno \(errno)") }
+                return .answered(status: head.status, streaming: head.streaming)
+            }
+        }
+    }
+
+    /// The status, where the body starts, its declared length and whether it is an event stream; nil until the
+    /// headers are complete.
+    private static func head(of bytes: [UInt8]) -> (status: Int, bodyStart: Int, length: Int?, streaming: Bool)? {
+        let end: [UInt8] = Array("\r\n\r\n".utf8)
+        guard bytes.count >= 4, let at = (0...(bytes.count - 4)).first(where: { Array(bytes[$0..<$0 + 4]) == end })
+        else { return nil }
+        let text = String(decoding: bytes[..<at], as: UTF8.self).lowercased()
+        let lines = text.components(separatedBy: "\r\n")
+        let parts = lines.first?.split(separator: " ") ?? []
+        let status = parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
+        var length: Int?
+        var streaming = false
+        for line in lines.dropFirst() {
+            if line.hasPrefix("content-length:") {
+                length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces))
+            }
+            if line.hasPrefix("content-type:"), line.contains("text/event-stream") { streaming = true }
+        }
+        return (status, at + 4, length, streaming)
+    }
+}
