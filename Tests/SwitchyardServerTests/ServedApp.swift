@@ -1,4 +1,5 @@
 import BSON
+import DocumentStore
 import Foundation
 import Functions
 import Messaging
@@ -25,10 +26,11 @@ struct ServedApp: Sendable {
     /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run.
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
-        retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), _ body: (ServedApp) async throws -> Result
+        store: StoreConfiguration = .memory, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
+        _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let configuration = AppConfiguration(definition: definition, environment: .development, values: values)
-        let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: .memory)
+        let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: store)
         return try await serve(app, retry: retry, body)
     }
 

@@ -29,16 +29,28 @@ final class SQLiteConnection {
     }
 
     func error(_ what: String) -> StoreError {
-        .location(17_011, "SQLite error in \(path) during \(what): \(String(cString: sqlite3_errmsg(handle)))")
+        Self.error(
+            code: sqlite3_errcode(handle), in: path, "during \(what): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+
+    /// A full disk says so without the file's path, since its message reaches API clients; other failures name the
+    /// file for the operator.
+    private static func error(code: Int32, in path: String, _ detail: String) -> StoreError {
+        if code & 0xff == SQLITE_FULL {
+            return .outOfDiskSpace(
+                "the disk holding the data directory is full: the write was not saved (free space and retry)")
+        }
+        return .storageFailure("SQLite error in \(path) \(detail)")
     }
 
     /// Runs one or more statements without results.
     func execute(_ sql: String) throws(StoreError) {
         var message: UnsafeMutablePointer<CChar>?
-        if sqlite3_exec(handle, sql, nil, nil, &message) != SQLITE_OK {
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? "unknown error"
             sqlite3_free(message)
-            throw .location(17_011, "SQLite error in \(path) running \(sql): \(text)")
+            throw Self.error(code: code, in: path, "running \(sql): \(text)")
         }
     }
 
