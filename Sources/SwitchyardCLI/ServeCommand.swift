@@ -207,9 +207,11 @@ struct ServeCommand: Command {
             orUntilSupervisorExits: ProcessInfo.processInfo.environment[Self.supervisorVariable])
         log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
         reloader.cancel()
+        // Triggers first: their functions send through this server's FCM emulator (and may call its APIs), so the
+        // endpoints they use stay up until the last running function has finished.
+        await opened.app.triggers.stop()
         await server.stop()
         if let exportDirectory {
-            await opened.app.triggers.stop()
             do {
                 let exported = try await DataExport.export(store: opened.app.store, to: exportDirectory)
                 log.event("exported \(exported.count) collections to \(exportDirectory)")
