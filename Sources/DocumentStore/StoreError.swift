@@ -53,6 +53,11 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func storageFailure(_ message: String) -> StoreError {
         StoreError(code: 17_011, codeName: "Location17011", message: message)
     }
+    /// The store's files hold less than was committed (a write-ahead log or database file deleted, truncated or
+    /// damaged): the store refuses to open rather than go on without the missing data.
+    public static func dataCorruptionDetected(_ message: String) -> StoreError {
+        StoreError(code: 302, codeName: "DataCorruptionDetected", message: message)
+    }
     /// Whether the error comes from the storage under the store rather than from the request: a server-side
     /// failure an HTTP answer reports with a 5xx status.
     public var isStorageFailure: Bool { [14_031, 17_010, 17_011].contains(code) }

@@ -28,8 +28,8 @@ struct ServeCommand: Command {
         DATA_DIR/admin.token, readable by you only; the dashboard page carries it.
 
         Configuration problems print as FILE:LINE:COLUMN: message, exit status 2 (so do missing or unusable
-        --push live credentials); a failure to start (the port is taken, the data directory is in use) exits
-        with status 1.
+        --push live credentials); a failure to start (the port is taken, the data directory is in use, its
+        store holds less than was committed) exits with status 1.
 
         OPTIONS:
           --host HOST           The address to listen on (default: 127.0.0.1)
@@ -52,6 +52,9 @@ struct ServeCommand: Command {
           --service-account FILE
                                 With --push live: the FCM service account's JSON file (instead of the
                                 configured value)
+          --accept-data-loss    Start even when the store's files hold less than was committed (its
+                                write-ahead log or database file deleted, truncated or damaged), going on
+                                with what is left; without it such a store refuses to start
           --log-format FORMAT   text (default): each function run as 'switchyard logs' prints it; json: one
                                 JSON object per line (time, level, trigger, function, eventId, attempt,
                                 userId, durationMs, outcome, error, logs) for log collectors
@@ -90,9 +93,10 @@ struct ServeCommand: Command {
                 "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
                 "--push", "--service-account",
             ],
-            flags: ["--watch"], takesPositionals: false,
+            flags: ["--watch", "--accept-data-loss"], takesPositionals: false,
             usage: Self.usage)
         app = try AppOptions(parsed, usage: Self.usage)
+        app.acceptingDataLoss = parsed.has("--accept-data-loss")
         host = parsed.value("--host") ?? "127.0.0.1"
         let portText = parsed.value("--port") ?? "9090"
         guard let port = UInt16(portText) else {
@@ -254,7 +258,8 @@ struct ServeCommand: Command {
         }
         let supervisor = WatchSupervisor(
             executable: executable, childArguments: childArguments,
-            firstStartArguments: importDirectory.map { ["--import", $0] } ?? [], configurationDirectory: app.directory,
+            firstStartArguments: (importDirectory.map { ["--import", $0] } ?? [])
+                + (app.acceptingDataLoss ? ["--accept-data-loss"] : []), configurationDirectory: app.directory,
             dataDirectory: app.dataDirectory, build: build,
             validationArguments: ["--config", app.directory, "--environment", app.environment.rawValue],
             log: ServeLog(format: logFormat))
