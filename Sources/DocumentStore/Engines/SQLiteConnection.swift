@@ -92,6 +92,28 @@ final class SQLiteConnection {
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
     }
 
+    /// Copies this connection's whole database into `destination`'s with SQLite's online backup, in one step (one
+    /// read transaction: in WAL mode the store's writers go on meanwhile, and what is copied is one committed
+    /// state).
+    func backup(to destination: SQLiteConnection) throws(StoreError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw destination.error("backup")
+        }
+        var code = sqlite3_backup_step(backup, -1)
+        // A writer of another process may hold the lock for a moment: bounded retries, as a busy timeout would.
+        var attempts = 0
+        while code == SQLITE_BUSY || code == SQLITE_LOCKED, attempts < 500 {
+            attempts += 1
+            sqlite3_sleep(10)
+            code = sqlite3_backup_step(backup, -1)
+        }
+        sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE else {
+            throw Self.error(
+                code: code, in: destination.path, "during backup: \(String(cString: sqlite3_errstr(code)))")
+        }
+    }
+
     /// A cached prepared statement, reset and with bindings cleared, ready to bind.
     func statement(_ sql: StaticString) throws(StoreError) -> SQLiteStatement {
         let key = UnsafeRawPointer(sql.utf8Start)
