@@ -105,7 +105,9 @@ let package = Package(
             path: "Tests/Fixtures/TriggerCrashRunner"),
         .testTarget(
             name: "SwitchyardServerTests",
-            dependencies: ["SwitchyardServer", "Switchyard", "BSON", "DocumentStore", "Messaging", "Functions"]),
+            dependencies: [
+                "SwitchyardServer", "Switchyard", "BSON", "DocumentStore", "Messaging", "Functions", "TestSupport",
+            ]),
         .testTarget(name: "FunctionsTests", dependencies: ["Functions", "Switchyard", "BSON"]),
         // The example app end to end, through SwitchyardTesting as a user's tests would.
         .testTarget(

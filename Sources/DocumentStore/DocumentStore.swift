@@ -24,6 +24,7 @@ public final class DocumentStore: Sendable {
         let retention = configuration.changeLogRetention
         let busyTimeout = configuration.busyTimeoutMilliseconds
         let engine = configuration.engine
+        let acceptingDataLoss = configuration.acceptingDataLoss
         var readers: ReadConnectionPool?
         // A commit that fsyncs stays on the store's thread; one that only writes through the OS (WAL with
         // `synchronous` off or normal, or memory) may run on a lone writer's own thread.
@@ -39,11 +40,17 @@ public final class DocumentStore: Sendable {
             switch engine {
             case .memory: storage = MemoryEngine()
             case .sqlite(let directory, let synchronous):
+                try StoreIdentityFile.checkDatabaseFile(in: directory, acceptingDataLoss: acceptingDataLoss)
                 storage = try SQLiteEngine(
                     directory: directory, synchronous: synchronous, busyTimeoutMilliseconds: busyTimeout)
             }
             do throws(StoreError) {
-                return try StoreCore(engine: storage, retention: retention)
+                let core = try StoreCore(engine: storage, retention: retention)
+                if case .sqlite(let directory, _) = engine {
+                    core.identityFile = try StoreIdentityFile.recording(
+                        directory: directory, core: core, acceptingDataLoss: acceptingDataLoss)
+                }
+                return core
             } catch {
                 storage.close()
                 throw error

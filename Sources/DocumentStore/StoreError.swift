@@ -52,6 +52,25 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func maxTimeMSExpired(_ message: String) -> StoreError {
         StoreError(code: 50, codeName: "MaxTimeMSExpired", message: message)
     }
+    /// The disk holding the store is full (SQLite's `SQLITE_FULL`): the write was rolled back and can be retried
+    /// once space is freed. MongoDB's own code and name for it.
+    public static func outOfDiskSpace(_ message: String) -> StoreError {
+        StoreError(code: 14_031, codeName: "OutOfDiskSpace", message: message)
+    }
+    /// The store's files could not be read or written (an I/O error, a file that is not a database, the store
+    /// closed): nothing the request did wrong.
+    public static func storageFailure(_ message: String) -> StoreError {
+        StoreError(code: 17_011, codeName: "Location17011", message: message)
+    }
+    /// The store's files hold less than was committed (a write-ahead log or database file deleted, truncated or
+    /// damaged): the store refuses to open rather than go on without the missing data.
+    public static func dataCorruptionDetected(_ message: String) -> StoreError {
+        StoreError(code: 302, codeName: "DataCorruptionDetected", message: message)
+    }
+    /// Whether the error comes from the storage under the store rather than from the request: a server-side
+    /// failure an HTTP answer reports with a 5xx status.
+    public var isStorageFailure: Bool { [14_031, 17_010, 17_011].contains(code) }
+
     public static func location(_ code: Int, _ message: String) -> StoreError {
         StoreError(code: code, codeName: "Location\(code)", message: message)
     }

@@ -26,6 +26,8 @@ struct AppOptions {
     var environment: AppEnvironment
     /// Where the app keeps its store: `--data-dir`, else `.switchyard` under the configuration directory.
     var dataDirectory: String
+    /// Opens a store whose files hold less than was committed, going on with what is left (`--accept-data-loss`).
+    var acceptingDataLoss = false
 
     init(_ arguments: Arguments, usage: String) throws(UsageError) {
         directory = try Self.configurationDirectory(arguments.value("--config") ?? ".", usage: usage)
@@ -95,7 +97,8 @@ struct AppOptions {
         do {
             let app = try await SwitchyardApp.open(
                 configuration: loaded, registry: CommandLineTool.registry,
-                store: .sqlite(directory: dataDirectory), options: SwitchyardApp.Options(messaging: messaging))
+                store: .sqlite(directory: dataDirectory, acceptingDataLoss: acceptingDataLoss),
+                options: SwitchyardApp.Options(messaging: messaging))
             return OpenApp(app: app, claim: claim)
         } catch {
             claim.discard()

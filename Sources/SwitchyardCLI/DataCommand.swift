@@ -9,13 +9,15 @@ import Synchronization
     import Darwin
 #endif
 
-/// `switchyard data export DIR` and `switchyard data import DIR`: the app's data as Extended JSON files.
+/// `switchyard data export DIR` and `switchyard data import DIR`: the app's data as Extended JSON files;
+/// `switchyard data backup DIR`: a copy of the store itself, made while the app runs.
 struct DataCommand: Command {
     static let name = "data"
-    static let summary = "Export the app's data to Extended JSON files, or import such files"
+    static let summary = "Export the app's data to Extended JSON files, import such files, or back up the store"
     static let usage = """
         USAGE: switchyard data export DIR [--include-internal] [options]
                switchyard data import DIR [--fire-triggers] [--include-internal] [options]
+               switchyard data backup DIR [options]
 
         export writes one file per collection, DIR/<db>.<collection>.json, holding one canonical Extended
         JSON document per line (sorted by _id; every BSON type survives), and DIR/collections.json with
@@ -27,6 +29,13 @@ struct DataCommand: Command {
         anything is written: an error names FILE:LINE:COLUMN and changes nothing (exit 2). A file may also
         hold one JSON array of documents. Hand-written files need no collections.json. Large imports show
         their progress on standard error. The app must not be running (one writer per data directory).
+
+        backup copies the store (every database, Switchyard's own records too) into DIR/store.sqlite with
+        SQLite's online backup, as one committed state, while the app runs; DIR/store.identity goes beside
+        it. A copy of the data directory's store.sqlite alone is no backup: recent commits live in
+        store.sqlite-wal until a checkpoint. To restore, stop the app and copy both files into the data
+        directory, replacing its store.sqlite and store.identity and removing store.sqlite-wal and
+        store.sqlite-shm. DIR must not hold a store already.
 
         An import is not a change: no trigger fires for it, now or later, and change streams do not see
         it. With --fire-triggers it is written as ordinary changes (a delete for each document replaced,
@@ -41,7 +50,7 @@ struct DataCommand: Command {
           -h, --help            Show this help
         """
 
-    enum Action { case export, `import` }
+    enum Action: String, CaseIterable { case export, `import`, backup }
 
     var action: Action
     var directory: String
@@ -54,20 +63,19 @@ struct DataCommand: Command {
             arguments, options: AppOptions.dataNames, flags: ["--fire-triggers", "--include-internal"],
             usage: Self.usage)
         guard let word = parsed.positionals.first else {
-            throw UsageError("missing 'export' or 'import'", usage: Self.usage)
+            throw UsageError("missing 'export', 'import' or 'backup'", usage: Self.usage)
         }
-        switch word {
-        case "export": action = .export
-        case "import": action = .import
-        default:
-            let hint = ClosestMatch.suggestion(for: word, among: ["export", "import"]).map {
+        guard let action = Action(rawValue: word) else {
+            let hint = ClosestMatch.suggestion(for: word, among: Action.allCases.map(\.rawValue)).map {
                 " (did you mean '\($0)'?)"
             }
-            throw UsageError("unknown action '\(word)'\(hint ?? ""); give 'export' or 'import'", usage: Self.usage)
+            throw UsageError(
+                "unknown action '\(word)'\(hint ?? ""); give 'export', 'import' or 'backup'", usage: Self.usage)
         }
+        self.action = action
         guard parsed.positionals.count >= 2 else {
             throw UsageError(
-                "missing DIR, the directory to \(word) \(word == "export" ? "to" : "from")", usage: Self.usage)
+                "missing DIR, the directory to \(word) \(action == .import ? "from" : "to")", usage: Self.usage)
         }
         guard parsed.positionals.count == 2 else {
             throw UsageError("unexpected argument '\(parsed.positionals[2])'", usage: Self.usage)
@@ -76,8 +84,12 @@ struct DataCommand: Command {
         app = try AppOptions(parsed, usage: Self.usage)
         fireTriggers = parsed.has("--fire-triggers")
         includeInternal = parsed.has("--include-internal")
-        if fireTriggers && action == .export {
+        if fireTriggers && action != .import {
             throw UsageError("--fire-triggers is for import", usage: Self.usage)
+        }
+        if includeInternal && action == .backup {
+            throw UsageError(
+                "--include-internal is for export and import (a backup holds everything)", usage: Self.usage)
         }
     }
 
@@ -85,8 +97,24 @@ struct DataCommand: Command {
         switch action {
         case .export: try await export()
         case .import: try await fireTriggers ? importFiringTriggers() : importQuietly()
+        case .backup: try backup()
         }
         return 0
+    }
+
+    /// Needs no claim on the data directory: the online backup reads beside a running app's writers.
+    private func backup() throws(CommandFailure) {
+        guard FileManager.default.fileExists(atPath: "\(app.dataDirectory)/store.sqlite") else {
+            throw CommandFailure(
+                "switchyard data backup: no data in \(app.dataDirectory) (check --data-dir)", status: 2)
+        }
+        let summary: StoreBackup.Summary
+        do {
+            summary = try StoreBackup.copy(storeIn: app.dataDirectory, to: directory)
+        } catch {
+            throw CommandFailure("switchyard data backup: \(error.message)", status: error.code == 2 ? 2 : 1)
+        }
+        Output.print("backed up \(app.dataDirectory) through change \(summary.committedThrough) to \(summary.file)")
     }
 
     private func export() async throws(CommandFailure) {

@@ -28,8 +28,8 @@ struct ServeCommand: Command {
         DATA_DIR/admin.token, readable by you only; the dashboard page carries it.
 
         Configuration problems print as FILE:LINE:COLUMN: message, exit status 2 (so do missing or unusable
-        --push live credentials); a failure to start (the port is taken, the data directory is in use) exits
-        with status 1.
+        --push live credentials); a failure to start (the port is taken, the data directory is in use, its
+        store holds less than was committed) exits with status 1.
 
         OPTIONS:
           --host HOST           The address to listen on (default: 127.0.0.1)
@@ -56,6 +56,9 @@ struct ServeCommand: Command {
                                 The time budget of a client's mongodb-atlas read (find, count,
                                 aggregate) that sends no maxTimeMS (default: 30); past it the read fails
                                 with MaxTimeMSExpired
+          --accept-data-loss    Start even when the store's files hold less than was committed (its
+                                write-ahead log or database file deleted, truncated or damaged), going on
+                                with what is left; without it such a store refuses to start
           --log-format FORMAT   text (default): each function run as 'switchyard logs' prints it; json: one
                                 JSON object per line (time, level, trigger, function, eventId, attempt,
                                 userId, durationMs, outcome, error, logs) for log collectors
@@ -95,9 +98,10 @@ struct ServeCommand: Command {
                 "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
                 "--push", "--service-account", "--query-time-limit",
             ],
-            flags: ["--watch"], takesPositionals: false,
+            flags: ["--watch", "--accept-data-loss"], takesPositionals: false,
             usage: Self.usage)
         app = try AppOptions(parsed, usage: Self.usage)
+        app.acceptingDataLoss = parsed.has("--accept-data-loss")
         host = parsed.value("--host") ?? "127.0.0.1"
         let portText = parsed.value("--port") ?? "9090"
         guard let port = UInt16(portText) else {
@@ -226,9 +230,11 @@ struct ServeCommand: Command {
             orUntilSupervisorExits: ProcessInfo.processInfo.environment[Self.supervisorVariable])
         log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
         reloader.cancel()
+        // Triggers first: their functions send through this server's FCM emulator (and may call its APIs), so the
+        // endpoints they use stay up until the last running function has finished.
+        await opened.app.triggers.stop()
         await server.stop()
         if let exportDirectory {
-            await opened.app.triggers.stop()
             do {
                 let exported = try await DataExport.export(store: opened.app.store, to: exportDirectory)
                 log.event("exported \(exported.count) collections to \(exportDirectory)")
@@ -271,7 +277,8 @@ struct ServeCommand: Command {
         }
         let supervisor = WatchSupervisor(
             executable: executable, childArguments: childArguments,
-            firstStartArguments: importDirectory.map { ["--import", $0] } ?? [], configurationDirectory: app.directory,
+            firstStartArguments: (importDirectory.map { ["--import", $0] } ?? [])
+                + (app.acceptingDataLoss ? ["--accept-data-loss"] : []), configurationDirectory: app.directory,
             dataDirectory: app.dataDirectory, build: build,
             validationArguments: ["--config", app.directory, "--environment", app.environment.rawValue],
             log: ServeLog(format: logFormat))

@@ -65,7 +65,7 @@ import Testing
     @Test func wrongUsageIsBadInput() throws {
         let app = try TemporaryDirectory()
         let none = try switchyard(["data"], in: app.path)
-        #expect(none.status == 2 && none.stderr.hasPrefix("switchyard data: missing 'export' or 'import'"))
+        #expect(none.status == 2 && none.stderr.hasPrefix("switchyard data: missing 'export', 'import' or 'backup'"))
         let typo = try switchyard(["data", "improt", "seed"], in: app.path)
         #expect(
             typo.status == 2

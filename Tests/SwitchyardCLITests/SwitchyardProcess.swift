@@ -173,10 +173,10 @@ final class RunningSwitchyard: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    /// Sends Ctrl-C and returns the exit status once the process ends (killing it after a minute, so a
-    /// process that ignores the signal fails the test instead of hanging it).
-    func interrupt() -> Int32 {
-        Foundation.kill(process.processIdentifier, SIGINT)
+    /// Sends Ctrl-C (or `signal`) and returns the exit status once the process ends (killing it after a minute,
+    /// so a process that ignores the signal fails the test instead of hanging it).
+    func interrupt(with signal: Int32 = SIGINT) -> Int32 {
+        Foundation.kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(60)
         lock.lock()
         while !ended, lock.wait(until: deadline) {}

@@ -1,4 +1,5 @@
 import BSON
+import DocumentStore
 import Foundation
 import Functions
 import Messaging
@@ -26,12 +27,12 @@ struct ServedApp: Sendable {
     /// sets the time budget and threads of `mongodb-atlas` calls (only those two of its fields are used).
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
-        retry: Messaging.RetryPolicy = Messaging.RetryPolicy(), authLimits: AuthLimits = AuthLimits(),
-        queries: ClientAPI.Configuration = .init(),
+        store: StoreConfiguration = .memory, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
+        authLimits: AuthLimits = AuthLimits(), queries: ClientAPI.Configuration = .init(),
         _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let configuration = AppConfiguration(definition: definition, environment: .development, values: values)
-        let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: .memory)
+        let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: store)
         return try await serve(app, retry: retry, authLimits: authLimits, queries: queries, body)
     }
 

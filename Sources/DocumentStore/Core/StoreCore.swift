@@ -45,6 +45,8 @@ final class StoreCore {
     /// Changes whenever `catalog` is assigned, so a commit knows whether readers need a new catalog.
     private(set) var catalogGeneration = 0
     var lastSequence: Int64 = 0
+    /// Records the committed position for noticing lost data at the next start (SQLite stores only).
+    var identityFile: StoreIdentityFile?
     /// Every change up to this sequence has been pruned; resuming before it loses history.
     var prunedThrough: Int64 = 0
     var logCount = 0

@@ -150,6 +150,7 @@ final class StoreWorker: @unchecked Sendable {
                 readers?.close()
                 notifier.finishAll()
                 core.engine.close()
+                core.identityFile?.finish(committedThrough: core.lastSequence)
                 self.core = nil
                 coreLock.unlock()
                 for done in closing { done() }
@@ -224,6 +225,7 @@ final class StoreWorker: @unchecked Sendable {
         if !core.appendedChanges.isEmpty {
             notifier.publish(core.appendedChanges)
             core.clearAppendedChanges()
+            core.identityFile?.committed(through: core.lastSequence)
         }
         return nil
     }

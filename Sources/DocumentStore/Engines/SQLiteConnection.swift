@@ -29,16 +29,28 @@ final class SQLiteConnection {
     }
 
     func error(_ what: String) -> StoreError {
-        .location(17_011, "SQLite error in \(path) during \(what): \(String(cString: sqlite3_errmsg(handle)))")
+        Self.error(
+            code: sqlite3_errcode(handle), in: path, "during \(what): \(String(cString: sqlite3_errmsg(handle)))")
+    }
+
+    /// A full disk says so without the file's path, since its message reaches API clients; other failures name the
+    /// file for the operator.
+    private static func error(code: Int32, in path: String, _ detail: String) -> StoreError {
+        if code & 0xff == SQLITE_FULL {
+            return .outOfDiskSpace(
+                "the disk holding the data directory is full: the write was not saved (free space and retry)")
+        }
+        return .storageFailure("SQLite error in \(path) \(detail)")
     }
 
     /// Runs one or more statements without results.
     func execute(_ sql: String) throws(StoreError) {
         var message: UnsafeMutablePointer<CChar>?
-        if sqlite3_exec(handle, sql, nil, nil, &message) != SQLITE_OK {
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? "unknown error"
             sqlite3_free(message)
-            throw .location(17_011, "SQLite error in \(path) running \(sql): \(text)")
+            throw Self.error(code: code, in: path, "running \(sql): \(text)")
         }
     }
 
@@ -78,6 +90,28 @@ final class SQLiteConnection {
     /// A passive checkpoint of the main database.
     func checkpoint() {
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
+    /// Copies this connection's whole database into `destination`'s with SQLite's online backup, in one step (one
+    /// read transaction: in WAL mode the store's writers go on meanwhile, and what is copied is one committed
+    /// state).
+    func backup(to destination: SQLiteConnection) throws(StoreError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw destination.error("backup")
+        }
+        var code = sqlite3_backup_step(backup, -1)
+        // A writer of another process may hold the lock for a moment: bounded retries, as a busy timeout would.
+        var attempts = 0
+        while code == SQLITE_BUSY || code == SQLITE_LOCKED, attempts < 500 {
+            attempts += 1
+            sqlite3_sleep(10)
+            code = sqlite3_backup_step(backup, -1)
+        }
+        sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE else {
+            throw Self.error(
+                code: code, in: destination.path, "during backup: \(String(cString: sqlite3_errstr(code)))")
+        }
     }
 
     /// A cached prepared statement, reset and with bindings cleared, ready to bind.

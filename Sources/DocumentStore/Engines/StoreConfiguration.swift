@@ -14,6 +14,9 @@ public struct StoreConfiguration: Sendable {
     public var changeLogRetention: ChangeLogRetention
     /// The most writes committed together in one transaction.
     public var maximumGroupCommitSize: Int
+    /// Opens a SQLite store even when its files hold less than was committed (see `StoreError.dataCorruptionDetected`),
+    /// going on with what is left; by default such a store refuses to open.
+    public var acceptingDataLoss = false
 
     public init(
         engine: Engine, busyTimeoutMilliseconds: Int32 = 5_000, changeLogRetention: ChangeLogRetention = .init(),
@@ -27,8 +30,10 @@ public struct StoreConfiguration: Sendable {
 
     public static let memory = StoreConfiguration(engine: .memory)
 
-    public static func sqlite(directory: String) -> StoreConfiguration {
-        StoreConfiguration(engine: .sqlite(directory: directory))
+    public static func sqlite(directory: String, acceptingDataLoss: Bool = false) -> StoreConfiguration {
+        var configuration = StoreConfiguration(engine: .sqlite(directory: directory))
+        configuration.acceptingDataLoss = acceptingDataLoss
+        return configuration
     }
 }
 

@@ -11,6 +11,7 @@ extension AdminAPI {
         case let error as ExtendedJSONError:
             return APIError.badRequest("malformed Extended JSON at \(error.line):\(error.column): \(error.message)")
         case let error as StoreError:
+            if let failure = APIError.storageFailure(code: error.code) { return failure }
             if error.code == StoreError.duplicateKey("").code {
                 return APIError(status: 409, code: error.codeName, message: error.message)
             }

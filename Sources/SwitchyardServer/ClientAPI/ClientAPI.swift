@@ -213,7 +213,7 @@ private struct ClientRoutes {
 
     /// The error as App Services renders it.
     private static func render(_ error: any Error, for request: ServerRequest) -> ServerResponse {
-        var failure = error as? APIError ?? APIError.internalError("\(error)")
+        var failure = APIError.answering(error)
         if failure.link == nil { failure.link = "http://\(request.headers["host"] ?? "127.0.0.1")/" }
         return failure.response
     }

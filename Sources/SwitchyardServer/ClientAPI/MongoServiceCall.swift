@@ -33,9 +33,11 @@ struct MongoServiceCall {
         do {
             return try await perform(action, argument, on: collection)
         } catch let error as StoreError {
-            throw APIError(status: 400, code: "MongoDBError", message: "\(action): \(error.message)")
+            throw APIError.storageFailure(code: error.code)
+                ?? APIError(status: 400, code: "MongoDBError", message: "\(action): \(error.message)")
         } catch let error as BulkWriteError {
-            throw APIError(status: 400, code: "MongoDBError", message: "\(action): \(error)")
+            throw error.writeErrors.lazy.compactMap { APIError.storageFailure(code: $0.code) }.first
+                ?? APIError(status: 400, code: "MongoDBError", message: "\(action): \(error)")
         }
     }
 

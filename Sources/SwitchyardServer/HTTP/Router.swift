@@ -171,8 +171,7 @@ public struct Router: Sendable {
     }
 
     private static func render(_ error: any Error, for request: ServerRequest) -> ServerResponse {
-        if let error = error as? APIError { return error.response(defaultLink: logsLink(request)) }
-        return APIError.internalError("\(error)").response(defaultLink: logsLink(request))
+        APIError.answering(error).response(defaultLink: logsLink(request))
     }
 
     private static func logsLink(_ request: ServerRequest) -> String {
