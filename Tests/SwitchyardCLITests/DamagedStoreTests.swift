@@ -58,7 +58,7 @@ import Testing
         defer { first.kill() }
         let serving = try await first.awaitLine(containing: "serving app")
         let clientAPI = try #require(serving["clientAPI"] as? String)
-        let token = try await anonymousToken(at: clientAPI)
+        let token = try await anonymousAccessToken(at: clientAPI)
         for batch in 0..<3 {
             let documents = (0..<(Self.documents / 3)).map { #"{"batch":\#(batch),"n":\#($0)}"# }
             let status = try await post(
@@ -107,12 +107,4 @@ import Testing
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
-    private func anonymousToken(at clientAPI: String) async throws -> String {
-        var login = URLRequest(url: URL(string: "\(clientAPI)/auth/providers/anon-user/login")!)
-        login.httpMethod = "POST"
-        login.httpBody = Data("{}".utf8)
-        let (session, _) = try await URLSession.shared.data(for: login)
-        return try #require(
-            (try JSONSerialization.jsonObject(with: session) as? [String: Any])?["access_token"] as? String)
-    }
 }

@@ -126,7 +126,7 @@ import Testing
         defer { running.kill() }
         let serving = try await running.awaitLine(containing: "serving app 'demo'")
         let clientAPI = try #require(serving["clientAPI"] as? String)
-        let token = try await accessToken(anonymousAt: clientAPI)
+        let token = try await anonymousAccessToken(at: clientAPI)
         let calls = 300
         for index in 0..<calls {
             var call = URLRequest(url: URL(string: "\(clientAPI)/functions/call")!)
@@ -151,16 +151,6 @@ import Testing
         #expect(lines.lastIndex { $0.contains(#""function":"ping""#) }.map { $0 < stopped } == true)
     }
 
-    /// Logs a new anonymous user in through the client API: their access token.
-    private func accessToken(anonymousAt clientAPI: String) async throws -> String {
-        var login = URLRequest(url: URL(string: "\(clientAPI)/auth/providers/anon-user/login")!)
-        login.httpMethod = "POST"
-        login.httpBody = Data("{}".utf8)
-        let (session, _) = try await URLSession.shared.data(for: login)
-        return try #require(
-            (try JSONSerialization.jsonObject(with: session) as? [String: Any])?["access_token"] as? String)
-    }
-
     private func status(_ request: URLRequest) async throws -> Int {
         let (_, response) = try await URLSession.shared.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
@@ -179,7 +169,7 @@ import Testing
         let clientAPI = try #require(serving["clientAPI"] as? String)
 
         // A client adds a second item through the client API; both leave in the export.
-        let token = try await accessToken(anonymousAt: clientAPI)
+        let token = try await anonymousAccessToken(at: clientAPI)
         var insert = URLRequest(url: URL(string: "\(clientAPI)/functions/call")!)
         insert.httpMethod = "POST"
         insert.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")

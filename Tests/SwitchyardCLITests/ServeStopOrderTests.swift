@@ -21,7 +21,7 @@ import Testing
         defer { running.kill() }
         let serving = try await running.awaitLine(containing: "serving app")
         let clientAPI = try #require(serving["clientAPI"] as? String)
-        let token = try await anonymousToken(at: clientAPI)
+        let token = try await anonymousAccessToken(at: clientAPI)
         let books = (0..<Self.books).map { #"{"_partition":"PUBLIC","volumeInfo":{"title":"Book \#($0)"}}"# }
         var insert = URLRequest(url: URL(string: "\(clientAPI)/functions/call")!)
         insert.httpMethod = "POST"
@@ -47,12 +47,4 @@ import Testing
         running.logLines.filter { $0["function"] as? String == "sentTopicNotification" }
     }
 
-    private func anonymousToken(at clientAPI: String) async throws -> String {
-        var login = URLRequest(url: URL(string: "\(clientAPI)/auth/providers/anon-user/login")!)
-        login.httpMethod = "POST"
-        login.httpBody = Data("{}".utf8)
-        let (session, _) = try await URLSession.shared.data(for: login)
-        return try #require(
-            (try JSONSerialization.jsonObject(with: session) as? [String: Any])?["access_token"] as? String)
-    }
 }

@@ -30,20 +30,10 @@ final class LiveEventReader: Sendable {
 
     /// Connects, asks for `path` and returns once the response head arrived.
     static func open(port: UInt16, path: String, token: String?) async throws -> LiveEventReader {
-        let descriptor = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw ReaderError("socket: \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw ReaderError("connect: \(errno)")
+        let descriptor: Int32
+        switch connectedLoopbackSocket(port: port) {
+        case .success(let connected): descriptor = connected
+        case .failure(let failure): throw ReaderError(failure.description)
         }
         var request = "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         if let token { request += "Authorization: Bearer \(token)\r\n" }

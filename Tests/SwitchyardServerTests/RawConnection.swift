@@ -7,20 +7,9 @@ final class RawConnection {
     private var descriptor: Int32
 
     init(port: UInt16) throws {
-        descriptor = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            Foundation.close(descriptor)
-            throw TestFailure("connect: errno \(errno)")
+        switch connectedLoopbackSocket(port: port) {
+        case .success(let connected): descriptor = connected
+        case .failure(let failure): throw TestFailure(failure.description)
         }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
     }

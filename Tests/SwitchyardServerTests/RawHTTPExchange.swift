@@ -30,22 +30,15 @@ struct RawHTTPExchange {
 
     /// Sends `request`; `isHead` says it asked for the headers alone (a `HEAD`), whose answer has no body.
     func send(_ request: [UInt8], isHead: Bool = false) -> Outcome {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return .refused("socket: errno \(errno)") }
+        let fd: Int32
+        switch connectedLoopbackSocket(port: port) {
+        case .success(let connected): fd = connected
+        case .failure(let failure): return .refused(failure.description)
+        }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return .refused("connect: errno \(errno)") }
         let deadline = ContinuousClock.now + limit
         var sent = 0
         while sent < request.count {
