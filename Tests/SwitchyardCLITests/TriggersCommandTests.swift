@@ -26,7 +26,12 @@ import Testing
         let server = try RunningSwitchyard(["serve", "--port", "0"], in: app.path)
         defer { _ = server.interrupt() }
         #expect(server.lines(atLeast: 1).isEmpty == false)
-        let running = try switchyard(["triggers"], in: app.path)
+        // The server starts its triggers' tasks as it starts serving; each reports running once its stream is open.
+        var running = try switchyard(["triggers"], in: app.path)
+        for _ in 0..<100 where running.stdout.split(separator: "\n").last?.contains(" running ") != true {
+            Thread.sleep(forTimeInterval: 0.05)
+            running = try switchyard(["triggers"], in: app.path)
+        }
         #expect(running.status == 0, "\(running.stderr)")
         #expect(running.stdout.split(separator: "\n").last?.contains(" running ") == true, "\(running.stdout)")
         #expect(running.stderr.isEmpty)
