@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -39,15 +40,7 @@ import Testing
 
     /// A service-account key with a fresh RSA key (`serve --push live` reads it at start and sends nothing here).
     static func serviceAccountJSON() throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let pem = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let pem = try freshRSAPrivateKeyPEM()
         let account: [String: String] = [
             "type": "service_account", "project_id": "demo-live", "private_key_id": "test-key", "private_key": pem,
             "client_email": "sender@demo-live.iam.gserviceaccount.com",

@@ -1,6 +1,7 @@
 import BSON
 import Foundation
 import Messaging
+import TestSupport
 import Testing
 
 @testable import SwitchyardServer
@@ -11,16 +12,8 @@ import Testing
         let outbox = OutboxMessaging(project: "books-app", senderId: "1234")
         outbox.unregisteredTokens = ["gone"]
         outbox.malformedTokens = ["junk"]
-        let emulator = FCMEmulator(outbox: outbox)
-        var router = Router()
-        router.add(emulator.routes)
-        let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), router: router)
-
-        let account = try ServiceAccount(
-            projectId: "books-app", clientEmail: "sender@books-app.iam.gserviceaccount.com",
-            privateKey: try Self.rsaPrivateKeyPEM(), tokenURI: "\(server.baseURL)/oauth2/token")
-        let client = try FCMClient(
-            serviceAccount: account, configuration: FCMClient.Configuration(endpoints: .emulator(server.baseURL)))
+        let (server, client) = try Self.client(ofEmulatorRecordingIn: outbox)
+        defer { withExtendedLifetime(server) {} }
 
         let name = try await client.send(
             PushMessage(target: .topic("books"), notification: PushNotification(title: "New book", body: "Dune")))
@@ -42,14 +35,8 @@ import Testing
 
     @Test func theClientSendsToAFirebaseInstallationIDAndLearnsWhichTokensAreNoTokens() async throws {
         let outbox = OutboxMessaging(project: "books-app")
-        var router = Router()
-        router.add(FCMEmulator(outbox: outbox).routes)
-        let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), router: router)
-        let account = try ServiceAccount(
-            projectId: "books-app", clientEmail: "sender@books-app.iam.gserviceaccount.com",
-            privateKey: try Self.rsaPrivateKeyPEM(), tokenURI: "\(server.baseURL)/oauth2/token")
-        let client = try FCMClient(
-            serviceAccount: account, configuration: FCMClient.Configuration(endpoints: .emulator(server.baseURL)))
+        let (server, client) = try Self.client(ofEmulatorRecordingIn: outbox)
+        defer { withExtendedLifetime(server) {} }
 
         let name = try await client.send(PushMessage(target: .fid("fid-phone"), data: ["bookId": "42"]))
         #expect(name.hasPrefix("projects/books-app/messages/"))
@@ -64,17 +51,16 @@ import Testing
         #expect(error?.invalidatesToken == true)
     }
 
-    /// A fresh RSA key from the openssl tool (the service account's `private_key`).
-    static func rsaPrivateKeyPEM() throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    /// An emulator recording in `outbox`, served on loopback, and an FCM client with its own key that reaches it.
+    static func client(ofEmulatorRecordingIn outbox: OutboxMessaging) throws -> (HTTPServer, FCMClient) {
+        var router = Router()
+        router.add(FCMEmulator(outbox: outbox).routes)
+        let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), router: router)
+        let account = try ServiceAccount(
+            projectId: "books-app", clientEmail: "sender@books-app.iam.gserviceaccount.com",
+            privateKey: try freshRSAPrivateKeyPEM(), tokenURI: "\(server.baseURL)/oauth2/token")
+        let client = try FCMClient(
+            serviceAccount: account, configuration: FCMClient.Configuration(endpoints: .emulator(server.baseURL)))
+        return (server, client)
     }
 }

@@ -2,6 +2,7 @@ import BSON
 import Foundation
 import Messaging
 import Switchyard
+import TestSupport
 import Testing
 
 @testable import SwitchyardServer
@@ -16,7 +17,7 @@ import Testing
 
     @Test func firebaseAdminAndFCMClientLeaveTheSameOutbox() async throws {
         let python = try await FirebaseAdminVenv.python()
-        let keyPEM = try FCMEmulatorFCMClientTests.rsaPrivateKeyPEM()
+        let keyPEM = try freshRSAPrivateKeyPEM()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("compat-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
