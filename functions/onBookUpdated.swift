@@ -48,7 +48,7 @@ func onBookUpdated(_ event: ChangeEvent, _ context: FunctionContext) async throw
     do {
         try await collections.notificationQueue.insertMany(entries, ordered: false)
     } catch let error as BulkWriteError
-        where error.writeErrors.allSatisfy({ $0.code == BooksAppCollections.duplicateKeyCode })
+        where error.writeErrors.allSatisfy({ $0.code == .duplicateKey })
     {
         queued -= error.writeErrors.count
         context.log("\(error.writeErrors.count) notification(s) were queued by an earlier delivery of this event")

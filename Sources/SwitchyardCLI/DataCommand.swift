@@ -112,7 +112,7 @@ struct DataCommand: Command {
         do {
             summary = try StoreBackup.copy(storeIn: app.dataDirectory, to: directory)
         } catch {
-            throw CommandFailure("switchyard data backup: \(error.message)", status: error.code == 2 ? 2 : 1)
+            throw CommandFailure("switchyard data backup: \(error.message)", status: error.code == .badValue ? 2 : 1)
         }
         Output.print("backed up \(app.dataDirectory) through change \(summary.committedThrough) to \(summary.file)")
     }

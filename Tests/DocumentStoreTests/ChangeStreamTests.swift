@@ -116,7 +116,7 @@ import Testing
             #expect(appEvents == [.rename, .drop, .drop, .dropDatabase, .invalidate])
 
             // After an invalidate only startAfter can continue.
-            await expectStoreError(260) {
+            await expectStoreError(.invalidResumeToken) {
                 _ = try await app.collection("b").watch(options: ChangeStreamOptions(resumeAfter: invalidate))
             }
             let restarted = try await app.collection("b").watch(options: ChangeStreamOptions(startAfter: invalidate))
@@ -133,7 +133,7 @@ import Testing
             for i in 0..<5 { try await c.insertOne(["_id": .int32(Int32(i))]) }
             let first = try await next(1, from: try await c.watch(options: ChangeStreamOptions(resumeAfter: start)))
             for i in 5..<12 { try await c.insertOne(["_id": .int32(Int32(i))]) }
-            let error = await expectStoreError(286) {
+            let error = await expectStoreError(.changeStreamHistoryLost) {
                 _ = try await c.watch(options: ChangeStreamOptions(resumeAfter: first[0].id))
             }
             #expect(error?.codeName == "ChangeStreamHistoryLost")
@@ -155,7 +155,7 @@ import Testing
             }
             let summary = try await store.worker.read { core in (core.logBytes, core.logCount, core.prunedThrough) }
             #expect(summary.0 <= 2_000 && summary.1 > 0 && summary.2 > 0)
-            await expectStoreError(286) {
+            await expectStoreError(.changeStreamHistoryLost) {
                 _ = try await c.watch(options: ChangeStreamOptions(resumeAfter: ResumeToken(sequence: 1)))
             }
         }
@@ -165,7 +165,7 @@ import Testing
             try await c.insertOne(["_id": 1])
             try await Task.sleep(for: .milliseconds(120))
             try await c.insertOne(["_id": 2])
-            await expectStoreError(286) {
+            await expectStoreError(.changeStreamHistoryLost) {
                 _ = try await c.watch(options: ChangeStreamOptions(resumeAfter: ResumeToken(sequence: 0)))
             }
         }
@@ -252,7 +252,7 @@ import Testing
             #expect(available[1].raw["fullDocument"] == .null && available[1].raw["fullDocumentBeforeChange"] == .null)
             let required = try await c.watch(
                 options: ChangeStreamOptions(fullDocumentBeforeChange: .required, resumeAfter: start))
-            await expectStoreError(47) { _ = try await next(2, from: required) }
+            await expectStoreError(.noMatchingDocument) { _ = try await next(2, from: required) }
         }
     }
 

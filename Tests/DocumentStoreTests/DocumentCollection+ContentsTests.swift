@@ -39,13 +39,15 @@ import Testing
             let books = store.database("app").collection("books")
             try await books.insertOne(["_id": 1, "isbn": "a"])
             try await books.createIndex(["isbn": 1])
-            let attempts: [(documents: [BSONDocument], indexes: [BSONDocument], position: Int, code: Int)] = [
-                ([["_id": 2], ["_id": 3], ["_id": 2]], [], 2, 11000),
-                (
-                    [["_id": 2, "isbn": "x"], ["_id": 3, "isbn": "x"]], [["key": ["isbn": 1], "unique": true]], 1, 11000
-                ),
-                ([["_id": 2], ["_id": [1, 2]]], [], 1, 53),
-            ]
+            let attempts: [(documents: [BSONDocument], indexes: [BSONDocument], position: Int, code: StoreError.Code)] =
+                [
+                    ([["_id": 2], ["_id": 3], ["_id": 2]], [], 2, .duplicateKey),
+                    (
+                        [["_id": 2, "isbn": "x"], ["_id": 3, "isbn": "x"]], [["key": ["isbn": 1], "unique": true]], 1,
+                        .duplicateKey
+                    ),
+                    ([["_id": 2], ["_id": [1, 2]]], [], 1, 53),
+                ]
             for attempt in attempts {
                 do {
                     try await books.replaceContents(attempt.documents, indexes: attempt.indexes, changeLogged: true)

@@ -46,7 +46,9 @@ import Testing
         try await withStore(kind) { store in
             let books = store.database("app").collection("books")
             try await books.insertOne(["_id": 1, "title": "Dune"])
-            let error = await expectStoreError(11000) { try await books.insertOne(["_id": 1.0, "title": "Emma"]) }
+            let error = await expectStoreError(.duplicateKey) {
+                try await books.insertOne(["_id": 1.0, "title": "Emma"])
+            }
             #expect(error?.codeName == "DuplicateKey")
             #expect(
                 error?.message == "E11000 duplicate key error collection: app.books index: _id_ dup key: { _id: 1.0 }")
@@ -73,7 +75,7 @@ import Testing
             }
             // The event holds the document one level deeper than the document's own limit allows.
             let deepest = BSONDocument.maximumNestingDepth - 1
-            await expectStoreError(2) { try await c.insertOne(["_id": 1, "x": nested(deepest)]) }
+            await expectStoreError(.badValue) { try await c.insertOne(["_id": 1, "x": nested(deepest)]) }
             try await c.insertOne(["_id": 2, "x": nested(deepest - 1)])
             #expect(try await c.countDocuments() == 1)
             let events = try await next(1, from: stream)
@@ -91,7 +93,7 @@ import Testing
                 Issue.record("expected a BulkWriteError")
             } catch let error as BulkWriteError {
                 #expect(error.writeErrors.map(\.index) == [2])
-                #expect(error.writeErrors.first?.code == 11000)
+                #expect(error.writeErrors.first?.code == .duplicateKey)
                 #expect(error.result.insertedCount == 2)
             }
             #expect(try await c.find().toArray() == [["_id": 1], ["_id": 2]])
@@ -107,7 +109,7 @@ import Testing
                 Issue.record("expected a BulkWriteError")
             } catch let error as BulkWriteError {
                 #expect(error.writeErrors.map(\.index) == [1, 3])
-                #expect(error.writeErrors.allSatisfy { $0.code == 11000 && $0.errmsg.hasPrefix("E11000") })
+                #expect(error.writeErrors.allSatisfy { $0.code == .duplicateKey && $0.errmsg.hasPrefix("E11000") })
                 #expect(error.result.insertedIds == [0: 1, 2: 2, 4: 3])
             }
             #expect(try await c.countDocuments() == 3)
@@ -148,12 +150,12 @@ import Testing
             let users = store.database("app").collection("users")
             #expect(try await users.createIndex(["name": 1], unique: true) == "name_1")
             try await users.insertOne(["_id": 1, "name": "x", "n": 1])
-            let error = await expectStoreError(11000) { try await users.insertOne(["_id": 2, "name": "x"]) }
+            let error = await expectStoreError(.duplicateKey) { try await users.insertOne(["_id": 2, "name": "x"]) }
             #expect(
                 error?.message
                     == #"E11000 duplicate key error collection: app.users index: name_1 dup key: { name: "x" }"#)
             try await users.createIndex(["n": 1], unique: true)
-            await expectStoreError(11000) { try await users.insertOne(["_id": 3, "name": "y", "n": 1.0]) }
+            await expectStoreError(.duplicateKey) { try await users.insertOne(["_id": 3, "name": "y", "n": 1.0]) }
             #expect(try await users.estimatedDocumentCount() == 1)
         }
     }
@@ -163,15 +165,15 @@ import Testing
             let c = store.database("app").collection("c")
             try await c.createIndex(["tags": 1], unique: true)
             try await c.insertOne(["_id": 1, "tags": ["a", "b", "a"]])
-            await expectStoreError(11000) { try await c.insertOne(["_id": 2, "tags": ["c", "b"]]) }
+            await expectStoreError(.duplicateKey) { try await c.insertOne(["_id": 2, "tags": ["c", "b"]]) }
             try await c.insertOne(["_id": 3, "tags": ["c"]])
             // Documents without the fields index as { x: null, y: null }: only one may exist.
-            await expectStoreError(11000) { try await c.createIndex(["x": 1, "y": -1], unique: true) }
+            await expectStoreError(.duplicateKey) { try await c.createIndex(["x": 1, "y": -1], unique: true) }
             let d = store.database("app").collection("d")
             try await d.createIndex(["x": 1, "y": -1], unique: true)
             try await d.insertOne(["_id": 4, "x": 1, "y": 1])
             try await d.insertOne(["_id": 5, "x": 1, "y": 2])
-            let error = await expectStoreError(11000) { try await d.insertOne(["_id": 6, "x": 1, "y": 2]) }
+            let error = await expectStoreError(.duplicateKey) { try await d.insertOne(["_id": 6, "x": 1, "y": 2]) }
             #expect(error?.message.hasSuffix("app.d index: x_1_y_-1 dup key: { x: 1, y: 2 }") == true)
         }
     }
@@ -182,13 +184,13 @@ import Testing
         try await withStore(kind) { store in
             let c = store.database("app").collection("c")
             try await c.insertMany([["_id": 1, "k": 5], ["_id": 2, "k": 5]])
-            await expectStoreError(11000) { try await c.createIndex(["k": 1], unique: true) }
+            await expectStoreError(.duplicateKey) { try await c.createIndex(["k": 1], unique: true) }
             #expect(try await c.listIndexes() == [["v": 2, "key": ["_id": 1], "name": "_id_"]])
             try await c.createIndex(["k": 1])
             #expect(try await c.listIndexes().map { $0["name"] } == ["_id_", "k_1"])
             try await c.dropIndex("k_1")
-            await expectStoreError(27) { try await c.dropIndex("k_1") }
-            await expectStoreError(72) { try await c.dropIndex("_id_") }
+            await expectStoreError(.indexNotFound) { try await c.dropIndex("k_1") }
+            await expectStoreError(.invalidOptions) { try await c.dropIndex("_id_") }
         }
     }
 
@@ -197,7 +199,7 @@ import Testing
             let app = store.database("app")
             try await app.createCollection(
                 "books", options: CreateCollectionOptions(changeStreamPreAndPostImages: true))
-            await expectStoreError(48) { try await app.createCollection("books") }
+            await expectStoreError(.namespaceExists) { try await app.createCollection("books") }
             try await app.collection("users").insertOne(["_id": 1])
             try await store.database("other").collection("x").insertOne(["_id": 1])
             #expect(try await app.listCollectionNames() == ["books", "users"])
@@ -205,8 +207,8 @@ import Testing
 
             let renamed = try await app.collection("users").rename(to: "people")
             #expect(try await renamed.find().toArray() == [["_id": 1]])
-            await expectStoreError(48) { try await renamed.rename(to: "books") }
-            await expectStoreError(26) { try await app.collection("missing").rename(to: "x") }
+            await expectStoreError(.namespaceExists) { try await renamed.rename(to: "books") }
+            await expectStoreError(.namespaceNotFound) { try await app.collection("missing").rename(to: "x") }
             try await renamed.rename(to: "books", dropTarget: true)
             #expect(try await app.listCollectionNames() == ["books"])
 
@@ -233,7 +235,7 @@ import Testing
         let books = store.database("app").collection("books")
         #expect(try await books.find().toArray() == [["_id": 1, "isbn": "a"], ["_id": 2, "isbn": "b"]])
         #expect(try await books.listIndexes().map { $0["name"] } == ["_id_", "isbn_1"])
-        await expectStoreError(11000) { try await books.insertOne(["_id": 3, "isbn": "a"]) }
+        await expectStoreError(.duplicateKey) { try await books.insertOne(["_id": 3, "isbn": "a"]) }
         try await books.insertOne(["_id": 3, "isbn": "c"])
         // The sequence continues after a restart: the new event comes after the old ones.
         let events = try await next(1, from: try await store.watch(options: ChangeStreamOptions(resumeAfter: before)))
@@ -295,9 +297,9 @@ import Testing
             let replaced = try await c.replaceOne(["_id": 1], ["title": "new"])
             #expect(replaced.modifiedCount == 1)
             #expect(try await c.findOne(["_id": 1]) == ["_id": 1, "title": "new"])
-            await expectStoreError(66) { try await c.updateOne(["_id": 1], ["$set": ["_id": 5]]) }
-            await expectStoreError(9) { try await c.updateOne(["_id": 1], ["plain": 1]) }
-            await expectStoreError(9) { try await c.replaceOne(["_id": 1], ["$set": ["a": 1]]) }
+            await expectStoreError(.immutableField) { try await c.updateOne(["_id": 1], ["$set": ["_id": 5]]) }
+            await expectStoreError(.failedToParse) { try await c.updateOne(["_id": 1], ["plain": 1]) }
+            await expectStoreError(.failedToParse) { try await c.replaceOne(["_id": 1], ["$set": ["a": 1]]) }
         }
     }
 
@@ -329,11 +331,13 @@ import Testing
             let c = store.database("app").collection("c")
             try await c.createIndex(["email": 1], unique: true)
             try await c.insertMany([["_id": 1, "email": "a"], ["_id": 2, "email": "b"], ["_id": 3, "email": "c"]])
-            await expectStoreError(11000) { try await c.updateOne(["_id": 2], ["$set": ["email": "a"]]) }
-            await expectStoreError(11000) { try await c.replaceOne(["_id": 2], ["email": "a"]) }
-            await expectStoreError(11000) { try await c.updateOne(["_id": 9], ["$set": ["email": "a"]], upsert: true) }
+            await expectStoreError(.duplicateKey) { try await c.updateOne(["_id": 2], ["$set": ["email": "a"]]) }
+            await expectStoreError(.duplicateKey) { try await c.replaceOne(["_id": 2], ["email": "a"]) }
+            await expectStoreError(.duplicateKey) {
+                try await c.updateOne(["_id": 9], ["$set": ["email": "a"]], upsert: true)
+            }
             // A multi-document update that would collide changes nothing at all.
-            await expectStoreError(11000) { try await c.updateMany([:], ["$set": ["email": "same"]]) }
+            await expectStoreError(.duplicateKey) { try await c.updateMany([:], ["$set": ["email": "same"]]) }
             #expect(
                 try await c.find(options: FindOptions(sort: ["_id": 1])).toArray().map { $0["email"] } == [
                     "a", "b", "c",

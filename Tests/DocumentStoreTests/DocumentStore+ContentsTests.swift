@@ -23,7 +23,7 @@ import Testing
                     ], changeLogged: true)
                 Issue.record("a duplicate _id was stored")
             } catch {
-                #expect(error.collection == 1 && error.document == 1 && error.error.code == 11000, "\(error)")
+                #expect(error.collection == 1 && error.document == 1 && error.error.code == .duplicateKey, "\(error)")
             }
             #expect(try await store.database("app").collection("books").find().toArray() == [["_id": 0]])
             #expect(try await store.database("app").collection("users").find().toArray() == [["_id": "u0"]])

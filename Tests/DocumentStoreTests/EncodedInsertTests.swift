@@ -39,7 +39,7 @@ import Testing
                 Issue.record("a duplicate _id was accepted")
             } catch let error as BulkWriteError {
                 #expect(error.writeErrors.map(\.index) == [1])
-                #expect(error.writeErrors.map(\.code) == [11000])
+                #expect(error.writeErrors.map(\.code) == [.duplicateKey])
                 #expect(error.result.insertedCount == 2)
             }
             #expect(try await log.find().toArray().compactMap { $0["n"]?.int64Value }.sorted() == [1, 2, 4])

@@ -92,8 +92,10 @@ import Testing
     }
 
     @Test func specificationErrors() {
-        #expect(aggregationFailure([["$lookup": ["from": "x", "localField": "a", "foreignField": "b"]]])?.code == 9)
-        #expect(aggregationFailure([["$lookup": ["from": "x", "localField": "a", "as": "b"]]])?.code == 9)
+        #expect(
+            aggregationFailure([["$lookup": ["from": "x", "localField": "a", "foreignField": "b"]]])?.code
+                == .failedToParse)
+        #expect(aggregationFailure([["$lookup": ["from": "x", "localField": "a", "as": "b"]]])?.code == .failedToParse)
         #expect(
             aggregationFailure([["$lookup": ["from": "x", "as": "b", "pipeline": [["$bogus": 1]]]]])?.code == 40324)
         #expect(

@@ -50,7 +50,7 @@ import Testing
         #expect(plan.stage == "IXSCAN" && plan.keysExamined == 1 && plan.returned == 1)
         #expect(try await books.countDocuments(["tags": "b"]) == 20)
         // Entries still work as entries: uniqueness holds, updates and deletes keep them current.
-        await expectStoreError(11_000) { try await books.insertOne(["_id": 99, "isbn": "isbn-3"]) }
+        await expectStoreError(.duplicateKey) { try await books.insertOne(["_id": 99, "isbn": "isbn-3"]) }
         try await books.updateOne(["_id": 3], ["$set": ["isbn": "changed"]])
         #expect(try await books.findOne(["isbn": "isbn-3"]) == nil)
         #expect(try await books.findOne(["isbn": "changed"])?["_id"] == 3)

@@ -60,7 +60,7 @@ func next(_ count: Int, from stream: ChangeStream) async throws -> [ChangeEvent]
 /// Expects `body` to throw a `StoreError` with `code`, and returns it.
 @discardableResult
 func expectStoreError(
-    _ code: Int, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    _ code: StoreError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
 ) async -> StoreError? {
     do {
         try await body()

@@ -28,7 +28,7 @@ import Testing
                         do {
                             try await c.insertOne(["_id": .string("race-\(writer)"), "slot": "shared"])
                             won = 1
-                        } catch let error as StoreError where error.code == 11000 {}
+                        } catch let error as StoreError where error.code == .duplicateKey {}
                         return won
                     }
                 }

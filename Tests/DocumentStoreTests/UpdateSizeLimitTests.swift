@@ -16,7 +16,7 @@ import Testing
         try await withStore(kind) { store in
             let collection = store.database("app").collection("items")
             try await collection.insertMany(Self.documents())
-            let error = await expectStoreError(34) {
+            let error = await expectStoreError(.cannotBackfillArray) {
                 _ = try await collection.updateMany([:], ["$set": ["arr.1500001": 1]])
             }
             #expect(error?.codeName == "CannotBackfillArray")
@@ -33,7 +33,7 @@ import Testing
             let collection = store.database("app").collection("items")
             try await collection.insertMany(Self.documents())
             // Each padding alone is allowed (about 12 MB); both together pass 16 MiB.
-            let error = await expectStoreError(10334) {
+            let error = await expectStoreError(.bsonObjectTooLarge) {
                 _ = try await collection.updateMany([:], ["$set": ["arr.1400000": 1, "other.1400000": 1]])
             }
             #expect(error?.codeName == "BSONObjectTooLarge")
@@ -65,7 +65,7 @@ import Testing
     func insertingADocumentOver16MiBIsBSONObjectTooLarge(kind: EngineKind) async throws {
         try await withStore(kind) { store in
             let collection = store.database("app").collection("items")
-            let error = await expectStoreError(10334) {
+            let error = await expectStoreError(.bsonObjectTooLarge) {
                 try await collection.insertOne([
                     "_id": 1, "s": .string(String(repeating: "x", count: 16 * 1024 * 1024)),
                 ])

@@ -10,8 +10,6 @@ struct BooksAppCollections {
     static let booksCollection = "book"
     static let usersCollection = "user"
     static let notificationQueueCollection = "pushNotification"
-    /// MongoDB's duplicate key error (E11000).
-    static let duplicateKeyCode = 11000
 
     /// `product.book`: Google Books volumes (see `Book`).
     let books: DocumentCollection
@@ -42,7 +40,7 @@ struct BooksAppCollections {
         do {
             try await users.insertOne(document)
             return true
-        } catch let error as StoreError where error.code == Self.duplicateKeyCode {
+        } catch let error as StoreError where error.code == .duplicateKey {
             return false
         }
     }

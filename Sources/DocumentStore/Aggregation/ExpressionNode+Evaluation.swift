@@ -121,7 +121,9 @@ extension ExpressionNode {
     }
 
     /// The elements of an array input; nil for null or missing; an error for anything else.
-    private static func arrayInput(_ value: BSON?, code: Int, operator name: String) throws(StoreError) -> [BSON]? {
+    private static func arrayInput(_ value: BSON?, code: StoreError.Code, operator name: String) throws(StoreError)
+        -> [BSON]?
+    {
         switch value {
         case nil, .null?, .undefined?: return nil
         case .array(let elements)?: return elements

@@ -152,7 +152,7 @@ extension ExpressionNode {
         default:
             guard let op = ExpressionOperator.named[name] else {
                 throw StoreError(
-                    code: 168, codeName: "InvalidPipelineOperator", message: "Unrecognized expression '\(name)'")
+                    code: .invalidPipelineOperator, message: "Unrecognized expression '\(name)'")
             }
             let arguments = try parseArguments(argument, depth: depth)
             try op.checkArity(arguments.count)

@@ -36,7 +36,7 @@ public struct BulkWriteResult: Sendable, Equatable {
 /// One failed write of a bulk operation: its position in the request and the server-shaped error.
 public struct WriteError: Sendable, Equatable {
     public var index: Int
-    public var code: Int
+    public var code: StoreError.Code
     public var errmsg: String
 }
 

@@ -4,7 +4,7 @@ import BSON
 extension StoreCore {
     func createCollection(_ namespace: Namespace, options: CreateCollectionOptions) throws(StoreError) {
         guard collection(namespace) == nil else {
-            throw .location(48, "Collection \(namespace) already exists.").named("NamespaceExists")
+            throw StoreError(code: .namespaceExists, message: "Collection \(namespace) already exists.")
         }
         var state = try collectionCreatingIfNeeded(namespace)
         if options.changeStreamPreAndPostImages {
@@ -38,10 +38,12 @@ extension StoreCore {
         try Namespace.validate(database: target.database)
         try Namespace.validate(collection: target.collection, in: target.database)
         guard target != namespace else {
-            throw .location(20, "Can't rename a collection to itself").named("IllegalOperation")
+            throw StoreError(code: .illegalOperation, message: "Can't rename a collection to itself")
         }
         if collection(target) != nil {
-            guard dropTarget else { throw .location(48, "target namespace exists: \(target)").named("NamespaceExists") }
+            guard dropTarget else {
+                throw StoreError(code: .namespaceExists, message: "target namespace exists: \(target)")
+            }
             try dropCollection(target)
         }
         state.record.database = target.database
@@ -61,8 +63,8 @@ extension StoreCore {
         let probe = try IndexDefinition(id: 0, name: name, keyPattern: keys, unique: unique)
         if keys == ["_id": 1] || name == "_id_" {
             guard keys.count == 1, keys["_id"]?.doubleValue == 1 else {
-                throw .location(197, "index name '_id_' is reserved for the _id index").named(
-                    "InvalidIndexSpecificationOption")
+                throw StoreError(
+                    code: .invalidIndexSpecificationOption, message: "index name '_id_' is reserved for the _id index")
             }
             _ = try collectionCreatingIfNeeded(namespace)
             return "_id_"
@@ -71,13 +73,14 @@ extension StoreCore {
         if let existing = state.indexes.first(where: { $0.name == name || $0.keyPattern == keys }) {
             if existing.name == name, existing.keyPattern == keys, existing.unique == unique { return name }
             if existing.name == name {
-                throw .location(
-                    86,
-                    "An existing index has the same name as the requested index. Requested index: \(probe.specification), existing index: \(existing.specification)"
-                ).named("IndexKeySpecsConflict")
+                throw StoreError(
+                    code: .indexKeySpecsConflict,
+                    message:
+                        "An existing index has the same name as the requested index. Requested index: \(probe.specification), existing index: \(existing.specification)"
+                )
             }
-            throw .location(85, "Index already exists with a different name: \(existing.name)").named(
-                "IndexOptionsConflict")
+            throw StoreError(
+                code: .indexOptionsConflict, message: "Index already exists with a different name: \(existing.name)")
         }
         let id = try engine.insertIndex(collection: state.record.id, specification: probe.specification)
         var index = probe
@@ -106,20 +109,13 @@ extension StoreCore {
 
     func dropIndex(_ namespace: Namespace, name: String) throws(StoreError) {
         guard var state = collection(namespace) else { throw .namespaceNotFound("ns not found \(namespace)") }
-        guard name != "_id_" else { throw .location(72, "cannot drop _id index").named("InvalidOptions") }
+        guard name != "_id_" else { throw StoreError(code: .invalidOptions, message: "cannot drop _id index") }
         guard let position = state.indexes.firstIndex(where: { $0.name == name }) else {
-            throw .location(27, "index not found with name [\(name)]").named("IndexNotFound")
+            throw StoreError(code: .indexNotFound, message: "index not found with name [\(name)]")
         }
         try engine.deleteIndex(id: state.indexes[position].id)
         state.indexes.remove(at: position)
         catalog[namespace] = state
     }
 
-}
-
-extension StoreError {
-    /// The same error with MongoDB's code name in place of `Location<code>`.
-    func named(_ codeName: String) -> StoreError {
-        StoreError(code: code, codeName: codeName, message: message)
-    }
 }

@@ -13,8 +13,9 @@ extension StoreCore {
     /// Where a new stream starts: after the token, or after the newest event now.
     func startingPosition(_ options: ChangeStreamOptions) throws(StoreError) -> Int64 {
         if let token = options.resumeAfter, token.isInvalidate {
-            throw .location(260, "cannot resume a change stream after an invalidate event; use startAfter").named(
-                "InvalidResumeToken")
+            throw StoreError(
+                code: .invalidResumeToken,
+                message: "cannot resume a change stream after an invalidate event; use startAfter")
         }
         guard let token = options.startAfter ?? options.resumeAfter else { return lastSequence }
         try checkRetained(after: token.sequence)

@@ -79,10 +79,11 @@ extension StoreView {
             guard let view else { throw Self.needsView }
             for output in try pipeline.run([event], source: StorePipelineSource(view: view, database: database)) {
                 guard output["_id"] == .document(token.document) else {
-                    throw .location(
-                        280,
-                        "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline."
-                    ).named("ChangeStreamFatalError")
+                    throw StoreError(
+                        code: .changeStreamFatalError,
+                        message:
+                            "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline."
+                    )
                 }
                 batch.events.append(ChangeEvent(raw: output, token: token, operationType: type))
             }
@@ -122,11 +123,10 @@ extension StoreView {
                 event.append("fullDocument", stored["postImage"] ?? .null)
             case .required:
                 guard let image = stored["postImage"] else {
-                    throw .location(
-                        47,
-                        "Change stream was configured to require a post-image for all update events, but "
-                            + "the post-image was not found for event \(token) on \(namespace)"
-                    ).named("NoMatchingDocument")
+                    throw StoreError(
+                        code: .noMatchingDocument,
+                        message: "Change stream was configured to require a post-image for all update events, but "
+                            + "the post-image was not found for event \(token) on \(namespace)")
                 }
                 event.append("fullDocument", image)
             }
@@ -141,11 +141,10 @@ extension StoreView {
             case .whenAvailable: event.append("fullDocumentBeforeChange", stored["preImage"] ?? .null)
             case .required:
                 guard let image = stored["preImage"] else {
-                    throw .location(
-                        47,
-                        "Change stream was configured to require a pre-image for all update, delete and "
-                            + "replace events, but the pre-image was not found for event \(token) on \(namespace)"
-                    ).named("NoMatchingDocument")
+                    throw StoreError(
+                        code: .noMatchingDocument,
+                        message: "Change stream was configured to require a pre-image for all update, delete and "
+                            + "replace events, but the pre-image was not found for event \(token) on \(namespace)")
                 }
                 event.append("fullDocumentBeforeChange", image)
             }

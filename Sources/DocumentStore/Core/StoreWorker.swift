@@ -70,7 +70,7 @@ final class StoreWorker: @unchecked Sendable {
                     continuation.resume(returning: error)
                     return
                 } catch {
-                    continuation.resume(returning: StoreError.location(17_010, "cannot open the store: \(error)"))
+                    continuation.resume(returning: StoreError.cannotOpenStore("cannot open the store: \(error)"))
                     return
                 }
                 continuation.resume(returning: nil)

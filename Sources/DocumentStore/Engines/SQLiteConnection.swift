@@ -16,7 +16,7 @@ final class SQLiteConnection {
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
-            throw .location(17_010, "cannot open SQLite database at \(path): \(message)")
+            throw .cannotOpenStore("cannot open SQLite database at \(path): \(message)")
         }
         self.handle = db
         self.path = path

@@ -27,7 +27,7 @@ final class SQLiteEngine: StorageEngine {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw .location(17_010, "cannot create data directory \(directory): \(error.localizedDescription)")
+            throw .cannotOpenStore("cannot create data directory \(directory): \(error.localizedDescription)")
         }
         path = directory + "/store.sqlite"
         connection = try SQLiteConnection(path: path)

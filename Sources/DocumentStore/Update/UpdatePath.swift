@@ -51,7 +51,7 @@ struct UpdatePath: Sendable, CustomStringConvertible {
 
     init(_ dotted: String) throws(StoreError) {
         guard !dotted.isEmpty else {
-            throw StoreError(code: 56, codeName: "EmptyFieldName", message: "An empty update path is not valid.")
+            throw StoreError(code: .emptyFieldName, message: "An empty update path is not valid.")
         }
         let parts = dotted.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= Self.maximumComponents else {
@@ -63,7 +63,7 @@ struct UpdatePath: Sendable, CustomStringConvertible {
         for (index, part) in parts.enumerated() {
             guard !part.isEmpty else {
                 throw StoreError(
-                    code: 56, codeName: "EmptyFieldName",
+                    code: .emptyFieldName,
                     message: "The update path '\(dotted)' contains an empty field name, which is not allowed.")
             }
             let component = UpdatePathComponent(String(part))
@@ -71,7 +71,7 @@ struct UpdatePath: Sendable, CustomStringConvertible {
             case .field(let name) where name.hasPrefix("$"):
                 let prefix = parts[...index].joined(separator: ".")
                 throw StoreError(
-                    code: 52, codeName: "DollarPrefixedFieldName",
+                    code: .dollarPrefixedFieldName,
                     message: "The dollar ($) prefixed field '\(name)' in '\(prefix)' is not valid for storage.")
             case .positional:
                 positionalCount += 1

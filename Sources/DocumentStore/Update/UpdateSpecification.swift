@@ -125,7 +125,7 @@ public struct UpdateSpecification: Sendable {
     public static func validateReplacement(_ document: BSONDocument) throws(StoreError) {
         for key in document.keys where key.hasPrefix("$") {
             throw StoreError(
-                code: 52, codeName: "DollarPrefixedFieldName",
+                code: .dollarPrefixedFieldName,
                 message: "The dollar ($) prefixed field '\(key)' in '\(key)' is not valid for storage.")
         }
     }

@@ -8,7 +8,7 @@ extension DocumentCollection {
         let indexes: [BSONDocument]
         do {
             indexes = try await listIndexes()
-        } catch let error as StoreError where error.code == 26 {
+        } catch let error as StoreError where error.code == .namespaceNotFound {
             return  // no collection yet
         }
         for index in indexes where index["key"]?.documentValue == key {

@@ -71,7 +71,7 @@ struct ChangeEventRoute: Sendable {
         guard let output = try pipeline.run([document], source: NoCollections()).first else { return nil }
         guard output["_id"] == .document(event.id.document) else {
             throw StoreError(
-                code: 280, codeName: "ChangeStreamFatalError",
+                code: .changeStreamFatalError,
                 message:
                     "The trigger's project modified the change event's _id, which holds its resume token; keep _id.")
         }

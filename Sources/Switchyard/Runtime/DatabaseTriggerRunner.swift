@@ -45,7 +45,7 @@ struct DatabaseTriggerRunner: Sendable {
                 }
                 progress.savePosition()
                 return
-            } catch let error as StoreError where error.code == 286 {
+            } catch let error as StoreError where error.code == .changeStreamHistoryLost {
                 guard trigger.tolerateResumeErrors else {
                     progress.suspend(TriggerSuspension(reason: error.message, code: error.code, time: clock.now()))
                     return
@@ -188,7 +188,7 @@ struct DatabaseTriggerRunner: Sendable {
         do {
             try await store.database(database).createCollection(
                 collection, options: CreateCollectionOptions(changeStreamPreAndPostImages: true))
-        } catch let error as StoreError where error.code == 48 {
+        } catch let error as StoreError where error.code == .namespaceExists {
             return  // exists already: see above
         } catch {
             progress.warn("could not create \(database).\(collection) with pre-images enabled: \(error)")

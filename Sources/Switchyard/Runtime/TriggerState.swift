@@ -1,4 +1,5 @@
 import BSON
+import DocumentStore
 import Foundation
 
 /// What the runtime remembers about one trigger across restarts, kept as one document in
@@ -39,13 +40,14 @@ struct TriggerState: Sendable, Equatable {
 /// Why a trigger stopped consuming events until someone resumes it.
 public struct TriggerSuspension: Sendable, Equatable {
     public var reason: String
-    /// The error code when the cause was a store error (286 for `ChangeStreamHistoryLost`).
-    public var code: Int?
+    /// The error code when the cause was a store error (`.changeStreamHistoryLost` when its resume token had
+    /// left the change log).
+    public var code: StoreError.Code?
     /// The event whose delivery failed, when that was the cause.
     public var failedEventId: String?
     public var time: Date
 
-    public init(reason: String, code: Int? = nil, failedEventId: String? = nil, time: Date) {
+    public init(reason: String, code: StoreError.Code? = nil, failedEventId: String? = nil, time: Date) {
         self.reason = reason
         self.code = code
         self.failedEventId = failedEventId
@@ -60,7 +62,7 @@ extension TriggerState {
         if let lastFireTime { document.append("lastFireTime", .date(lastFireTime)) }
         if let suspension {
             var suspended: BSONDocument = ["reason": .string(suspension.reason), "time": .date(suspension.time)]
-            if let code = suspension.code { suspended.append("code", .int64(Int64(code))) }
+            if let code = suspension.code { suspended.append("code", .int64(Int64(code.rawValue))) }
             if let id = suspension.failedEventId { suspended.append("failedEventId", .string(id)) }
             document.append("suspension", .document(suspended))
         }
@@ -84,7 +86,8 @@ extension TriggerState {
         lastFireTime = document["lastFireTime"]?.dateValue
         if let suspended = document["suspension"]?.documentValue, let reason = suspended["reason"]?.stringValue {
             suspension = TriggerSuspension(
-                reason: reason, code: suspended["code"]?.int64Value.map { Int(clamping: $0) },
+                reason: reason,
+                code: suspended["code"]?.int64Value.map { StoreError.Code(rawValue: Int(clamping: $0)) },
                 failedEventId: suspended["failedEventId"]?.stringValue,
                 time: suspended["time"]?.dateValue ?? Date(timeIntervalSince1970: 0))
         }

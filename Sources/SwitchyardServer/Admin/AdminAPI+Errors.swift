@@ -12,12 +12,12 @@ extension AdminAPI {
             return APIError.badRequest("malformed Extended JSON at \(error.line):\(error.column): \(error.message)")
         case let error as StoreError:
             if let failure = APIError.storageFailure(code: error.code) { return failure }
-            if error.code == StoreError.duplicateKey("").code {
+            if error.code == .duplicateKey {
                 return APIError(status: 409, code: error.codeName, message: error.message)
             }
             return APIError(status: 400, code: error.codeName, message: error.message)
         case let error as BulkWriteError:
-            let duplicate = error.writeErrors.contains { $0.code == StoreError.duplicateKey("").code }
+            let duplicate = error.writeErrors.contains { $0.code == .duplicateKey }
             return APIError(
                 status: duplicate ? 409 : 400, code: duplicate ? "DuplicateKey" : "WriteError",
                 message: error.writeErrors.map(\.errmsg).joined(separator: "; "))

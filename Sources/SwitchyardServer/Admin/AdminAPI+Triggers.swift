@@ -110,7 +110,7 @@ extension TriggerStatus {
         if let lastProcessedAt { document.append("lastProcessedAt", .adminDate(lastProcessedAt)) }
         if let suspension {
             var suspended: BSONDocument = ["reason": .string(suspension.reason), "time": .adminDate(suspension.time)]
-            if let code = suspension.code { suspended.append("code", .int64(Int64(code))) }
+            if let code = suspension.code { suspended.append("code", .int64(Int64(code.rawValue))) }
             if let id = suspension.failedEventId { suspended.append("failedEventId", .string(id)) }
             document.append("suspension", .document(suspended))
         }

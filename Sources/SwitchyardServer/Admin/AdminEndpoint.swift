@@ -1,4 +1,5 @@
 import BSON
+import DocumentStore
 import Foundation
 import Messaging
 import Switchyard
@@ -79,7 +80,8 @@ extension TriggerStatus {
             case .datetime(let time)? = suspended["time"]
         {
             suspension = TriggerSuspension(
-                reason: reason, code: suspended["code"].flatMap(\.int64Value).map { Int($0) },
+                reason: reason,
+                code: suspended["code"].flatMap(\.int64Value).map { StoreError.Code(rawValue: Int($0)) },
                 failedEventId: suspended["failedEventId"]?.stringValue, time: time.date)
         }
         var warnings: [String] = []

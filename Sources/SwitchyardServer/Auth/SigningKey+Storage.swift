@@ -23,7 +23,7 @@ extension SigningKey {
                 "createdAt": .datetime(BSONDate(Date())),
             ])
             return SigningKey(bytes: fresh)
-        } catch let error as StoreError where error.code == 11000 {
+        } catch let error as StoreError where error.code == .duplicateKey {
             guard let stored = try await keys.findOne(["_id": .string(documentId)]),
                 let key = SigningKey(document: stored)
             else { throw error }

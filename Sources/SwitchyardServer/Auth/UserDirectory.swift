@@ -135,7 +135,7 @@ public final class UserDirectory: Sendable {
         credential.append("createdAt", .datetime(BSONDate(record.createdAt)))
         do {
             try await credentials.insertOne(credential)
-        } catch let error as StoreError where error.code == 11000 {
+        } catch let error as StoreError where error.code == .duplicateKey {
             throw APIError(status: 409, code: "AccountNameInUse", message: "name already in use")
         }
         do {

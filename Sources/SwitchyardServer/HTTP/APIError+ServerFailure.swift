@@ -17,10 +17,9 @@ extension APIError {
     }
 
     /// The answer to a store error of `code` when it is a storage failure, else nil.
-    static func storageFailure(code: Int) -> APIError? {
-        let error = StoreError(code: code, codeName: "", message: "")
-        guard error.isStorageFailure else { return nil }
-        if code == StoreError.outOfDiskSpace("").code {
+    static func storageFailure(code: StoreError.Code) -> APIError? {
+        guard code.isStorageFailure else { return nil }
+        if code == .outOfDiskSpace {
             return APIError(
                 status: 507, code: "OutOfDiskSpace",
                 message: "the server's disk is full: nothing was saved; retry once space is freed")

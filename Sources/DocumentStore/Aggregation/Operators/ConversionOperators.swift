@@ -27,7 +27,7 @@ extension ExpressionOperator {
 /// `$convert`'s rules, as the `$to…` shorthands apply them (without `onError`/`onNull`).
 enum ConversionOperators {
     static func failure(_ message: String) -> StoreError {
-        StoreError(code: 241, codeName: "ConversionFailure", message: message + " in $convert with no onError value")
+        StoreError(code: .conversionFailure, message: message + " in $convert with no onError value")
     }
 
     static func unsupported(_ value: BSON, to target: String) -> StoreError {
