@@ -10,7 +10,7 @@ import Foundation
 /// interior pages, and with rows of documents that makes a deep, slow tree.
 ///
 /// The layout's version is the file's `user_version`; files of earlier layouts are migrated on open
-/// (`SQLiteSchema`).
+/// (`SQLiteSchema+Migrations`).
 final class SQLiteEngine: StorageEngine {
     private let connection: SQLiteConnection
     /// Frames in the write-ahead log after the last commit, as SQLite reports them to its WAL hook.

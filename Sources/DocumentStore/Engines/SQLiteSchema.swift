@@ -1,8 +1,5 @@
-/// The SQLite engine's tables, and the migration of files written with earlier layouts.
-///
-/// The layout's version is the file's `user_version`: 0 for files made before it was recorded, whose
-/// index entries held the document's `_id` key (and whose documents table may even lack rowids),
-/// `current` since index entries point at the document's rowid.
+/// The SQLite engine's tables. The layout's version is the file's `user_version`; `current` has index entries
+/// point at their document's rowid. Files of earlier layouts are upgraded when opened (`SQLiteSchema+Migrations`).
 enum SQLiteSchema {
     static let current = 1
 
@@ -37,7 +34,7 @@ enum SQLiteSchema {
             if version < current,
                 try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = 'documents'") > 0
             {
-                try migrateFromUnversioned(connection)
+                try migrate(connection, from: version)
             }
             try connection.execute(tables)
             try connection.execute("PRAGMA user_version = \(current)")
@@ -46,35 +43,5 @@ enum SQLiteSchema {
             try? connection.execute("ROLLBACK")
             throw error
         }
-    }
-
-    /// Gives the documents table rowids when it has none, then repoints every index entry from the
-    /// document's `_id` key to its rowid.
-    private static func migrateFromUnversioned(_ connection: SQLiteConnection) throws(StoreError) {
-        let rowidColumns = try connection.integer(
-            "SELECT count(*) FROM pragma_table_info('documents') WHERE name = 'id'")
-        if rowidColumns == 0 {
-            try connection.execute(
-                """
-                CREATE TABLE documents_migrated(
-                    id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, key BLOB NOT NULL, body BLOB NOT NULL,
-                    UNIQUE(collection, key));
-                INSERT INTO documents_migrated(collection, key, body)
-                    SELECT collection, key, body FROM documents ORDER BY collection, key;
-                DROP TABLE documents;
-                ALTER TABLE documents_migrated RENAME TO documents;
-                """)
-        }
-        try connection.execute(
-            """
-            CREATE TABLE index_entries_migrated(
-                idx INTEGER NOT NULL, key BLOB NOT NULL, doc INTEGER NOT NULL,
-                PRIMARY KEY(idx, key, doc)) WITHOUT ROWID;
-            INSERT OR IGNORE INTO index_entries_migrated(idx, key, doc)
-                SELECT e.idx, e.key, d.id FROM index_entries e JOIN indexes i ON i.id = e.idx
-                JOIN documents d ON d.collection = i.collection AND d.key = e.doc;
-            DROP TABLE index_entries;
-            ALTER TABLE index_entries_migrated RENAME TO index_entries;
-            """)
     }
 }
