@@ -20,7 +20,8 @@ enum BSONEncoder {
         }
     }
 
-    /// The first pass: sizes, and every error, in the order the old single-pass encoder met them.
+    /// The first pass: sizes, and every error, in document order (a key's before its value's, a field's before the
+    /// next field's), so the error reported is the first a reader of the document would meet.
     private enum Measure {
         static func document(_ document: BSONDocument, depth: Int) throws(BSONEncodingError) -> Int {
             var total = 5

@@ -73,7 +73,7 @@ import Testing
         }
     }
 
-    /// A lone writer commits on its own thread, where SQLite's automatic checkpoint no longer runs: the
+    /// A lone writer commits on its own thread, where SQLite's automatic checkpoint does not run: the
     /// store's thread checkpoints instead, with the writer waiting as under the automatic checkpoint, so
     /// the write-ahead log starts over at about its size (1,000 pages, ~4 MB) rather than growing with
     /// every commit (2,500 commits of ~3 pages would make it ~30 MB) or to the ~10 MB bound that

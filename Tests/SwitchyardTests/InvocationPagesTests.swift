@@ -6,7 +6,7 @@ import Testing
 @testable import Switchyard
 
 /// The invocation log's pages: many records to a document, pruned a page at a time, read newest first whatever
-/// order the runs ended in, alongside the one-record documents earlier versions wrote.
+/// order the runs ended in, alongside one-record documents (the log's earlier layout).
 @Suite struct InvocationPagesTests {
     static let origin = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -116,7 +116,7 @@ import Testing
 
     @Test func recordsEarlierVersionsStoredAloneAreReadAndPrunedWithThePages() async throws {
         let (store, collection, _) = try await Self.open(retention: 10)
-        // What an earlier version left: one document per record, with its index on start.
+        // The earlier layout: one document per record, with an index on start.
         _ = try await collection.createIndex(["start": -1, "_id": -1])
         try await collection.insertMany((0..<8).map { Self.record($0).document })
         let reopened = InvocationPages(collection: collection, retention: 10)

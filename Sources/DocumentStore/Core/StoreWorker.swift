@@ -136,7 +136,7 @@ final class StoreWorker: @unchecked Sendable {
             // with them waiting, which lets it start over. A lone writer (its batches of one, or its request
             // alone) waits for every checkpoint, as under SQLite's own automatic checkpoint: the copy then
             // catches up with the log, which starts over small, where one beside a writer that commits on
-            // never catches up and the log grows to its bound; that was slower for the writer.
+            // never catches up and the log grows to its bound, which costs the writer more than the waits.
             let lone = batchWrites.count <= 1
             var checkpointNeed = core.engine.checkpointNeed
             if checkpointNeed == .blockingWriters || (checkpointNeed == .besideWriters && (checkpointer == nil || lone))
