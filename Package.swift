@@ -85,7 +85,7 @@ let package = Package(
             dependencies: [
                 "BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite", "TestSupport", "Functions",
             ],
-            path: "Benchmarks", exclude: ["push"]),
+            path: "Benchmarks", exclude: ["push", "README.md"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer"]),
