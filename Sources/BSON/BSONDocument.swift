@@ -130,8 +130,8 @@ public struct BSONDocument: Sendable {
         init(_ string: String) { self.string = string }
 
         /// Byte lengths first, an O(1) test that rejects most pairs, then the bytes themselves, compared at once
-        /// (short strings too: `withUTF8` lends their inline bytes, where a byte-by-byte walk cost a served call
-        /// more than its routing).
+        /// (short strings too: `withUTF8` lends their inline bytes, so one memory comparison replaces a byte-by-byte
+        /// walk over the UTF-8 views).
         static func same(_ a: String, _ b: String) -> Bool {
             guard a.utf8.count == b.utf8.count else { return false }
             // In place when both lend their bytes (no copy, no reference count); copies only for the rest.

@@ -11,8 +11,8 @@ import Synchronization
 /// so it costs the committing writer nothing while no stream is suspended. A stream that follows the log's
 /// end takes the newest entries from memory instead (`recent(after:limit:)`): the entries of the last
 /// commits as they were written (an insert's with its document, so its event need not be decoded),
-/// published once their transaction committed. Reading them back from the log cost a read transaction
-/// per commit, and another to find nothing new, more than the commit itself. Only while some stream is
+/// published once their transaction committed. Reading them back from the log would take a read transaction
+/// per commit, and another to find nothing new: more than the commit itself. Only while some stream is
 /// subscribed (`subscribe()`) are entries kept.
 final class ChangeNotifier: Sendable {
     private struct State {

@@ -24,7 +24,7 @@ enum ChangeEventEncoding {
 
     /// An `insert` event, byte for byte what `encode` makes of `operationType`, `ns`, `documentKey` and
     /// `fullDocument` (the encoded document), written directly at its final size: building the fields
-    /// as documents first cost more than encoding the inserted document itself.
+    /// as documents first would cost more than encoding the inserted document itself.
     static func encodeInsert(namespace: Namespace, id: BSON, document body: [UInt8]) throws(StoreError) -> [UInt8] {
         // The usual `_id`, an ObjectId, is written in place; any other is encoded as a document first.
         var objectId: ObjectId?

@@ -148,8 +148,9 @@ public struct OutboxEntry: Sendable, Equatable {
             web: document["web"]?.documentValue.map(WebDelivery.init(document:)), platforms: platforms)
     }
 
-    /// What entries recorded before topic subscriptions were kept reached: a delivered token or FID message its
-    /// token or FID, anything else no known device.
+    /// What an entry reached when no one says (an entry stored without `reachedTokens`, or made without them): a
+    /// delivered token or FID message its token or FID; a topic's or condition's subscribers are known only to
+    /// the sender that resolved them, so none.
     private static func reachedWithoutSubscriptions(_ target: PushMessage.Target, delivered: Bool) -> [String] {
         switch target {
         case .token(let device), .fid(let device): delivered ? [device] : []
