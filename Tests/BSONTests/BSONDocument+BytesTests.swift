@@ -80,6 +80,7 @@ import Testing
         let document = try BSONDocument(bsonBytes: bytes)
         #expect(BSON.document(document) == vector.value)
         #expect(hexString(try document.bsonBytes) == vector.hex.uppercased())
+        #expect(document.encodedSize == bytes.count)
     }
 
     @Test func allTypesDocumentFromTheCorpusRoundTrips() throws {
@@ -189,6 +190,7 @@ import Testing
             let bytes = try document.bsonBytes
             let declared = bytes.withUnsafeBytes { Int(Int32(littleEndian: $0.loadUnaligned(as: Int32.self))) }
             #expect(declared == bytes.count)
+            #expect(document.encodedSize == bytes.count)
             #expect(try BSONDocument(bsonBytes: bytes) == document)
         }
     }
