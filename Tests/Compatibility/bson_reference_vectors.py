@@ -115,7 +115,6 @@ EVERY_TYPE = document(
 )
 
 
-
 # Malformed documents, each made from a valid one (its source) by the edit its line shows; `why` says
 # where the decoder must stop and what it finds there.
 V = {name: document(body) for name, body in VECTORS}
