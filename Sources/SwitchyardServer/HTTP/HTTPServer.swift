@@ -27,7 +27,7 @@ public final class HTTPServer: Sendable {
         /// Connections open at once. A new one beyond this closes the connection idle longest; it is refused
         /// only when every connection is busy with a request.
         public var maximumConnections: Int
-        /// Connections open at once from one address, with the same rule. Every client on this machine shares
+        /// Connections open at once from one address (one IPv6 /64), with the same rule. Every client on this machine shares
         /// 127.0.0.1, so it leaves room for a developer's and a test's clients; it bounds a remote peer.
         public var maximumConnectionsPerPeer: Int
         /// Threads reading requests and running handlers until they wait. Two per core (at least 4) served as
