@@ -17,11 +17,12 @@ import Synchronization
 /// bounds a remote peer while a developer's and a test's own clients on this machine keep their share: an idle
 /// connection of the same peer makes room for them.
 ///
-/// libmicrohttpd reports each connection's start and close (`opened`, `closed`) and asks before accepting
-/// (`admit`); the request callbacks mark it busy and idle again. Closing is `shutdown(2)` on the socket, which
-/// libmicrohttpd notices on the connection's own thread and cleans up as if the client had left. The socket is
-/// shut down under the table's lock, and libmicrohttpd reports the close (taking the lock) before it closes the
-/// descriptor, so the descriptor is never one the system has reused.
+/// `FrontDoor` asks before accepting (`admit`) and reports each connection's start (`opened`); whoever holds the
+/// connection last (the front door, or libmicrohttpd once handed it) reports its close (`closed`); the request
+/// callbacks mark it busy and idle again. Closing is `shutdown(2)` on the socket, which its holder notices on its
+/// own thread and cleans up as if the client had left. The socket is shut down under the table's lock, and the
+/// holder reports the close (taking the lock) before it closes the descriptor, so the descriptor is never one the
+/// system has reused.
 final class ConnectionAdmission: Sendable {
     struct Limits: Sendable {
         var total: Int
@@ -29,7 +30,8 @@ final class ConnectionAdmission: Sendable {
         var idleTimeout: Duration
     }
 
-    /// One open connection, behind libmicrohttpd's socket context.
+    /// One open connection: the front door's while the connection waits there, then behind libmicrohttpd's socket
+    /// context.
     final class Connection: Sendable {
         let socket: Int32
         /// The peer's `limitGroup`.
