@@ -20,8 +20,9 @@ extension BSONDocument {
     /// input, strings and keys must be valid UTF-8 and NUL-terminated, booleans 0 or 1, type bytes known.
     /// A document that repeats a key is rejected with `.duplicateKey`: BSON on the wire can carry
     /// duplicates, but the rest of Switchyard treats a document's keys as unique, and silently keeping one
-    /// of the values would change what a query sees. Lenient where the BSON corpus says to be: array keys
-    /// are not checked to be "0", "1", … (they are renumbered), and regular expression options are sorted.
+    /// of the values would change what a query sees. Lenient where the BSON specification and its drivers
+    /// are: array keys are not checked to be "0", "1", … (they are renumbered), and regular expression
+    /// options are sorted.
     public init(bsonBytes: some Collection<UInt8>) throws(BSONDecodingError) {
         let result =
             bsonBytes.withContiguousStorageIfAvailable { BSONDecoder.decode($0) }

@@ -20,8 +20,7 @@ enum BSONEncoder {
         }
     }
 
-    /// The first pass: sizes, and every error, in document order (a key's before its value's, a field's before the
-    /// next field's), so the error reported is the first a reader of the document would meet.
+    /// The first pass: sizes, and every error in document order (key by key, depth first).
     private enum Measure {
         static func document(_ document: BSONDocument, depth: Int) throws(BSONEncodingError) -> Int {
             var total = 5
@@ -39,7 +38,8 @@ enum BSONEncoder {
             var total = 5
             for (index, value) in array.enumerated() {
                 do {
-                    total += 1 + indexKeySize(index) + (try payload(value, depth: depth))
+                    total +=
+                        BSON.elementOverhead(keyBytes: BSON.arrayKeyLength(index)) + (try payload(value, depth: depth))
                 } catch {
                     throw error.within(String(index))
                 }
@@ -49,12 +49,9 @@ enum BSONEncoder {
 
         static func payload(_ value: BSON, depth: Int) throws(BSONEncodingError) -> Int {
             switch value {
-            case .double, .datetime, .timestamp, .int64: return 8
-            case .int32: return 4
-            case .bool: return 1
-            case .objectId: return 12
-            case .decimal128: return 16
-            case .undefined, .null, .minKey, .maxKey: return 0
+            case .double, .datetime, .timestamp, .int64, .int32, .bool, .objectId, .decimal128, .undefined, .null,
+                .minKey, .maxKey:
+                return value.encodedSize
             case .string(let s), .javascript(let s), .symbol(let s): return try string(s)
             case .document(let d):
                 try checkDepth(depth)
@@ -107,16 +104,6 @@ enum BSONEncoder {
             throw BSONEncodingError(path: "", "\(what) of \(count) bytes is too long for BSON")
         }
         return length
-    }
-
-    static func indexKeySize(_ index: Int) -> Int {
-        var digits = 1
-        var rest = index / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        return digits + 1
     }
 
     /// The second pass, into a buffer the first pass sized: nothing here can fail.
@@ -224,7 +211,7 @@ enum BSONEncoder {
             if index < 10 {
                 byte(UInt8(truncatingIfNeeded: 0x30 + index))
             } else {
-                let digits = BSONEncoder.indexKeySize(index) - 1
+                let digits = BSON.arrayKeyLength(index)
                 var rest = index
                 for position in stride(from: digits - 1, through: 0, by: -1) {
                     base[count + position] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)

@@ -57,3 +57,30 @@ static inline int cmhd_reset_on_close(struct MHD_Connection *c) {
     struct linger option = { .l_onoff = 1, .l_linger = 0 };
     return setsockopt(info->connect_fd, SOL_SOCKET, SO_LINGER, &option, sizeof option);
 }
+
+// MHD_get_connection_info is variadic: the bytes of the request's head (request line and header fields), or 0.
+static inline size_t cmhd_request_header_size(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info ? info->header_size : 0;
+}
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+// struct epoll_event is packed on x86-64 and its data a union: the front door registers descriptors and reads
+// events through these instead.
+static inline int cmhd_epoll_add(int epoll, int fd, uint32_t events) {
+    struct epoll_event event = { .events = events, .data.fd = fd };
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+// Waits like epoll_wait; the ready descriptors and their events go to `fds` and `events` (`capacity` each).
+static inline int cmhd_epoll_wait(int epoll, int *fds, uint32_t *events, int capacity, int timeout) {
+    struct epoll_event ready[64];
+    int count = epoll_wait(epoll, ready, capacity < 64 ? capacity : 64, timeout);
+    for (int i = 0; i < count; i++) {
+        fds[i] = ready[i].data.fd;
+        events[i] = ready[i].events;
+    }
+    return count;
+}

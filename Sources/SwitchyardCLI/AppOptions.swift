@@ -1,6 +1,5 @@
 import DocumentStore
 import Foundation
-import Messaging
 import Switchyard
 
 /// The options every command that reads an app shares: where its configuration is and which environment's
@@ -87,18 +86,19 @@ struct AppOptions {
 
     /// Opens the app to run its functions, holding the data directory's lock until the app is released. The
     /// data directory is created only here, once the configuration has loaded.
-    /// - Parameter messaging: what functions send through; nil: the development outbox.
-    func openApp(_ configuration: AppConfiguration? = nil, messaging: (any PushMessaging)? = nil)
-        async throws(CommandFailure) -> OpenApp
-    {
+    func openApp(_ configuration: AppConfiguration? = nil) async throws(CommandFailure) -> OpenApp {
         let loaded: AppConfiguration
         if let configuration { loaded = configuration } else { loaded = try self.configuration() }
-        let claim = try DataDirectoryClaim.take(dataDirectory)
+        let claim: DataDirectoryClaim
+        do {
+            claim = try DataDirectoryClaim.take(dataDirectory)
+        } catch {
+            throw CommandFailure(error.description, status: 1)
+        }
         do {
             let app = try await SwitchyardApp.open(
                 configuration: loaded, registry: CommandLineTool.registry,
-                store: .sqlite(directory: dataDirectory, acceptingDataLoss: acceptingDataLoss),
-                options: SwitchyardApp.Options(messaging: messaging))
+                store: .sqlite(directory: dataDirectory, acceptingDataLoss: acceptingDataLoss))
             return OpenApp(app: app, claim: claim)
         } catch {
             claim.discard()

@@ -144,7 +144,7 @@ struct DataCommand: Command {
         do {
             claim = try DataDirectoryClaim.take(app.dataDirectory)
         } catch {
-            throw CommandFailure("switchyard data import: \(error.message)", status: 1)
+            throw CommandFailure("switchyard data import: \(error)", status: 1)
         }
         let store: DocumentStore
         do {

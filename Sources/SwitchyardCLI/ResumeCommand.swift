@@ -59,7 +59,7 @@ struct ResumeCommand: Command {
         do {
             claim = try DataDirectoryClaim.take(app.dataDirectory)
         } catch {
-            Output.error("switchyard resume: \(error.message)")
+            Output.error("switchyard resume: \(error)")
             return 1
         }
         do {

@@ -3,7 +3,8 @@ import Messaging
 import Switchyard
 import SwitchyardServer
 
-/// `switchyard serve`: runs the app's triggers and serves it over HTTP until Ctrl-C.
+/// `switchyard serve`: runs the app's triggers and serves it over HTTP until Ctrl-C, through `ServeLifecycle`,
+/// printing what it tells.
 struct ServeCommand: Command {
     static let name = "serve"
     static let summary = "Serve the app: client API, FCM emulator, admin API and dashboard, with its triggers"
@@ -38,7 +39,7 @@ struct ServeCommand: Command {
                                 switchyard-app)
           --import DIR          Before serving, import DIR as 'switchyard data import' does (without
                                 firing triggers)
-          --export-on-exit DIR  On Ctrl-C, after the triggers stop, export the data to DIR as
+          --export-on-exit DIR  On Ctrl-C, after the triggers and the server stop, export the data to DIR as
                                 'switchyard data export' does
           --watch               Reload on save: a change to triggers.yaml, values.json or environments/ is
                                 applied without a restart; a change under functions/ rebuilds (see
@@ -170,82 +171,60 @@ struct ServeCommand: Command {
                 return 2
             }
         }
-        let opened = try await app.openApp(configuration, messaging: transport)
-        if let importDirectory {
-            do {
-                let summary = try await DataImport.import(from: importDirectory, into: opened.app.store)
-                log.event(
-                    "imported \(summary.documents) documents in \(summary.collections.count) collections from \(importDirectory)"
-                )
-            } catch {
-                await opened.discard()
+        let lifecycle = ServeLifecycle(
+            ServeLifecycle.Configuration(
+                app: configuration, directory: app.directory, registry: CommandLineTool.registry,
+                dataDirectory: app.dataDirectory, acceptingDataLoss: app.acceptingDataLoss,
+                options: SwitchyardApp.Options(messaging: transport), importDirectory: importDirectory,
+                exportDirectory: exportDirectory,
+                server: AppServer.Configuration(
+                    host: host, port: port, appId: appId,
+                    clientAPI: ClientAPI.Configuration(queryTimeLimit: queryTimeLimit))))
+        let hangups = Task {
+            for await _ in hangup.signals { lifecycle.reload() }
+        }
+        defer { hangups.cancel() }
+        let supervisor = ProcessInfo.processInfo.environment[Self.supervisorVariable]
+        do {
+            try await lifecycle.run(
+                until: {
+                    await stop.wait(orUntilSupervisorExits: supervisor) == SIGINT ? "interrupt" : "terminate"
+                },
+                events: { event in write(event, to: log) })
+        } catch {
+            switch error.stage {
+            case .importing:
                 Output.error(error.description)
                 return 2
+            case .claimingDataDirectory, .opening: Output.error(error.description)
+            case .starting: Output.error("switchyard serve: \(error)")
             }
-        }
-        // Followed before anything can run (triggers catching up at start, the first requests): every run printed.
-        let invocations = opened.app.invocations.followBatches()
-        let server: AppServer
-        do {
-            // Serving first, so that triggers catching up already send through the emulator's client.
-            server = try await AppServer.start(
-                app: opened.app,
-                configuration: AppServer.Configuration(
-                    host: host, port: port, appId: appId,
-                    clientAPI: ClientAPI.Configuration(queryTimeLimit: queryTimeLimit), dataDirectory: app.dataDirectory
-                ))
-            do {
-                try await opened.app.start()
-            } catch {
-                await server.stop()
-                throw error
-            }
-        } catch {
-            await opened.discard()
-            Output.error("switchyard serve: cannot start: \(error)")
             return 1
         }
-        let printer = Task {
-            for await records in invocations {
-                log.invocations(records)
-                // Lets the next runs gather into one write: a busy server would otherwise wake this task, and
-                // write, for every run or two.
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-        }
-        let reloader = Task { [app, environment = self.app.environment] in
-            for await _ in hangup.signals {
-                do {
-                    let change = try await opened.app.reload(directory: app.directory, environment: environment)
-                    log.event("reloaded the configuration: \(change)")
-                } catch let errors as ConfigurationErrors {
-                    log.problem("the configuration was not reloaded (the previous one stays in effect):\n\(errors)")
-                } catch {
-                    log.problem("the configuration was not reloaded: \(error)")
-                }
-            }
-        }
-        log.serving(server, dataDirectory: app.dataDirectory, push: pushDescription(opened.app))
-        let signal = await stop.wait(
-            orUntilSupervisorExits: ProcessInfo.processInfo.environment[Self.supervisorVariable])
-        log.event("stopping (\(signal == SIGINT ? "interrupt" : "terminate"))")
-        reloader.cancel()
-        // Triggers first: their functions send through this server's FCM emulator (and may call its APIs), so the
-        // endpoints they use stay up until the last running function has finished.
-        await opened.app.triggers.stop()
-        await server.stop()
-        if let exportDirectory {
-            do {
-                let exported = try await DataExport.export(store: opened.app.store, to: exportDirectory)
-                log.event("exported \(exported.count) collections to \(exportDirectory)")
-            } catch {
-                log.problem("could not export the data to \(exportDirectory): \(error)")
-            }
-        }
-        await opened.stop()
-        await printer.value
-        log.event("stopped")
         return 0
+    }
+
+    /// Prints a lifecycle event as serve's log line for it (progress of an import prints nothing).
+    private func write(_ event: ServeLifecycle.Event, to log: ServeLog) {
+        switch event {
+        case .importing: break
+        case .imported(let summary, let directory):
+            log.event(
+                "imported \(summary.documents) documents in \(summary.collections.count) collections from \(directory)")
+        case .serving(let server):
+            log.serving(server, dataDirectory: app.dataDirectory, push: pushDescription(server.app))
+        case .invocations(let records): log.invocations(records)
+        case .reloaded(let change): log.event("reloaded the configuration: \(change)")
+        case .notReloaded(let errors as ConfigurationErrors):
+            log.problem("the configuration was not reloaded (the previous one stays in effect):\n\(errors)")
+        case .notReloaded(let error): log.problem("the configuration was not reloaded: \(error)")
+        case .stopping(let reason): log.event("stopping (\(reason))")
+        case .exported(let collections, let directory):
+            log.event("exported \(collections.count) collections to \(directory)")
+        case .notExported(let error, let directory):
+            log.problem("could not export the data to \(directory): \(error)")
+        case .stopped: log.event("stopped")
+        }
     }
 
     /// Where functions' pushes go, for the start-up lines (never a credential).

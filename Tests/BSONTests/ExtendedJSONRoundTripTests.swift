@@ -2,7 +2,7 @@ import BSON
 import Testing
 
 @Suite struct ExtendedJSONRoundTripTests {
-    static let oid = ObjectId(hex: "57e193d7a9cc81b4027498b5")!
+    static let oid = ObjectId(hex: "6650a1f4c2b9e83d17a4f0c2")!
 
     /// One value of every BSON type, including boundary values.
     static let everyType: BSONDocument = [
@@ -18,7 +18,7 @@ import Testing
         "year0": .datetime(BSONDate(millisecondsSinceEpoch: -62_167_219_200_000)),
         "9999": .datetime(BSONDate(millisecondsSinceEpoch: 253_402_300_799_999)),
         "10000": .datetime(BSONDate(millisecondsSinceEpoch: 253_402_300_800_000)),
-        "ms": .datetime(BSONDate(millisecondsSinceEpoch: 1_654_708_829_678)),
+        "ms": .datetime(BSONDate(millisecondsSinceEpoch: 1_710_495_667_250)),
         "null": .null, "regex": .regex(BSONRegularExpression(pattern: "^a\"b", options: "mix")),
         "dbPointer": .dbPointer(BSONDBPointer(namespace: "db.coll", id: oid)), "code": .javascript("x => 1"),
         "symbol": .symbol("sym"), "codeWithScope": .javascriptWithScope(BSONCodeWithScope(code: "f", scope: ["n": 1])),
@@ -49,12 +49,12 @@ import Testing
     }
 
     @Test func relaxedAndCanonicalConvertIntoEachOther() throws {
-        let relaxedText = #"{"i":1,"l":3000000000,"d":1.5,"w":2.0,"t":{"$date":"2022-06-08T17:20:29.678Z"}}"#
+        let relaxedText = #"{"i":1,"l":3000000000,"d":1.5,"w":2.0,"t":{"$date":"2024-03-15T09:41:07.250Z"}}"#
         let document = try ExtendedJSON.parseDocument(relaxedText)
         #expect(
             document.extendedJSON(mode: .canonical)
                 == #"{"i":{"$numberInt":"1"},"l":{"$numberLong":"3000000000"},"d":{"$numberDouble":"1.5"},"#
-                + #""w":{"$numberDouble":"2.0"},"t":{"$date":{"$numberLong":"1654708829678"}}}"#)
+                + #""w":{"$numberDouble":"2.0"},"t":{"$date":{"$numberLong":"1710495667250"}}}"#)
         let canonical = try ExtendedJSON.parseDocument(document.extendedJSON(mode: .canonical))
         #expect(canonical.extendedJSON(mode: .relaxed) == relaxedText)
     }

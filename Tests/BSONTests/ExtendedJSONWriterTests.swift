@@ -2,7 +2,7 @@ import BSON
 import Testing
 
 @Suite struct ExtendedJSONWriterTests {
-    let oid = ObjectId(hex: "57e193d7a9cc81b4027498b5")!
+    let oid = ObjectId(hex: "6650a1f4c2b9e83d17a4f0c2")!
 
     /// Canonical and relaxed output of `{"a": value}`.
     func both(_ value: BSON) -> (canonical: String, relaxed: String) {
@@ -21,7 +21,7 @@ import Testing
 
     @Test(arguments: [
         (1.0, "1.0"), (-1.0, "-1.0"), (0.0, "0.0"), (-0.0, "-0.0"), (1.0001220703125, "1.0001220703125"),
-        (1.2345678921232e18, "1.2345678921232E+18"), (-1.2345678921232e18, "-1.2345678921232E+18"),
+        (9.8765432101234e17, "9.8765432101234E+17"), (-9.8765432101234e17, "-9.8765432101234E+17"),
         (1e308, "1.0E+308"), (Double.leastNonzeroMagnitude, "5.0E-324"), (1e-5, "1.0E-5"), (0.0001, "0.0001"),
         (0.1, "0.1"),
         (1e15, "1000000000000000.0"), (1e16, "1.0E+16"), (Double.greatestFiniteMagnitude, "1.7976931348623157E+308"),
@@ -41,17 +41,17 @@ import Testing
     @Test func datesAreTextOnlyFrom1970To9999InRelaxedMode() {
         func date(_ ms: Int64) -> (String, String) { both(.datetime(BSONDate(millisecondsSinceEpoch: ms))) }
         #expect(date(0) == (#"{"a":{"$date":{"$numberLong":"0"}}}"#, #"{"a":{"$date":"1970-01-01T00:00:00Z"}}"#))
-        #expect(date(1_654_708_829_678).1 == #"{"a":{"$date":"2022-06-08T17:20:29.678Z"}}"#)
-        #expect(date(1_356_351_330_501).1 == #"{"a":{"$date":"2012-12-24T12:15:30.501Z"}}"#)
+        #expect(date(1_710_495_667_250).1 == #"{"a":{"$date":"2024-03-15T09:41:07.250Z"}}"#)
+        #expect(date(1_717_000_000_321).1 == #"{"a":{"$date":"2024-05-29T16:26:40.321Z"}}"#)
         #expect(date(253_402_300_799_999).1 == #"{"a":{"$date":"9999-12-31T23:59:59.999Z"}}"#)
         #expect(date(253_402_300_800_000).1 == #"{"a":{"$date":{"$numberLong":"253402300800000"}}}"#)
         #expect(date(-1).1 == #"{"a":{"$date":{"$numberLong":"-1"}}}"#)
-        #expect(date(-284_643_869_501).1 == #"{"a":{"$date":{"$numberLong":"-284643869501"}}}"#)
+        #expect(date(-1_234_567_890_123).1 == #"{"a":{"$date":{"$numberLong":"-1234567890123"}}}"#)
     }
 
     @Test func everyOtherTypeHasOneFormInBothModes() {
         let cases: [(BSON, String)] = [
-            (.objectId(oid), #"{"$oid":"57e193d7a9cc81b4027498b5"}"#),
+            (.objectId(oid), #"{"$oid":"6650a1f4c2b9e83d17a4f0c2"}"#),
             (.string("s"), #""s""#),
             (.bool(true), "true"), (.bool(false), "false"), (.null, "null"),
             (
@@ -59,18 +59,18 @@ import Testing
                     BSONBinary(
                         subtype: 4,
                         data: [
-                            0xC8, 0xED, 0xAB, 0xC3, 0xF7, 0x38, 0x4C, 0xA3,
-                            0xB6, 0x8D, 0xAB, 0x92, 0xA9, 0x14, 0x78, 0xA3,
+                            0x3F, 0x2A, 0x6C, 0x1E, 0x9B, 0x4D, 0x4E, 0x7A,
+                            0x8C, 0x15, 0x2D, 0x6E, 0x9F, 0x0A, 0x7B, 0x3C,
                         ])),
-                #"{"$binary":{"base64":"yO2rw/c4TKO2jauSqRR4ow==","subType":"04"}}"#
+                #"{"$binary":{"base64":"PypsHptNTnqMFS1unwp7PA==","subType":"04"}}"#
             ),
             (
                 .binary(BSONBinary(subtype: 0x80, data: Array("123".utf8))),
                 #"{"$binary":{"base64":"MTIz","subType":"80"}}"#
             ),
             (.binary(BSONBinary(subtype: 0, data: [])), #"{"$binary":{"base64":"","subType":"00"}}"#),
-            (.binary(BSONBinary(subtype: 0, data: [0xFF, 0xFF])), #"{"$binary":{"base64":"//8=","subType":"00"}}"#),
-            (.javascript("function() {}"), #"{"$code":"function() {}"}"#),
+            (.binary(BSONBinary(subtype: 0, data: [0xCA, 0xFE])), #"{"$binary":{"base64":"yv4=","subType":"00"}}"#),
+            (.javascript("() => title"), #"{"$code":"() => title"}"#),
             (
                 .javascriptWithScope(BSONCodeWithScope(code: "f", scope: ["x": 1])),
                 #"{"$code":"f","$scope":{"x":{"$numberInt":"1"}}}"#
@@ -81,16 +81,16 @@ import Testing
                 #"{"$timestamp":{"t":4294967295,"i":4294967295}}"#
             ),
             (
-                .regex(BSONRegularExpression(pattern: "foo*", options: "xi")),
-                #"{"$regularExpression":{"pattern":"foo*","options":"ix"}}"#
+                .regex(BSONRegularExpression(pattern: "dune*", options: "xi")),
+                #"{"$regularExpression":{"pattern":"dune*","options":"ix"}}"#
             ),
             (
                 .dbPointer(BSONDBPointer(namespace: "db.c", id: oid)),
-                #"{"$dbPointer":{"$ref":"db.c","$id":{"$oid":"57e193d7a9cc81b4027498b5"}}}"#
+                #"{"$dbPointer":{"$ref":"db.c","$id":{"$oid":"6650a1f4c2b9e83d17a4f0c2"}}}"#
             ),
             (.symbol("sym"), #"{"$symbol":"sym"}"#),
             (.minKey, #"{"$minKey":1}"#), (.maxKey, #"{"$maxKey":1}"#), (.undefined, #"{"$undefined":true}"#),
-            (.decimal128(Decimal128("1234.5")!), #"{"$numberDecimal":"1234.5"}"#),
+            (.decimal128(Decimal128("12.50")!), #"{"$numberDecimal":"12.50"}"#),
             (.array([]), "[]"), (.document([:]), "{}"),
         ]
         for (value, text) in cases {
@@ -120,33 +120,39 @@ import Testing
         #expect(document.extendedJSON(mode: .relaxed) == #"{"z":1,"a":{"b":[1,"x",{"c":null}]},"m":true}"#)
     }
 
-    @Test func theSpecificationsExampleDocumentPrintsAsPublished() {
+    @Test func aBookOfTheCommonTypesPrintsAsPymongoPrintsIt() {
+        // Expected text from pymongo's `bson.json_util` (canonical and relaxed options, compact separators).
         let document: BSONDocument = [
-            "_id": .objectId(oid), "String": "string", "Int32": .int32(42), "Int64": .int64(42),
-            "Double": .double(42.42), "Decimal": .decimal128(Decimal128("1234.5")!),
-            "Code": .javascript("function() {}"), "Subdocument": ["foo": "bar"], "Array": [1, 2, 3, 4, 5],
-            "Timestamp": .timestamp(BSONTimestamp(time: 42, increment: 1)),
-            "DatetimeEpoch": .datetime(BSONDate(millisecondsSinceEpoch: 0)),
-            "DatetimePositive": .datetime(BSONDate(millisecondsSinceEpoch: 253_402_300_799_999)),
-            "DatetimeNegative": .datetime(BSONDate(millisecondsSinceEpoch: -62_135_596_800_000)),
-            "Minkey": .minKey, "Maxkey": .maxKey, "Null": .null,
+            "_id": .objectId(oid), "title": "Kindred", "pages": .int32(287), "views": .int64(287),
+            "rating": .double(4.75), "price": .decimal128(Decimal128("2468.5")!),
+            "summary": .javascript("return title"),
+            "publisher": ["name": "Doubleday"], "editions": [1979, 1988, 2003],
+            "indexed": .timestamp(BSONTimestamp(time: 287, increment: 3)),
+            "added": .datetime(BSONDate(millisecondsSinceEpoch: 0)),
+            "lastCopy": .datetime(BSONDate(millisecondsSinceEpoch: 253_402_300_799_999)),
+            "firstCopy": .datetime(BSONDate(millisecondsSinceEpoch: -62_135_596_800_000)),
+            "low": .minKey, "high": .maxKey, "isbn": .null,
         ]
         let canonical =
-            #"{"_id":{"$oid":"57e193d7a9cc81b4027498b5"},"String":"string","Int32":{"$numberInt":"42"},"#
-            + #""Int64":{"$numberLong":"42"},"Double":{"$numberDouble":"42.42"},"#
-            + #""Decimal":{"$numberDecimal":"1234.5"},"Code":{"$code":"function() {}"},"Subdocument":{"foo":"bar"},"#
-            + #""Array":[{"$numberInt":"1"},{"$numberInt":"2"},{"$numberInt":"3"},{"$numberInt":"4"},"#
-            + #"{"$numberInt":"5"}],"Timestamp":{"$timestamp":{"t":42,"i":1}},"#
-            + #""DatetimeEpoch":{"$date":{"$numberLong":"0"}},"#
-            + #""DatetimePositive":{"$date":{"$numberLong":"253402300799999"}},"#
-            + #""DatetimeNegative":{"$date":{"$numberLong":"-62135596800000"}},"#
-            + #""Minkey":{"$minKey":1},"Maxkey":{"$maxKey":1},"Null":null}"#
+            #"{"_id":{"$oid":"6650a1f4c2b9e83d17a4f0c2"},"title":"Kindred","pages":{"$numberInt":"287"},"#
+            + #""views":{"$numberLong":"287"},"rating":{"$numberDouble":"4.75"},"#
+            + #""price":{"$numberDecimal":"2468.5"},"summary":{"$code":"return title"},"#
+            + #""publisher":{"name":"Doubleday"},"#
+            + #""editions":[{"$numberInt":"1979"},{"$numberInt":"1988"},{"$numberInt":"2003"}],"#
+            + #""indexed":{"$timestamp":{"t":287,"i":3}},"added":{"$date":{"$numberLong":"0"}},"#
+            + #""lastCopy":{"$date":{"$numberLong":"253402300799999"}},"#
+            + #""firstCopy":{"$date":{"$numberLong":"-62135596800000"}},"#
+            + #""low":{"$minKey":1},"high":{"$maxKey":1},"isbn":null}"#
+        let relaxed =
+            #"{"_id":{"$oid":"6650a1f4c2b9e83d17a4f0c2"},"title":"Kindred","pages":287,"views":287,"rating":4.75,"#
+            + #""price":{"$numberDecimal":"2468.5"},"summary":{"$code":"return title"},"#
+            + #""publisher":{"name":"Doubleday"},"editions":[1979,1988,2003],"#
+            + #""indexed":{"$timestamp":{"t":287,"i":3}},"added":{"$date":"1970-01-01T00:00:00Z"},"#
+            + #""lastCopy":{"$date":"9999-12-31T23:59:59.999Z"},"#
+            + #""firstCopy":{"$date":{"$numberLong":"-62135596800000"}},"#
+            + #""low":{"$minKey":1},"high":{"$maxKey":1},"isbn":null}"#
         #expect(document.extendedJSON(mode: .canonical) == canonical)
-        let relaxed = document.extendedJSON(mode: .relaxed)
-        #expect(relaxed.contains(#""Int32":42,"Int64":42,"Double":42.42,"#))
-        #expect(relaxed.contains(#""DatetimeEpoch":{"$date":"1970-01-01T00:00:00Z"}"#))
-        #expect(relaxed.contains(#""DatetimePositive":{"$date":"9999-12-31T23:59:59.999Z"}"#))
-        #expect(relaxed.contains(#""DatetimeNegative":{"$date":{"$numberLong":"-62135596800000"}}"#))
+        #expect(document.extendedJSON(mode: .relaxed) == relaxed)
     }
 
     @Test func documentsAppendToAnExistingBuffer() {

@@ -5,16 +5,16 @@ import Testing
 
 @Suite struct ObjectIdTests {
     @Test func hexRoundTripsInEitherCase() {
-        let id = ObjectId(hex: "57E193D7A9CC81B4027498B5")
-        #expect(id?.hex == "57e193d7a9cc81b4027498b5")
-        #expect(id == ObjectId(hex: "57e193d7a9cc81b4027498b5"))
-        #expect(id?.description == "ObjectId(\"57e193d7a9cc81b4027498b5\")")
-        #expect(id?.byteArray == [0x57, 0xE1, 0x93, 0xD7, 0xA9, 0xCC, 0x81, 0xB4, 0x02, 0x74, 0x98, 0xB5])
+        let id = ObjectId(hex: "6650A1F4C2B9E83D17A4F0C2")
+        #expect(id?.hex == "6650a1f4c2b9e83d17a4f0c2")
+        #expect(id == ObjectId(hex: "6650a1f4c2b9e83d17a4f0c2"))
+        #expect(id?.description == "ObjectId(\"6650a1f4c2b9e83d17a4f0c2\")")
+        #expect(id?.byteArray == [0x66, 0x50, 0xA1, 0xF4, 0xC2, 0xB9, 0xE8, 0x3D, 0x17, 0xA4, 0xF0, 0xC2])
     }
 
     @Test(arguments: [
-        "", "57e193d7a9cc81b4027498b", "57e193d7a9cc81b4027498b5a", "57e193d7a9cc81b4027498bg",
-        "57e193d7a9cc81b4027498 5", "é7e193d7a9cc81b4027498b",
+        "", "6650a1f4c2b9e83d17a4f0c", "6650a1f4c2b9e83d17a4f0c2a", "6650a1f4c2b9e83d17a4f0cg",
+        "6650a1f4c2b9e83d17a4f0 5", "é650a1f4c2b9e83d17a4f0c",
     ])
     func rejectsInvalidHex(_ hex: String) {
         #expect(ObjectId(hex: hex) == nil)
@@ -38,7 +38,7 @@ import Testing
         let id = ObjectId()
         let after = UInt32(Date().timeIntervalSince1970)
         #expect((before...after).contains(id.timestamp))
-        #expect(ObjectId(hex: "57e193d7a9cc81b4027498b5")?.timestamp == 0x57E1_93D7)
+        #expect(ObjectId(hex: "6650a1f4c2b9e83d17a4f0c2")?.timestamp == 0x6650_A1F4)
     }
 
     @Test func idsGeneratedConcurrentlyAreUnique() async {

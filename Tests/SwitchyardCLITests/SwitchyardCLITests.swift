@@ -37,15 +37,15 @@ import Testing
 
     @Test func printsEachDocumentOfAnArrayOnItsOwnLine() throws {
         let file = try temporaryFile(
-            #"[ {"a": 1, "when": {"$date": "2022-06-08T17:20:29.678Z"}}, {"b": {"$numberLong": "5"}} ]"#)
+            #"[ {"a": 1, "when": {"$date": "2024-03-15T09:41:07.250Z"}}, {"b": {"$numberLong": "5"}} ]"#)
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let relaxed = try switchyard("ejson", "--relaxed", file.path)
         #expect(relaxed.status == 0)
-        #expect(relaxed.stdout == "{\"a\":1,\"when\":{\"$date\":\"2022-06-08T17:20:29.678Z\"}}\n{\"b\":5}\n")
+        #expect(relaxed.stdout == "{\"a\":1,\"when\":{\"$date\":\"2024-03-15T09:41:07.250Z\"}}\n{\"b\":5}\n")
         let canonical = try switchyard("ejson", file.path)
         #expect(
             canonical.stdout
-                == "{\"a\":{\"$numberInt\":\"1\"},\"when\":{\"$date\":{\"$numberLong\":\"1654708829678\"}}}\n"
+                == "{\"a\":{\"$numberInt\":\"1\"},\"when\":{\"$date\":{\"$numberLong\":\"1710495667250\"}}}\n"
                 + "{\"b\":{\"$numberLong\":\"5\"}}\n")
     }
 

@@ -274,7 +274,11 @@ import Testing
                 router.add("GET", "/slow") { _, _ in
                     arrived.add(1, ordering: .relaxed)
                     // The answer comes from a task of the global pool, once the gate opens.
-                    return .text(await Task.detached { await gate.passed() }.value)
+                    return .text(
+                        await Task.detached {
+                            await gate.wait()
+                            return "passed"
+                        }.value)
                 }
             }
         }
@@ -374,29 +378,5 @@ import Testing
             reader.stop()
         }
         await server.stop()
-    }
-}
-
-/// Suspends callers until opened; then they pass at once.
-private final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<String, Never>])>((false, []))
-
-    func passed() async -> String {
-        await withCheckedContinuation { continuation in
-            let open = state.withLock { state in
-                if !state.open { state.waiting.append(continuation) }
-                return state.open
-            }
-            if open { continuation.resume(returning: "passed") }
-        }
-    }
-
-    func open() {
-        let waiting = state.withLock { state in
-            state.open = true
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume(returning: "passed") }
     }
 }

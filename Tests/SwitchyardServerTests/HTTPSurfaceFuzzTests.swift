@@ -4,7 +4,8 @@ import Testing
 @testable import SwitchyardServer
 
 /// The HTTP surfaces of the served example app (client API, admin API, FCM emulator) under mutated requests:
-/// every request is answered within 5 s, none with a 5xx, and the server still serves afterwards. `make test`
+/// every request is answered within 5 s, none with a 5xx, every client API error in the App Services error shape
+/// (JSON with `error` and `error_code`), and the server still serves afterwards. `make test`
 /// runs it for `SWITCHYARD_FUZZ_SECONDS` (30 by default), `make fuzz` for longer; the seed is printed, and
 /// `SWITCHYARD_FUZZ_SEED` replays a run.
 @Suite struct HTTPSurfaceFuzzTests {
@@ -18,8 +19,12 @@ import Testing
         let index: Int
         let outcome: RawHTTPExchange.Outcome
         let request: HTTPSurfaceFuzzer.Request
+        /// What was wrong with an answer that came (empty for a missing answer or a 5xx).
+        var problem = ""
 
-        var description: String { "request \(index): \(outcome) for \(request.summary)" }
+        var description: String {
+            "request \(index): \(outcome)\(problem.isEmpty ? "" : " (\(problem))") for \(request.summary)"
+        }
     }
 
     @Test func mutatedRequestsGetAnAnswerAndNoServerError() async throws {
@@ -44,6 +49,18 @@ import Testing
         }
     }
 
+    /// Why a client API error answer is not in the App Services error shape; nil when it is.
+    static func errorShapeProblem(_ answer: RawHTTPExchange.Exchange) -> String? {
+        guard answer.contentType?.hasPrefix("application/json") == true else {
+            return "Content-Type \(answer.contentType ?? "none"), not JSON"
+        }
+        let body = (try? JSONSerialization.jsonObject(with: Data(answer.body))) as? [String: Any]
+        guard body?["error"] is String, body?["error_code"] is String else {
+            return "not an App Services error: \(String(decoding: answer.body.prefix(200), as: UTF8.self))"
+        }
+        return nil
+    }
+
     /// Sends requests one at a time from a thread of its own (each exchange blocks) until the time or the count
     /// is spent, or the server stops answering; how many answers of each status came (0: none), and the findings.
     static func run(_ fuzzer: HTTPSurfaceFuzzer, _ exchange: RawHTTPExchange) async -> ([Int: Int], [Finding]) {
@@ -56,10 +73,18 @@ import Testing
                 var index = 0
                 while index < maximumRequests, ContinuousClock.now < end {
                     let request = fuzzer.next()
-                    let outcome = exchange.send(request.bytes, isHead: request.method == "HEAD")
-                    if case .answered(let status, _) = outcome {
+                    let isHead = request.method == "HEAD"
+                    let answer = exchange.exchange(request.bytes, isHead: isHead)
+                    let outcome = answer.outcome
+                    if case .answered(let status, let streaming) = outcome {
                         statuses[status, default: 0] += 1
-                        if status >= 500 { findings.append(Finding(index: index, outcome: outcome, request: request)) }
+                        if status >= 500 {
+                            findings.append(Finding(index: index, outcome: outcome, request: request))
+                        } else if status >= 400, !isHead, !streaming, request.path.hasPrefix("/api/client/"),
+                            let problem = errorShapeProblem(answer)
+                        {
+                            findings.append(Finding(index: index, outcome: outcome, request: request, problem: problem))
+                        }
                     } else {
                         statuses[0, default: 0] += 1
                         findings.append(Finding(index: index, outcome: outcome, request: request))

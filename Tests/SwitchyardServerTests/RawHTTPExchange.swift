@@ -28,12 +28,25 @@ struct RawHTTPExchange {
         }
     }
 
+    /// What came back besides the outcome: the answer's `Content-Type` and its body (empty unless answered, and
+    /// for an event stream left open only what had arrived with its head).
+    struct Exchange {
+        var outcome: Outcome
+        var contentType: String?
+        var body: [UInt8] = []
+    }
+
     /// Sends `request`; `isHead` says it asked for the headers alone (a `HEAD`), whose answer has no body.
     func send(_ request: [UInt8], isHead: Bool = false) -> Outcome {
+        exchange(request, isHead: isHead).outcome
+    }
+
+    /// Sends `request` and keeps the answer's body and type too.
+    func exchange(_ request: [UInt8], isHead: Bool = false) -> Exchange {
         let fd: Int32
         switch connectedLoopbackSocket(port: port) {
         case .success(let connected): fd = connected
-        case .failure(let failure): return .refused(failure.description)
+        case .failure(let failure): return Exchange(outcome: .refused(failure.description))
         }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
@@ -46,7 +59,7 @@ struct RawHTTPExchange {
             if n > 0 {
                 sent += n
             } else if n < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
-                if ContinuousClock.now >= deadline { return .noAnswer }
+                if ContinuousClock.now >= deadline { return Exchange(outcome: .noAnswer) }
             } else {
                 // The server may answer (413, 400) before reading a whole body, and close: read what it said.
                 break
@@ -56,19 +69,23 @@ struct RawHTTPExchange {
     }
 
     /// Reads the answer until its end (Content-Length, or the close `Connection: close` brings).
-    private func receive(_ fd: Int32, isHead: Bool, until deadline: ContinuousClock.Instant) -> Outcome {
+    private func receive(_ fd: Int32, isHead: Bool, until deadline: ContinuousClock.Instant) -> Exchange {
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        var head: (status: Int, bodyStart: Int, length: Int?, streaming: Bool)?
+        var head: Head?
+        func answered(_ head: Head, streaming: Bool) -> Exchange {
+            let end = head.length.map { min(answer.count, head.bodyStart + $0) } ?? answer.count
+            return Exchange(
+                outcome: .answered(status: head.status, streaming: streaming), contentType: head.contentType,
+                body: isHead ? [] : Array(answer[min(head.bodyStart, end)..<end]))
+        }
         while true {
             if let head {
-                if head.streaming { return .answered(status: head.status, streaming: true) }
+                if head.streaming { return answered(head, streaming: true) }
                 // 204 and 304 answers, and answers to HEAD, end with their headers.
-                if isHead || head.status == 204 || head.status == 304 {
-                    return .answered(status: head.status, streaming: false)
-                }
+                if isHead || head.status == 204 || head.status == 304 { return answered(head, streaming: false) }
                 if let length = head.length, answer.count - head.bodyStart >= length {
-                    return .answered(status: head.status, streaming: false)
+                    return answered(head, streaming: false)
                 }
             }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -81,20 +98,28 @@ struct RawHTTPExchange {
                     head = Self.head(of: answer)
                 }
             } else if n == 0 {
-                guard let head else { return .refused("closed without an answer") }
-                return .answered(status: head.status, streaming: head.streaming)
+                guard let head else { return Exchange(outcome: .refused("closed without an answer")) }
+                return answered(head, streaming: head.streaming)
             } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
-                if ContinuousClock.now >= deadline { return .noAnswer }
+                if ContinuousClock.now >= deadline { return Exchange(outcome: .noAnswer) }
             } else {
-                guard let head else { return .refused("recv: errno \(errno)") }
-                return .answered(status: head.status, streaming: head.streaming)
+                guard let head else { return Exchange(outcome: .refused("recv: errno \(errno)")) }
+                return answered(head, streaming: head.streaming)
             }
         }
     }
 
-    /// The status, where the body starts, its declared length and whether it is an event stream; nil until the
-    /// headers are complete.
-    private static func head(of bytes: [UInt8]) -> (status: Int, bodyStart: Int, length: Int?, streaming: Bool)? {
+    private struct Head {
+        var status: Int
+        var bodyStart: Int
+        var length: Int?
+        var streaming: Bool
+        var contentType: String?
+    }
+
+    /// The status, where the body starts, its declared length and type and whether it is an event stream; nil until
+    /// the headers are complete.
+    private static func head(of bytes: [UInt8]) -> Head? {
         let end: [UInt8] = Array("\r\n\r\n".utf8)
         guard bytes.count >= 4, let at = (0...(bytes.count - 4)).first(where: { Array(bytes[$0..<$0 + 4]) == end })
         else { return nil }
@@ -104,12 +129,16 @@ struct RawHTTPExchange {
         let status = parts.count >= 2 ? Int(parts[1]) ?? 0 : 0
         var length: Int?
         var streaming = false
+        var contentType: String?
         for line in lines.dropFirst() {
             if line.hasPrefix("content-length:") {
                 length = Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces))
             }
-            if line.hasPrefix("content-type:"), line.contains("text/event-stream") { streaming = true }
+            if line.hasPrefix("content-type:") {
+                contentType = line.dropFirst(13).trimmingCharacters(in: .whitespaces)
+                if line.contains("text/event-stream") { streaming = true }
+            }
         }
-        return (status, at + 4, length, streaming)
+        return Head(status: status, bodyStart: at + 4, length: length, streaming: streaming, contentType: contentType)
     }
 }

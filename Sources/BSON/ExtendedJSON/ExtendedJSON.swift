@@ -2,8 +2,8 @@
 ///
 /// The reader accepts canonical, relaxed and the common legacy forms (`{"$binary": "…", "$type": "00"}`,
 /// `{"$regex": "…", "$options": "…"}`, `{"$uuid": "…"}`); malformed type wrappers (among them what the
-/// specification's corpus refuses: `{"$date": 42}`, a DBRef's `$ref` that is not a string), duplicate keys,
-/// invalid UTF-8 and nesting deeper than `maximumDepth` are errors. The writer prints
+/// Extended JSON specification refuses: `{"$date": 42}`, a DBRef's `$ref` that is not a string),
+/// duplicate keys, invalid UTF-8 and nesting deeper than `maximumDepth` are errors. The writer prints
 /// compact text (no spaces), keys in document order.
 public enum ExtendedJSON {
     /// The two output formats of the specification.

@@ -89,14 +89,14 @@ extension ExtendedJSONReader {
             switch value {
             case .string(let text):
                 guard let date = BSONDate(iso8601: text.utf8) else {
-                    throw fail("$date must be an RFC 3339 date-time, like \"2022-06-08T17:20:29.678Z\"")
+                    throw fail("$date must be an RFC 3339 date-time, like \"2024-03-15T09:41:07.250Z\"")
                 }
                 return .datetime(date)
             case .int64(let ms) where !frame.isPlain(at: 0):
                 return .datetime(BSONDate(millisecondsSinceEpoch: ms))
             default:
-                // A bare number of milliseconds is the legacy shell's form, which the specification's corpus
-                // (top.json, "Bad $date (number, not string or hash)") says a parser rejects.
+                // A bare number of milliseconds is the legacy shell's form, which Extended JSON v2 does not
+                // accept as a $date.
                 throw fail("$date must be a date-time string or {\"$numberLong\": <string>} of milliseconds")
             }
         case "$minKey", "$maxKey":
@@ -116,7 +116,7 @@ extension ExtendedJSONReader {
         case "$uuid":
             try expectKeys(["$uuid"])
             guard let data = Self.uuid(try string(value, "$uuid")) else {
-                throw fail("$uuid must be a UUID like \"c8edabc3-f738-4ca3-b68d-ab92a91478a3\"")
+                throw fail("$uuid must be a UUID like \"3f2a6c1e-9b4d-4e7a-8c15-2d6e9f0a7b3c\"")
             }
             return .binary(BSONBinary(subtype: BSONBinary.uuidSubtype, data: data))
         default:
@@ -125,7 +125,7 @@ extension ExtendedJSONReader {
     }
 
     /// A DBRef (`{"$ref": <collection>, "$id": …, "$db"?: <database>}`) stays a document, but names that are
-    /// not strings are errors, as the specification's corpus (top.json, "Bad DBRef") says.
+    /// not strings are errors, as the Extended JSON specification requires.
     private func checkDBRef(_ frame: Frame) throws(ExtendedJSONError) {
         let document = frame.document
         guard let reference = document["$ref"] else { return }

@@ -66,3 +66,30 @@ extension APIError {
         return APIError(status: 429, code: "TooManyRequests", message: message, retryAfterSeconds: wait)
     }
 }
+
+extension APIError {
+    /// 414: the request line is longer than the server takes.
+    static func uriTooLong(limit: Int) -> APIError {
+        APIError(status: 414, code: "URITooLong", message: "the request line is longer than \(limit) bytes")
+    }
+
+    /// 431: the request's head (request line and header fields) is larger than the server takes.
+    static func headersTooLarge(limit: Int) -> APIError {
+        APIError(
+            status: 431, code: "RequestHeaderFieldsTooLarge",
+            message: "the request line and header fields are larger than \(limit) bytes")
+    }
+
+    /// 431: the request has more header fields than the server takes.
+    static func headersTooLarge(fields: Int) -> APIError {
+        APIError(
+            status: 431, code: "RequestHeaderFieldsTooLarge",
+            message: "the request has more than \(fields) header fields")
+    }
+
+    /// 505: a well-formed HTTP version other than 1.x.
+    static func httpVersionNotSupported(_ version: String) -> APIError {
+        APIError(
+            status: 505, code: "HTTPVersionNotSupported", message: "\(version) is not supported: send HTTP/1.1")
+    }
+}

@@ -12,14 +12,17 @@ import Synchronization
 /// only when every connection counted against that limit is busy. A sweep, at most once a second as connections
 /// arrive, closes connections idle for longer than the idle timeout however many bytes they trickle.
 ///
-/// Loopback clients all share one address, so the per-peer limit bounds a remote peer while a developer's and a
-/// test's own clients on this machine keep their share: an idle connection of the same peer makes room for them.
+/// A peer is what one client holds (`PeerAddress.limitGroup`): an IPv4 address, or a whole IPv6 /64, from which one
+/// host can take as many addresses as it likes. Loopback clients all share one address, so the per-peer limit
+/// bounds a remote peer while a developer's and a test's own clients on this machine keep their share: an idle
+/// connection of the same peer makes room for them.
 ///
-/// libmicrohttpd reports each connection's start and close (`opened`, `closed`) and asks before accepting
-/// (`admit`); the request callbacks mark it busy and idle again. Closing is `shutdown(2)` on the socket, which
-/// libmicrohttpd notices on the connection's own thread and cleans up as if the client had left. The socket is
-/// shut down under the table's lock, and libmicrohttpd reports the close (taking the lock) before it closes the
-/// descriptor, so the descriptor is never one the system has reused.
+/// `FrontDoor` asks before accepting (`admit`) and reports each connection's start (`opened`); whoever holds the
+/// connection last (the front door, or libmicrohttpd once handed it) reports its close (`closed`); the request
+/// callbacks mark it busy and idle again. Closing is `shutdown(2)` on the socket, which its holder notices on its
+/// own thread and cleans up as if the client had left. The socket is shut down under the table's lock, and the
+/// holder reports the close (taking the lock) before it closes the descriptor, so the descriptor is never one the
+/// system has reused.
 final class ConnectionAdmission: Sendable {
     struct Limits: Sendable {
         var total: Int
@@ -27,16 +30,18 @@ final class ConnectionAdmission: Sendable {
         var idleTimeout: Duration
     }
 
-    /// One open connection, behind libmicrohttpd's socket context.
+    /// One open connection: the front door's while the connection waits there, then behind libmicrohttpd's socket
+    /// context.
     final class Connection: Sendable {
         let socket: Int32
+        /// The peer's `limitGroup`.
         let peer: PeerAddress?
         /// Monotonic nanoseconds when the connection last became idle; 0 while a request is being answered.
         private let idleSince: Atomic<UInt64>
 
         init(socket: Int32, peer: PeerAddress?) {
             self.socket = socket
-            self.peer = peer
+            self.peer = peer?.limitGroup
             idleSince = Atomic(ConnectionAdmission.now())
         }
 
@@ -78,6 +83,7 @@ final class ConnectionAdmission: Sendable {
 
     /// Whether a connection from `peer` may open, after closing idle ones to make room when needed.
     func admit(_ peer: PeerAddress?) -> Bool {
+        let peer = peer?.limitGroup
         let now = Self.now()
         return table.withLock { table in
             if now &- table.lastSweep >= Self.nanoseconds(.seconds(1)) {

@@ -8,6 +8,7 @@ import Synchronization
 /// meanwhile, so slow handlers never hold up the others (see `RequestExecution`). Bodies larger than
 /// `maximumBodySize` get 413 without being read into memory. Connections are bounded per peer and in total, and
 /// clients holding connections open without asking anything give way to new ones (see `ConnectionAdmission`).
+/// Heads the server cannot take are answered with JSON errors, not libmicrohttpd's HTML (see `FrontDoor`).
 ///
 /// ```swift
 /// let server = try HTTPServer(configuration: .init(host: "127.0.0.1", port: 9090), router: router)
@@ -22,12 +23,13 @@ public final class HTTPServer: Sendable {
         public var maximumBodySize: Int
         /// Seconds a connection, a request or an answer may go without a byte moving. A connection idle this long
         /// (from when it opened or its last answer went out until its next request's head has arrived) while
-        /// trickling bytes closes as the next connection arrives.
+        /// trickling bytes closes as the next connection arrives; a connection whose first request's head has not
+        /// arrived within it closes then.
         public var idleTimeout: Int
         /// Connections open at once. A new one beyond this closes the connection idle longest; it is refused
         /// only when every connection is busy with a request.
         public var maximumConnections: Int
-        /// Connections open at once from one address, with the same rule. Every client on this machine shares
+        /// Connections open at once from one address (one IPv6 /64), with the same rule. Every client on this machine shares
         /// 127.0.0.1, so it leaves room for a developer's and a test's clients; it bounds a remote peer.
         public var maximumConnectionsPerPeer: Int
         /// Threads reading requests and running handlers until they wait. Two per core (at least 4) served as
@@ -56,6 +58,7 @@ public final class HTTPServer: Sendable {
     let shared: ServerShared
     // Written once in init and only handed back to libmicrohttpd, whose daemon calls are thread-safe.
     nonisolated(unsafe) private let daemon: OpaquePointer
+    private let frontDoor: FrontDoor
     private let stopped = Atomic(false)
 
     /// `http://host:port`, with IPv6 hosts in brackets.
@@ -73,43 +76,47 @@ public final class HTTPServer: Sendable {
             connectionLimits: ConnectionAdmission.Limits(
                 total: max(1, configuration.maximumConnections),
                 perPeer: max(1, configuration.maximumConnectionsPerPeer),
-                idleTimeout: .seconds(max(1, configuration.idleTimeout))))
+                idleTimeout: .seconds(max(1, configuration.idleTimeout))),
+            headLimits: Self.headLimits)
         self.shared = shared
-        var address = try ListeningAddress(host: configuration.host, port: configuration.port)
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-        flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue
-        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
-        let sharedPointer = Unmanaged.passUnretained(shared).toOpaque()
-        let daemon = address.withSocketAddress { socketAddress -> OpaquePointer? in
-            // Pointers travel through the va_list as pointer-sized integers.
-            let options: [CVarArg] = [
-                MHD_OPTION.NOTIFY_COMPLETED.rawValue,
-                Int(bitPattern: unsafeBitCast(ServerShared.completed, to: UnsafeRawPointer.self)),
-                Int(bitPattern: sharedPointer),
-                MHD_OPTION.NOTIFY_CONNECTION.rawValue,
-                Int(bitPattern: unsafeBitCast(ServerShared.connectionChanged, to: UnsafeRawPointer.self)),
-                Int(bitPattern: sharedPointer),
-                MHD_OPTION.SOCK_ADDR.rawValue, Int(bitPattern: socketAddress),
-                MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, configuration.idleTimeout)),
-                MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(clamping: Self.hardConnectionLimit(configuration)),
-                MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(clamping: max(1, configuration.threads)),
-                MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Self.connectionMemory,
-                MHD_OPTION.END.rawValue,
-            ]
-            return withVaList(options) { list in
-                MHD_start_daemon_va(
-                    flags, configuration.port, ServerShared.acceptPolicy, sharedPointer, ServerShared.access,
-                    sharedPointer, list)
-            }
-        }
-        guard let daemon else {
+        let address = try ListeningAddress(host: configuration.host, port: configuration.port)
+        guard let listening = address.listen() else {
             throw HTTPServerError(
                 message:
                     "cannot listen on \(configuration.host):\(configuration.port) (in use, or not an address of this machine)"
             )
         }
+        // The front door accepts, and adds the connections it lets through (an inter-thread channel wakes the
+        // thread that takes one).
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue
+        let sharedPointer = Unmanaged.passUnretained(shared).toOpaque()
+        // Pointers travel through the va_list as pointer-sized integers.
+        let options: [CVarArg] = [
+            MHD_OPTION.NOTIFY_COMPLETED.rawValue,
+            Int(bitPattern: unsafeBitCast(ServerShared.completed, to: UnsafeRawPointer.self)),
+            Int(bitPattern: sharedPointer),
+            MHD_OPTION.NOTIFY_CONNECTION.rawValue,
+            Int(bitPattern: unsafeBitCast(ServerShared.connectionChanged, to: UnsafeRawPointer.self)),
+            Int(bitPattern: sharedPointer),
+            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(1, configuration.idleTimeout)),
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(clamping: Self.hardConnectionLimit(configuration)),
+            MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(clamping: max(1, configuration.threads)),
+            MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, Self.connectionMemory,
+            MHD_OPTION.END.rawValue,
+        ]
+        let daemon = withVaList(options) { list in
+            MHD_start_daemon_va(flags, 0, nil, nil, ServerShared.access, sharedPointer, list)
+        }
+        guard let daemon else {
+            close(listening.socket)
+            throw HTTPServerError(message: "cannot start serving on \(configuration.host):\(listening.port)")
+        }
         self.daemon = daemon
-        port = cmhd_daemon_port(daemon)
+        port = listening.port
+        frontDoor = FrontDoor(
+            listener: listening.socket, daemon: daemon, shared: shared, limits: Self.headLimits,
+            headTimeout: .seconds(max(1, configuration.idleTimeout)))
     }
 
     /// libmicrohttpd's own limit, above `maximumConnections`: a connection that makes room by closing an idle one
@@ -121,12 +128,16 @@ public final class HTTPServer: Sendable {
 
     /// Each connection's memory for a request's header block and read buffer (bodies stream through it).
     /// libmicrohttpd zeroes all of it before every request on a kept-alive connection: its default 32 KB cost a
-    /// served call more than routing it, and 16 KB still takes header blocks up to 8 KB, as nginx does.
+    /// served call more than routing it, and 16 KB still takes `headLimits` with room to spare (a head of 8 KB,
+    /// as nginx takes, and the records of its fields).
     static let connectionMemory = 16 * 1024
+
+    /// The heads `FrontDoor` lets through, and the request handler holds kept-alive connections' later ones to.
+    static let headLimits = RequestHead.Limits()
 
     /// Dropped without `stop()`: stopped in the background rather than blocking whichever thread let it go.
     deinit {
-        if !stopped.load(ordering: .acquiring) { Self.stop(daemon, shared) {} }
+        if !stopped.load(ordering: .acquiring) { Self.stop(daemon, frontDoor, shared) {} }
     }
 
     /// Stops accepting, ends open event streams, lets requests in progress be answered (for up to 2 seconds; the
@@ -138,17 +149,19 @@ public final class HTTPServer: Sendable {
     public func stop() async {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         await withCheckedContinuation { continuation in
-            Self.stop(daemon, shared) { continuation.resume() }
+            Self.stop(daemon, frontDoor, shared) { continuation.resume() }
         }
     }
 
-    private static func stop(_ daemon: OpaquePointer, _ shared: ServerShared, then done: @escaping @Sendable () -> Void)
-    {
+    private static func stop(
+        _ daemon: OpaquePointer, _ frontDoor: FrontDoor, _ shared: ServerShared,
+        then done: @escaping @Sendable () -> Void
+    ) {
         // The daemon pointer is only handed back to libmicrohttpd, whose stop is called once (guarded by `stopped`).
         nonisolated(unsafe) let daemon = daemon
         let thread = Thread {
-            // Quiescing hands the listening socket back to us: close it, or the port stays taken until exit.
-            let listener = MHD_quiesce_daemon(daemon)
+            // No new connections, and the listening socket closed: the port is free again.
+            frontDoor.stop()
             shared.finishStreams()
             // Let requests in progress be answered, and streams send what they still hold, for a while.
             let deadline = ContinuousClock.now + .seconds(2)
@@ -156,7 +169,6 @@ public final class HTTPServer: Sendable {
             // libmicrohttpd cannot stop with connections suspended.
             shared.abandonSuspended()
             MHD_stop_daemon(daemon)
-            if listener >= 0 { close(listener) }
             done()
         }
         thread.name = "switchyard-http-stop"

@@ -23,6 +23,14 @@ struct PeerAddress: Sendable, Hashable {
         self.init { cmhd_copy_address(socketAddress, $0) }
     }
 
+    /// An address written as text (`10.0.0.1`, `2001:db8::1`); nil when it is neither.
+    init?(_ text: String) {
+        self.init { bytes in
+            let family = text.contains(":") ? AF_INET6 : AF_INET
+            return inet_pton(family, text, bytes) == 1 ? family : -1
+        }
+    }
+
     private init?(copying copy: (UnsafeMutablePointer<UInt8>) -> Int32) {
         var bytes: (UInt64, UInt64) = (0, 0)
         let family = withUnsafeMutableBytes(of: &bytes) { raw in
@@ -31,6 +39,27 @@ struct PeerAddress: Sendable, Hashable {
         guard family == AF_INET || family == AF_INET6 else { return nil }
         self.family = family
         self.bytes = bytes
+    }
+
+    private init(family: Int32, bytes: (UInt64, UInt64)) {
+        self.family = family
+        self.bytes = bytes
+    }
+
+    /// What one client holds and per-peer limits count by: an IPv4 address, or an IPv6 address's /64, which a
+    /// single host gets whole (RFC 4291; its SLAAC and temporary addresses, RFC 8981, pick from it at will). An IPv4
+    /// address mapped into IPv6 (`::ffff:10.0.0.1`) stays one address.
+    var limitGroup: PeerAddress {
+        guard family == AF_INET6, !isIPv4Mapped else { return self }
+        // The second half of the 16 bytes, in memory order, is the interface identifier.
+        return PeerAddress(family: family, bytes: (bytes.0, 0))
+    }
+
+    /// `::ffff:a.b.c.d`: ten zero bytes, then two 0xff.
+    private var isIPv4Mapped: Bool {
+        withUnsafeBytes(of: bytes) { raw in
+            raw[..<10].allSatisfy { $0 == 0 } && raw[10] == 0xFF && raw[11] == 0xFF
+        }
     }
 
     static func == (left: PeerAddress, right: PeerAddress) -> Bool {

@@ -9,6 +9,10 @@ final class ServerShared: Sendable {
     let router: Router
     let maximumBodySize: Int
     let admission: ConnectionAdmission
+    /// Connections `FrontDoor` is handing to libmicrohttpd, by socket, until libmicrohttpd reports them started.
+    private let handOvers = Mutex([Int32: ConnectionAdmission.Connection]())
+    /// What `FrontDoor` lets through: a later request of a kept-alive connection is held to the same limits.
+    let headLimits: RequestHead.Limits
     private let open = Mutex(OpenWork())
     /// Requests begun and not yet completed (answered and sent, or abandoned).
     private let requestsInProgress = Atomic(0)
@@ -23,9 +27,13 @@ final class ServerShared: Sendable {
         var stoppingRequests = false
     }
 
-    init(router: Router, maximumBodySize: Int, connectionLimits: ConnectionAdmission.Limits) {
+    init(
+        router: Router, maximumBodySize: Int, connectionLimits: ConnectionAdmission.Limits,
+        headLimits: RequestHead.Limits
+    ) {
         self.router = router
         self.maximumBodySize = maximumBodySize
+        self.headLimits = headLimits
         admission = ConnectionAdmission(limits: connectionLimits)
     }
 
@@ -65,25 +73,27 @@ final class ServerShared: Sendable {
         open.withLock { _ = $0.suspended.removeValue(forKey: ObjectIdentifier(execution)) }
     }
 
-    /// Asked before a connection is accepted (see `ConnectionAdmission`).
-    static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
-        guard let cls else { return MHD_Result.NO }
-        let peer = address.flatMap { PeerAddress(socketAddress: $0) }
-        return Unmanaged<ServerShared>.fromOpaque(cls)._withUnsafeGuaranteedRef {
-            $0.admission.admit(peer) ? MHD_Result.YES : MHD_Result.NO
-        }
+    /// `FrontDoor` hands `connection` to libmicrohttpd next: its record goes with it.
+    func expectHandOver(_ connection: ConnectionAdmission.Connection) {
+        handOvers.withLock { $0[connection.socket] = connection }
+    }
+
+    /// libmicrohttpd refused the connection `expectHandOver` announced.
+    func cancelHandOver(_ connection: ConnectionAdmission.Connection) {
+        _ = handOvers.withLock { $0.removeValue(forKey: connection.socket) }
     }
 
     /// A connection opened or closed: its `ConnectionAdmission.Connection` hangs on its socket context meanwhile.
     static let connectionChanged: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
         guard let cls, let connection, let socketContext else { return }
-        let admission = Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue().admission
+        let shared = Unmanaged<ServerShared>.fromOpaque(cls).takeUnretainedValue()
+        let admission = shared.admission
         switch code {
         case .CONNECTION_NOTIFY_STARTED:
-            let opened = ConnectionAdmission.Connection(
-                socket: cmhd_connection_socket(connection), peer: PeerAddress(of: connection))
+            // Opened at the door, which admitted it.
+            let socket = cmhd_connection_socket(connection)
+            guard let opened = shared.handOvers.withLock({ $0.removeValue(forKey: socket) }) else { return }
             socketContext.pointee = Unmanaged.passRetained(opened).toOpaque()
-            admission.opened(opened)
         case .CONNECTION_NOTIFY_CLOSED:
             guard let pointer = socketContext.pointee else { return }
             socketContext.pointee = nil
@@ -125,6 +135,13 @@ final class ServerShared: Sendable {
             requestContext.pointee = PendingRequest.headersRead
             requestsInProgress.add(1, ordering: .relaxed)
             Self.admitted(connection)?.beginRequest()
+            // A kept-alive connection's later request did not pass `FrontDoor`: it is held to the same limits here.
+            let headSize = cmhd_request_header_size(connection)
+            if headSize > headLimits.head {
+                var response = Self.headRefusal(connection, size: headSize, limits: headLimits).response
+                response.headers.append(("Connection", "close"))
+                return queue(response, on: connection)
+            }
             if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "content-length"),
                 let length = Int(String(cString: length)), length > maximumBodySize
             {
@@ -177,6 +194,22 @@ final class ServerShared: Sendable {
             (pending ?? PendingRequest.attach(to: requestContext)).execution = execution
             return answer(execution.start(), on: connection)
         }
+    }
+
+    /// 414 when the request line of a head of `size` bytes is over the limit (the head less its header fields, each
+    /// with `: ` and CR LF, and the empty line), 431 otherwise.
+    private static func headRefusal(_ connection: OpaquePointer, size: Int, limits: RequestHead.Limits) -> APIError {
+        var fieldBytes = 2
+        withUnsafeMutablePointer(to: &fieldBytes) { total in
+            _ = MHD_get_connection_values_n(
+                connection, .HEADER_KIND,
+                { total, _, _, keySize, value, valueSize in
+                    total?.assumingMemoryBound(to: Int.self).pointee += keySize + (value == nil ? 0 : valueSize) + 4
+                    return MHD_Result.YES
+                }, total)
+        }
+        return size - fieldBytes > limits.requestLine + 2
+            ? .uriTooLong(limit: limits.requestLine) : .headersTooLarge(limit: limits.head)
     }
 
     /// Whether a `Transfer-Encoding` value's last coding is chunked, the only framing a request can end by.

@@ -1,0 +1,196 @@
+import DocumentStore
+import Messaging
+import Switchyard
+
+/// `switchyard serve` from start to exit, for whoever runs it in-process (the command line, a test, an app's own
+/// executable): takes the data directory, opens the app, imports, serves it with its triggers, reloads its
+/// configuration when asked and, once told to stop, stops in dependency order, exports and closes. Everything that
+/// happens is told to `run`'s `events`, for the caller to print.
+///
+/// ```swift
+/// let lifecycle = ServeLifecycle(
+///     ServeLifecycle.Configuration(
+///         app: try functionRegistry.loadConfiguration(directory: "app"), directory: "app",
+///         registry: functionRegistry, dataDirectory: "app/.switchyard", server: AppServer.Configuration(port: 0)))
+/// try await lifecycle.run(until: { await interrupted() }) { event in
+///     if case .serving(let server) = event { print("serving at \(server.http.baseURL)") }
+/// }
+/// ```
+///
+/// Stopping waits for the triggers first (running functions finish, with the FCM emulator and APIs they use still
+/// served), then the HTTP server, then exports; a stop asked for before the app is served (while importing) skips
+/// serving and still exports and closes.
+public final class ServeLifecycle: Sendable {
+    public struct Configuration: Sendable {
+        /// The app's configuration, loaded and checked against `registry`.
+        public var app: AppConfiguration
+        /// Where the configuration was loaded from, and each reload reads it again.
+        public var directory: String
+        public var registry: FunctionRegistry
+        /// The app's store, held locked from start to exit.
+        public var dataDirectory: String
+        /// Opens a store whose files hold less than was committed, going on with what is left.
+        public var acceptingDataLoss: Bool
+        /// How the app is opened (its transport, trigger clock, retention); `storage` is not used, and `variables`
+        /// are where reloads look up secrets.
+        public var options: SwitchyardApp.Options
+        /// Imported (as `DataImport` does, firing no trigger) before the app is served.
+        public var importDirectory: String?
+        /// Where the data is exported to once the triggers and the server stopped.
+        public var exportDirectory: String?
+        /// The HTTP server; its `dataDirectory` is this configuration's.
+        public var server: AppServer.Configuration
+
+        public init(
+            app: AppConfiguration, directory: String, registry: FunctionRegistry, dataDirectory: String,
+            acceptingDataLoss: Bool = false, options: SwitchyardApp.Options = SwitchyardApp.Options(),
+            importDirectory: String? = nil, exportDirectory: String? = nil,
+            server: AppServer.Configuration = AppServer.Configuration()
+        ) {
+            self.app = app
+            self.directory = directory
+            self.registry = registry
+            self.dataDirectory = dataDirectory
+            self.acceptingDataLoss = acceptingDataLoss
+            self.options = options
+            self.importDirectory = importDirectory
+            self.exportDirectory = exportDirectory
+            self.server = server
+        }
+    }
+
+    public let configuration: Configuration
+    private let stopRequest = StopRequest()
+    private let reloads: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+        // One pending request stands for any number: a reload reads the files as they are when it runs.
+        reloads = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Asks for the configuration to be read again from `Configuration.directory` and applied in place (see
+    /// `SwitchyardApp.reload`); told as `.reloaded` or `.notReloaded`. One asked for before the app is served runs
+    /// once it is, and requests made while one runs are applied together after it.
+    public func reload() {
+        reloads.continuation.yield()
+    }
+
+    /// Asks `run` to stop, as its `until` condition does; the first reason given is the one told.
+    public func stop(reason: String) {
+        stopRequest.deliver(reason)
+    }
+
+    /// Runs the app until `stop(reason:)` is called or `until` returns (with the reason to tell); call it once.
+    /// - Parameter events: told what happens, from any thread: the lifecycle's steps in order, batches of function
+    ///   runs as they finish.
+    /// - Throws: `Failure` when the app could not start; what was started is stopped, and a data directory this
+    ///   run created is removed.
+    public func run(
+        until condition: (@Sendable () async -> String)? = nil, events: @escaping @Sendable (Event) -> Void
+    ) async throws(Failure) {
+        let stopRequest = self.stopRequest
+        let conditionWatch = condition.map { condition in Task { stopRequest.deliver(await condition()) } }
+        defer { conditionWatch?.cancel() }
+        let claim: DataDirectoryClaim
+        do {
+            claim = try DataDirectoryClaim.take(configuration.dataDirectory)
+        } catch {
+            throw Failure(stage: .claimingDataDirectory, error: error)
+        }
+        let app: SwitchyardApp
+        do {
+            app = try await SwitchyardApp.open(
+                configuration: configuration.app, registry: configuration.registry,
+                store: .sqlite(
+                    directory: configuration.dataDirectory, acceptingDataLoss: configuration.acceptingDataLoss),
+                options: configuration.options)
+        } catch {
+            claim.discard()
+            throw Failure(stage: .opening, error: error)
+        }
+        if let directory = configuration.importDirectory {
+            do {
+                let summary = try await DataImport.import(from: directory, into: app.store) { events(.importing($0)) }
+                events(.imported(summary, from: directory))
+            } catch {
+                await app.stop()
+                claim.discard()
+                throw Failure(stage: .importing, error: error)
+            }
+        }
+        if let reason = stopRequest.reason {
+            events(.stopping(reason: reason))
+            await close(app, claim: claim, events: events)
+            events(.stopped)
+            return
+        }
+        // Followed before anything can run (triggers catching up at start, the first requests): every run is told.
+        let invocations = app.invocations.followBatches()
+        let server: AppServer
+        do {
+            var serverConfiguration = configuration.server
+            serverConfiguration.dataDirectory = configuration.dataDirectory
+            // Serving first, so that triggers catching up already send through the emulator's client.
+            server = try await AppServer.start(app: app, configuration: serverConfiguration)
+            do {
+                try await app.start()
+            } catch {
+                await server.stop()
+                throw error
+            }
+        } catch {
+            await app.stop()
+            claim.discard()
+            throw Failure(stage: .starting, error: error)
+        }
+        let teller = Task {
+            for await records in invocations {
+                events(.invocations(records))
+                // Lets the next runs gather into one batch: a busy server would otherwise wake this task, and its
+                // caller's printing, for every run or two.
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let reloader = Task { [configuration, reloads] in
+            for await _ in reloads.stream {
+                // In a task of its own, so the cancellation that ends this loop at stop lets a reload under way finish.
+                let outcome = await Task {
+                    try await app.reload(
+                        directory: configuration.directory, environment: configuration.app.environment,
+                        variables: configuration.options.variables)
+                }.result
+                switch outcome {
+                case .success(let change): events(.reloaded(change))
+                case .failure(let error): events(.notReloaded(error))
+                }
+            }
+        }
+        events(.serving(server))
+        let reason = await stopRequest.wait()
+        events(.stopping(reason: reason))
+        reloader.cancel()
+        await reloader.value
+        // Triggers first: their functions send through this server's FCM emulator (and may call its APIs), so the
+        // endpoints they use stay up until the last running function has finished.
+        await app.triggers.stop()
+        await server.stop()
+        await close(app, claim: claim, events: events)
+        await teller.value
+        events(.stopped)
+    }
+
+    /// Exports when asked, stops the app (its store closed) and lets the data directory go.
+    private func close(_ app: SwitchyardApp, claim: DataDirectoryClaim, events: @Sendable (Event) -> Void) async {
+        if let directory = configuration.exportDirectory {
+            do {
+                events(.exported(try await DataExport.export(store: app.store, to: directory), to: directory))
+            } catch {
+                events(.notExported(error, to: directory))
+            }
+        }
+        await app.stop()
+        // Kept to here explicitly: a value may be released after its last use, and with it the lock.
+        withExtendedLifetime(claim) {}
+    }
+}
