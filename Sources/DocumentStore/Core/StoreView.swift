@@ -64,15 +64,63 @@ struct StoreView {
         let projection = try options.projection.flatMap { p throws(StoreError) in p.isEmpty ? nil : try Projection(p) }
         let sort = try options.sort.flatMap { s throws(StoreError) in s.isEmpty ? nil : try SortSpecification(s) }
         guard let state = collection(namespace) else { return [] }
-        var matches = try matchingDocuments(
-            state, filter: filter, limit: sort == nil ? limit.map { $0 + options.skip } : nil, statistics: &statistics)
-        if let sort { matches = Self.sorted(matches, by: sort) }
-        var page = matches.dropFirst(options.skip)
+        let (matcher, plan) = try state.compile(filter)
+        // A read whose transaction was deferred needs one for a plan of several statements.
+        if !plan.isSingleStatement { try beginDeferredTransaction() }
+        guard let sort else {
+            // In scan order, each match is skipped or projected as the scan meets it: a find holds its page,
+            // projected, never every match of a large collection (a capped log read its 10,000 entries whole).
+            var skipped = 0
+            var page: [BSONDocument] = []
+            try scanCandidates(state, plan: plan, statistics: &statistics) { document throws(StoreError) in
+                guard let match = try matcher.match(document) else { return true }
+                guard skipped >= options.skip else {
+                    skipped += 1
+                    return true
+                }
+                page.append(try projection?.apply(to: document, match: match) ?? document)
+                return limit.map { page.count < $0 } ?? true
+            }
+            return page
+        }
+        // Sorted with a limit, only the best `skip + limit` matches so far are kept (pruned whenever twice that
+        // many are held): the store sorts in memory, and a small page of a large queue held all of it.
+        let wanted = limit.map { $0 + options.skip }
+        let pruneAt = wanted.map { 2 * max($0, 64) }
+        var kept: [SortCandidate] = []
+        var scanned = 0
+        try scanCandidates(state, plan: plan, statistics: &statistics) { document throws(StoreError) in
+            guard let match = try matcher.match(document) else { return true }
+            kept.append(SortCandidate(offset: scanned, document: document, match: match))
+            scanned += 1
+            if let pruneAt, let wanted, kept.count >= pruneAt { kept = Self.best(kept, by: sort, count: wanted) }
+            return true
+        }
+        var page = Self.best(kept, by: sort, count: wanted).dropFirst(options.skip)[...]
         if let limit { page = page.prefix(limit) }
         guard let projection else { return page.map(\.document) }
         var results: [BSONDocument] = []
-        for (document, match) in page { results.append(try projection.apply(to: document, match: match)) }
+        for candidate in page { results.append(try projection.apply(to: candidate.document, match: candidate.match)) }
         return results
+    }
+
+    /// A match kept for a sort, with its place in the scan (ties keep scan order).
+    private struct SortCandidate {
+        var offset: Int
+        var document: BSONDocument
+        var match: QueryMatch
+    }
+
+    /// The first `count` of `candidates` in sort order (all of them when nil), ties in scan order.
+    private static func best(_ candidates: [SortCandidate], by sort: SortSpecification, count: Int?)
+        -> [SortCandidate]
+    {
+        let ordered = candidates.sorted { lhs, rhs in
+            let order = sort.compare(lhs.document, rhs.document)
+            return order != 0 ? order < 0 : lhs.offset < rhs.offset
+        }
+        guard let count, ordered.count > count else { return ordered }
+        return Array(ordered.prefix(count))
     }
 
     /// A stable sort: documents that compare equal keep their scan order.
