@@ -69,7 +69,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
     /// Whether the error comes from the storage under the store rather than from the request: a server-side
     /// failure an HTTP answer reports with a 5xx status.
-    public var isStorageFailure: Bool { [14_031, 17_010, 17_011].contains(code) }
+    public var isStorageFailure: Bool { Self.isStorageFailure(code: code) }
 
     public static func location(_ code: Int, _ message: String) -> StoreError {
         StoreError(code: code, codeName: "Location\(code)", message: message)

@@ -55,7 +55,7 @@ extension SwitchyardApp {
             input: arguments, body)
         {
         case .success(let value): return value
-        case .failure(let message): throw FunctionCallError(code: .functionExecutionError, message: message)
+        case .failure(let message, _): throw FunctionCallError(code: .functionExecutionError, message: message)
         case .timeout(let limit): throw .timedOut(name, after: limit)
         }
     }

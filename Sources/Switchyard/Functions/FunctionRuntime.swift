@@ -1,4 +1,5 @@
 import BSON
+import DocumentStore
 import Foundation
 
 /// What every function context of one app shares, and the one place executions run: with the function's
@@ -55,7 +56,8 @@ final class FunctionRuntime: Sendable {
     /// How one execution ended; messages are scrubbed of secrets.
     enum Outcome<Value: Sendable>: Sendable {
         case success(Value)
-        case failure(String)
+        /// The function threw; `storageFailure` is the failure of the store's storage behind what it threw, if any.
+        case failure(String, storageFailure: StoreError?)
         case timeout(Duration)
     }
 
@@ -142,7 +144,10 @@ final class FunctionRuntime: Sendable {
             return (.success(value), run.record(.success, duration: duration))
         case .finished(.failure(let failure)):
             let message = scrubber.scrub(String(describing: failure))
-            return (.failure(message), run.record(.failure, duration: duration, error: message))
+            return (
+                .failure(message, storageFailure: StoreError.storageFailure(causing: failure)),
+                run.record(.failure, duration: duration, error: message)
+            )
         case .timedOut:
             return (.timeout(run.limit), run.record(.timeout, duration: duration))
         }
