@@ -12,7 +12,7 @@ import Switchyard
 ///
 /// A record is `{_id, trigger?, function, eventId?, attempt, userId, start, durationMs, outcome, error?, logs}`.
 extension AdminAPI {
-    func addInvocationRoutes(to routes: inout AdminRoutes) {
+    func addInvocationRoutes(to routes: inout RouterGroup) {
         let invocations = app.invocations
         routes.add("GET", "/invocations") { request, _ in
             let filter = try InvocationFilter(request)

@@ -17,7 +17,7 @@ extension AdminAPI {
     /// How often the live trigger view looks for changes.
     static let triggerPollInterval: Duration = .milliseconds(500)
 
-    func addTriggerRoutes(to routes: inout AdminRoutes) {
+    func addTriggerRoutes(to routes: inout RouterGroup) {
         let app = self.app
         let triggers = app.triggers
         routes.add("GET", "/triggers") { _, _ in
