@@ -73,6 +73,10 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         StoreError(code: .dataCorruptionDetected, message: message)
     }
 
+    /// Whether the error comes from the storage under the store rather than from the request: a server-side
+    /// failure an HTTP answer reports with a 5xx status.
+    public var isStorageFailure: Bool { code.isStorageFailure }
+
     /// An error MongoDB reports by the source location that raised it (`Location15998`) rather than by a named
     /// code: the number is the one MongoDB answers, so clients that test it see the same.
     public static func location(_ code: Code, _ message: String) -> StoreError {

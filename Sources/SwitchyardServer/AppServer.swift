@@ -88,7 +88,7 @@ public final class AppServer: Sendable {
         let appId = configuration.appId ?? app.configuration.definition.appId ?? defaultAppId
         var router = Router()
         let clientAPI = try await ClientAPI.prepare(app: app, appId: appId, configuration: configuration.clientAPI)
-        clientAPI.addRoutes(to: &router)
+        router.add(clientAPI.routes)
         // `Bearer owner` is for development only: an app opened with a transport of its own (--push live)
         // delivers for real, and its server takes only access tokens from the OAuth2 exchange.
         let fcmEmulator = FCMEmulator(outbox: app.pushOutbox, acceptsOwnerToken: app.outboxMessaging != nil)
@@ -96,8 +96,8 @@ public final class AppServer: Sendable {
         let adminToken = AdminToken.generate()
         router.add(
             AdminAPI(app: app, token: adminToken, users: clientAPI.users, dataDirectory: configuration.dataDirectory)
-                .router)
-        router.add(Dashboard(token: adminToken).router)
+                .routes)
+        router.add(Dashboard(token: adminToken).routes)
         let http = try HTTPServer(
             configuration: HTTPServer.Configuration(
                 host: configuration.host, port: configuration.port, idleTimeout: configuration.idleTimeout,

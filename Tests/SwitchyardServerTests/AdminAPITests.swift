@@ -51,9 +51,10 @@ import Testing
 
     @Test func requestsFromOtherMachinesAre403EvenWithTheToken() async throws {
         try await AdminTestServer.run { server in
-            let router = AdminAPI(
-                app: server.app, token: server.server.adminToken, users: server.server.clientAPI.users
-            ).router
+            var router = Router()
+            router.add(
+                AdminAPI(app: server.app, token: server.server.adminToken, users: server.server.clientAPI.users)
+                    .routes)
             for address in ["192.0.2.7", "10.0.0.1", "::ffff:192.0.2.7", "2001:db8::1", ""] {
                 let request = ServerRequest(
                     method: "GET", path: "/admin/v1/triggers",

@@ -12,7 +12,7 @@ import Testing
         maximumConnections: Int, perPeer: Int, idleTimeout: Int = 60, configure: (inout Router) -> Void = { _ in }
     ) throws -> HTTPServer {
         var router = Router()
-        router.add("GET", "/hello", immediately: { _, _ in .json(["hello": "world"]) })
+        router.add("GET", "/hello", { _, _ in .json(["hello": "world"]) })
         configure(&router)
         return try HTTPServer(
             configuration: .init(

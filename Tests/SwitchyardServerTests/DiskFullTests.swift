@@ -2,6 +2,7 @@ import BSON
 import DocumentStore
 import Foundation
 import Switchyard
+import Synchronization
 import TestSupport
 import Testing
 
@@ -35,5 +36,158 @@ import Testing
             let inserted = try await served.atlas("insertOne", #"{\#(ns), "document": {"_id": 1}}"#, token: token)
             #expect(inserted == ["insertedId": .int32(1)])
         }
+    }
+}
+
+/// Triggers and the invocation log on a disk that fills up and is freed again: a trigger whose function meets the
+/// full disk is suspended for storage and resumes by itself, delivering every event committed before; a suspension
+/// for another cause is saved once space returns, so a restart remembers it; the records of the runs during the
+/// fault are written once space returns.
+@Suite(.timeLimit(.minutes(2))) struct DiskFullTriggerTests {
+    static let items = #""database": "shop", "collection": "items""#
+    static let text = String(repeating: "x", count: 20_000)
+
+    @Test(.enabled(if: SmallFilesystem.canMount, "mounting a tmpfs needs root"))
+    func aTriggerSuspendedByTheFullDiskResumesByItselfAndDeliversEveryEvent() async throws {
+        let disk = try SmallFilesystem(megabytes: 4)
+        let gate = Gate()
+        var registry = FunctionRegistry()
+        registry.register("copy") { (event: ChangeEvent, context: FunctionContext) in
+            await gate.wait()
+            guard let document = event.fullDocument, let id = document["_id"] else { return }
+            _ = try await context.services.mongodb().db("shop").collection("copies").replaceOne(
+                ["_id": id], document, upsert: true)
+        }
+        try await ServedApp.with(
+            registry, definition: AppDefinition(triggers: [Self.trigger("copy", function: "copy")]),
+            store: .sqlite(directory: disk.path + "/data"), triggers: Self.quickStorageRetry
+        ) { served in
+            let token = try await served.loginAnonymously().accessToken
+            for id in 1...5 {
+                _ = try await served.atlas(
+                    "insertOne", #"{\#(Self.items), "document": {"_id": \#(id), "text": "\#(Self.text)"}}"#,
+                    token: token)
+            }
+            let filler = disk.fill()
+            gate.open()
+            let suspended = try await Self.status(of: "copy", served) { $0["state"] == "suspended" }
+            let suspension = try #require(suspended["suspension"]?.documentValue)
+            #expect(suspension["code"]?.int64Value == 14_031)
+            #expect(suspension["resumesWhenStorageReturns"] == true)
+            #expect(suspension["reason"]?.stringValue?.contains("disk holding the data directory is full") == true)
+            #expect(!suspended.extendedJSON(mode: .relaxed).contains(disk.path))
+            let table = TriggerStatus.table(try await served.app.triggers.statuses()).joined(separator: "\n")
+            #expect(table.contains("resumes when storage returns"), "\(table)")
+
+            disk.free(filler)
+            let resumed = try await Self.status(of: "copy", served) {
+                $0["state"] == "running" && $0["pendingLogEntries"]?.int64Value == 0
+            }
+            #expect(resumed["suspension"] == nil)
+            try await served.app.awaitIdle()
+            let copies = try await served.app.store.database("shop").collection("copies").find().toArray()
+            #expect(copies.compactMap { $0["_id"]?.int64Value }.sorted() == [1, 2, 3, 4, 5])
+        }
+    }
+
+    @Test(.enabled(if: SmallFilesystem.canMount, "mounting a tmpfs needs root"))
+    func aSuspensionMetOnTheFullDiskIsSavedWhenSpaceReturnsAndOutlivesARestart() async throws {
+        let disk = try SmallFilesystem(megabytes: 4)
+        let gate = Gate()
+        var registry = FunctionRegistry()
+        registry.register("refuse") { (_: ChangeEvent, _: FunctionContext) in
+            await gate.wait()
+            throw ShopClosed()
+        }
+        let definition = AppDefinition(triggers: [Self.trigger("refusing", function: "refuse")])
+        let store = StoreConfiguration.sqlite(directory: disk.path + "/data")
+        try await ServedApp.with(registry, definition: definition, store: store, triggers: Self.quickStorageRetry) {
+            served in
+            let token = try await served.loginAnonymously().accessToken
+            _ = try await served.atlas(
+                "insertOne", #"{\#(Self.items), "document": {"_id": 1, "text": "\#(Self.text)"}}"#, token: token)
+            let filler = disk.fill()
+            gate.open()
+            let suspended = try await Self.status(of: "refusing", served) { $0["state"] == "suspended" }
+            #expect(suspended["inMemoryOnly"] == true)
+            #expect(suspended["suspension"]?.documentValue?["resumesWhenStorageReturns"] == false)
+            #expect(
+                suspended["suspension"]?.documentValue?["reason"]?.stringValue?.contains("the shop is closed") == true)
+
+            disk.free(filler)
+            _ = try await Self.status(of: "refusing", served) { $0["inMemoryOnly"] == false }
+            let invocations = try await served.get(
+                served.server.http.baseURL + "/admin/v1/invocations?trigger=refusing",
+                token: served.server.adminToken.value)
+            let records = try #require(invocations.document?["invocations"]?.arrayValue)
+            // Both attempts, made while the disk was full.
+            #expect(records.count == 2, "\(invocations.text)")
+            for record in records.compactMap(\.documentValue) {
+                #expect(record["outcome"] == "failure")
+                #expect(record["error"]?.stringValue?.contains("the shop is closed") == true)
+            }
+        }
+        try await ServedApp.with(registry, definition: definition, store: store) { served in
+            let restarted = try await Self.status(of: "refusing", served) { _ in true }
+            #expect(restarted["state"] == "suspended")
+            #expect(
+                restarted["suspension"]?.documentValue?["reason"]?.stringValue?.contains("the shop is closed") == true)
+        }
+    }
+
+    /// Storage tried again soon, so the tests wait for space to return rather than for a backoff.
+    static let quickStorageRetry = TriggerRuntimeConfiguration(
+        storageRetry: RetryPolicy(initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(200)))
+
+    /// An ordered trigger on `shop.items` inserts that gives up after two quick attempts.
+    static func trigger(_ name: String, function: String) -> TriggerDefinition {
+        TriggerDefinition(
+            name: name, function: function,
+            kind: .database(
+                DatabaseTrigger(
+                    scope: .collection(database: "shop", collection: "items"), operations: [.insert],
+                    fullDocument: true,
+                    retry: RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(1))))
+        )
+    }
+
+    /// The trigger's status from the admin API, once `ready` holds for it (asked again until it does).
+    static func status(of trigger: String, _ served: ServedApp, until ready: (BSONDocument) -> Bool) async throws
+        -> BSONDocument
+    {
+        while true {
+            let response = try await served.get(
+                served.server.http.baseURL + "/admin/v1/triggers/\(trigger)", token: served.server.adminToken.value)
+            let status = try #require(response.document, "\(response.status) \(response.text)")
+            if ready(status) { return status }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Holds functions back until opened.
+    final class Gate: Sendable {
+        private let state = Mutex<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let isOpen = state.withLock { state -> Bool in
+                    if !state.isOpen { state.waiting.append(continuation) }
+                    return state.isOpen
+                }
+                if isOpen { continuation.resume() }
+            }
+        }
+
+        func open() {
+            for continuation in state.withLock({ state in
+                state.isOpen = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }) { continuation.resume() }
+        }
+    }
+
+    struct ShopClosed: Error, CustomStringConvertible {
+        var description: String { "the shop is closed" }
     }
 }

@@ -99,7 +99,7 @@ import Testing
         let server = try serve { router in
             router.add(
                 "GET", "/headers",
-                immediately: { request, _ in
+                { request, _ in
                     .json([
                         "big": .string(request.headers["x-big"] ?? ""),
                         "repeated": .string(request.headers["x-repeated"] ?? ""),
@@ -301,19 +301,19 @@ import Testing
         #expect(try await answers.value == Array(repeating: 200, count: count))
     }
 
-    @Test func immediateHandlersAnswerAndTheirErrorsRender() async throws {
+    @Test func handlersThatNeverWaitAnswerAndTheirErrorsRender() async throws {
         let server = try serve { router in
             router.add(
                 "GET", "/now/{what}",
-                immediately: { request, parameters in
+                { request, parameters in
                     .text("\(parameters["what"] ?? "") \(request.query["q"] ?? "")")
                 })
             router.add(
                 "GET", "/refused",
-                immediately: { _, _ in
+                { _, _ in
                     throw APIError(status: 403, code: "Forbidden", message: "not for you")
                 })
-            router.add("GET", "/broken", immediately: { _, _ in throw CancellationError() })
+            router.add("GET", "/broken", { _, _ in throw CancellationError() })
         }
         let client = try HTTPClient()
         #expect(try await client.get(url: "\(server.baseURL)/now/here?q=x").text == "here x")

@@ -37,8 +37,8 @@ import Testing
         }
     }
 
-    /// The function runs in the request's own task: at its limit the task is cancelled, and the run is recorded as
-    /// timed out (with what it logged) before the client has its answer; the function's own end adds no record.
+    /// At its limit the function's task is cancelled, and the run is recorded as timed out (with what it logged)
+    /// before the client has its answer; the function's own end adds no record.
     @Test func aServedCallPastItsLimitIsRecordedAndCancelledBeforeItsAnswer() async throws {
         let gate = Gate()
         let sawCancellation = Atomic(false)
@@ -85,8 +85,8 @@ import Testing
         }
     }
 
-    /// A server thread's handlers share a worker task between requests, but not one that was cancelled: the calls
-    /// that follow a timed-out one on its connection (so its thread) run uncancelled.
+    /// Only the timed-out function's task is cancelled: the calls that follow it on its connection (so its server
+    /// thread) run uncancelled.
     @Test func callsAfterATimedOutOneOnItsConnectionRunUncancelled() async throws {
         let ended = Atomic(false)
         var registry = FunctionRegistry()
@@ -95,8 +95,7 @@ import Testing
             let clock = ContinuousClock()
             let start = clock.now
             while start.duration(to: clock.now) < .milliseconds(150) {}
-            // Cancelled when it waits (the limit passed), and it goes on on the server thread: its task is the
-            // thread's worker, which must not serve the next request cancelled.
+            // Cancelled when it waits (the limit passed), after computing on the server thread it started on.
             try? await Task.sleep(for: .milliseconds(10))
             return "done"
         }

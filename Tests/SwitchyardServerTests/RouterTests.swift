@@ -11,7 +11,7 @@ import Testing
         for route in routes {
             router.add(
                 route.method, route.pattern,
-                immediately: { _, parameters in
+                { _, parameters in
                     let values = parameters.values.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
                     return .text("\(route.method) \(route.pattern) \(values)")
                 })

@@ -24,15 +24,19 @@ struct ServedApp: Sendable {
     var appBase: String { "\(base)/app/\(Self.appId)" }
 
     /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run. `queries`
-    /// sets the time budget and threads of `mongodb-atlas` calls (only those two of its fields are used).
+    /// sets the time budget and threads of `mongodb-atlas` calls (only those two of its fields are used);
+    /// `triggers` the trigger runtime's clock and retries.
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
         store: StoreConfiguration = .memory, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
         authLimits: AuthLimits = AuthLimits(), queries: ClientAPI.Configuration = .init(),
+        triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(),
         _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         let configuration = AppConfiguration(definition: definition, environment: .development, values: values)
-        let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: store)
+        let app = try await SwitchyardApp.open(
+            configuration: configuration, registry: registry, store: store,
+            options: SwitchyardApp.Options(triggers: triggers))
         return try await serve(app, retry: retry, authLimits: authLimits, queries: queries, body)
     }
 

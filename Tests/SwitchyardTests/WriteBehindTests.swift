@@ -5,15 +5,18 @@ import Testing
 
 /// Writers hand elements over without waiting; the drain writes them all, once each, in batches.
 @Suite struct WriteBehindTests {
-    /// What the drain wrote, batch by batch.
+    /// What the drain wrote, batch by batch; while `refusing`, it takes nothing, as a full disk.
     final class Sink: Sendable {
         private let batches = Mutex<[[Int]]>([])
+        let refusing = Atomic(false)
 
         var written: [Int] { batches.withLock { $0.flatMap { $0 } } }
         var batchCount: Int { batches.withLock { $0.count } }
 
-        func write(_ batch: [Int]) async {
+        func write(_ batch: [Int]) async -> WriteBehind<Int>.BatchOutcome {
+            if refusing.load(ordering: .relaxed) { return .retryLater }
             batches.withLock { $0.append(batch) }
+            return .done
         }
     }
 
@@ -57,6 +60,32 @@ import Testing
         #expect(sink.written.count >= 40 - 4)
         await writer.flush()
         #expect(sink.written == Array(0..<40))
+    }
+
+    /// The store refuses batches for a while: writers go on without waiting, the newest `maximumHeld` elements are
+    /// kept (the older ones dropped and counted), and written in order once the store takes them again.
+    @Test(.timeLimit(.minutes(1))) func batchesTheStoreRefusesAreHeldBoundedAndWrittenOnceItTakesThem() async throws {
+        let sink = Sink()
+        sink.refusing.store(true, ordering: .relaxed)
+        let drops = Mutex<[Int]>([])
+        let writer = WriteBehind<Int>(
+            maximumBacklog: 4, batchInterval: .milliseconds(1), maximumHeld: 10,
+            onDrop: { dropped, _ in drops.withLock { $0.append(dropped) } }
+        ) { await sink.write($0) }
+        for element in 0..<25 { await writer.append(element) }
+        await writer.flush()
+        #expect(sink.written.isEmpty)
+        #expect(writer.unwritten.held == 10)
+        #expect(writer.unwritten.dropped == 15)
+        #expect(drops.withLock { $0.reduce(0, +) } == 15)
+
+        sink.refusing.store(false, ordering: .relaxed)
+        await writer.flush()
+        #expect(sink.written == Array(15..<25))
+        #expect(writer.unwritten.held == 0)
+        for element in 25..<30 { await writer.append(element) }
+        await writer.flush()
+        #expect(sink.written == Array(15..<30))
     }
 }
 

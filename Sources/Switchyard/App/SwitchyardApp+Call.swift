@@ -6,17 +6,16 @@ extension SwitchyardApp {
     /// `canEvaluate` rule must match the call, and the function runs as `user` (or as the system user when its
     /// settings say `runAsSystem`), within its time limit, recorded in `invocations`.
     ///
-    /// When the app configures custom user data, the user's document is read from that collection first.
+    /// When the app configures custom user data, the user's document is read from that collection first. Past
+    /// its time limit the call throws at once, whether or not the function notices its cancellation.
     /// - Parameters:
     ///   - request: what the rule sees as `%%request` (`remoteIPAddress`, `httpMethod`, …); made only for a
     ///     function that has a rule.
-    ///   - keeper: keeps the time limit for a caller that can be answered from outside its task; the function
-    ///     then runs in the caller's task (see `DeadlineKeeper`).
     /// - Throws: `FunctionCallError`, ready for the client API's `{"error", "error_code"}` answer; its message
     ///   never carries a secret value.
     nonisolated(nonsending) public func call(
         function name: String, arguments: [BSON] = [], user: FunctionUser,
-        request: @autoclosure () -> BSONDocument = [:], keeper: (any DeadlineKeeper)? = nil
+        request: @autoclosure () -> BSONDocument = [:]
     ) async throws(FunctionCallError) -> BSON {
         guard let function = registry[name] else { throw .notFound(name) }
         guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
@@ -51,11 +50,11 @@ extension SwitchyardApp {
         let origin = FunctionRuntime.Origin(function: name)
         let runAsSystem = settings.runAsSystem
         switch await runtime.run(
-            origin, user: runAsSystem ? .system : user, runningAsSystem: runAsSystem, loaded: loaded, keeper: keeper,
-            input: arguments, body)
+            origin, user: runAsSystem ? .system : user, runningAsSystem: runAsSystem, loaded: loaded, input: arguments,
+            body)
         {
         case .success(let value): return value
-        case .failure(let message): throw FunctionCallError(code: .functionExecutionError, message: message)
+        case .failure(let message, _): throw FunctionCallError(code: .functionExecutionError, message: message)
         case .timeout(let limit): throw .timedOut(name, after: limit)
         }
     }

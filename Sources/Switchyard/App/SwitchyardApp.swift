@@ -155,7 +155,8 @@ public final class SwitchyardApp: Sendable {
     }
 
     /// Runs one trigger attempt: the trigger's function as the system user, within its time limit, recorded
-    /// in `invocations`. Throws `FunctionCallError` when the attempt failed or timed out.
+    /// in `invocations`. Throws `FunctionCallError` when the attempt failed or timed out, and the `StoreError` when the
+    /// store's storage failed under the function (a full disk).
     public var triggerHandler: TriggerHandler {
         let runtime = self.runtime
         return { invocation in try await runtime.runTrigger(invocation) }

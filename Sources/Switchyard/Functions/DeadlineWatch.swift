@@ -1,15 +1,15 @@
 import Foundation
 import Synchronization
 
-/// Runs an action when its deadline passes unless it was removed first: the time limits of function runs (and of
-/// served calls, see `DeadlineKeeper`). One
-/// thread sleeps until the earliest deadline. Entries are spread over shards, each with its own lock, since every
-/// served call adds and removes one: a single lock taken by every server thread spins more than it runs.
-/// Adding an entry later than the planned wake (the usual case, as limits are alike) wakes nothing.
-public final class DeadlineWatch: Sendable {
-    public static let shared = DeadlineWatch()
+/// Runs an action when its deadline passes unless it was removed first: the time limits of function runs
+/// (`FunctionDeadline`). One thread sleeps until the earliest deadline. Entries are spread over shards, each with
+/// its own lock, since every run that waits adds and removes one, from every server thread: a single lock taken by
+/// all of them spins more than it runs. Adding an entry later than the planned wake (the usual case, as limits
+/// are alike) wakes nothing.
+final class DeadlineWatch: Sendable {
+    static let shared = DeadlineWatch()
 
-    public struct Entry: Sendable {
+    struct Entry: Sendable {
         fileprivate let shard: Int
         fileprivate let id: UInt64
     }
@@ -36,7 +36,7 @@ public final class DeadlineWatch: Sendable {
     init() {}
 
     /// Runs `action` once `limit` has passed, on the watch's thread (keep it short), unless removed first.
-    public func add(after limit: Duration, _ action: @escaping @Sendable () -> Void) -> Entry {
+    func add(after limit: Duration, _ action: @escaping @Sendable () -> Void) -> Entry {
         let (seconds, attoseconds) = limit.components
         let nanoseconds =
             seconds < 0
@@ -63,7 +63,7 @@ public final class DeadlineWatch: Sendable {
         return entry
     }
 
-    public func remove(_ entry: Entry) {
+    func remove(_ entry: Entry) {
         _ = shards[entry.shard].pending.withLock { $0.removeValue(forKey: entry.id) }
     }
 

@@ -1,10 +1,14 @@
 import Synchronization
 
-/// Runs a function with a time limit, for callers without a `DeadlineKeeper` (triggers, `switchyard call`,
-/// tests). The function runs in a task of its own, on the pool, so the caller gets its answer when the limit
-/// passes even if the function ignores cancellation or blocks its thread; the function's task is cancelled then
-/// (and when the caller is cancelled) and stops at its next cancellation check. The limit is kept by
-/// `DeadlineWatch` rather than a sleeping task, which would cost a task and a thread hop per run.
+/// The time limit of every function run: served calls, triggers, `switchyard call` and tests alike. The function
+/// runs in a task of its own, so its caller gets its answer when the limit passes even if the function ignores
+/// cancellation; the function's task is cancelled then (and when the caller is cancelled) and stops at its next
+/// cancellation check, its later result dropped. The task starts on the caller's thread (`Task.immediate`): a
+/// function that does not wait (most callable functions) has ended before its caller would wait, without a thread
+/// hop, and a served request is answered on the thread that read it. A function that computes for long without
+/// waiting holds its caller's thread meanwhile, and is answered for when it first waits. The limit counts from
+/// the start and is kept by `DeadlineWatch` once the caller waits, rather than by a sleeping task, which would cost
+/// a task and a thread hop per run.
 enum FunctionDeadline {
     enum Outcome<Value: Sendable>: Sendable {
         case finished(Result<Value, any Error>)
@@ -14,8 +18,9 @@ enum FunctionDeadline {
     nonisolated(nonsending) static func run<Value: Sendable>(
         limit: Duration, _ operation: @escaping @Sendable () async throws -> Value
     ) async -> Outcome<Value> {
+        let started = ContinuousClock.now
         let answer = Answer<Value>()
-        let work = Task {
+        let work = Task.immediate {
             let result: Result<Value, any Error>
             do {
                 result = .success(try await operation())
@@ -26,10 +31,17 @@ enum FunctionDeadline {
         }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
-                // Whichever of the function and the limit comes first answers.
+                // Whichever of the function and the limit comes first answers; the function's task is cancelled
+                // before its caller hears of the timeout.
                 guard answer.wait(with: continuation) else { return }
-                let deadline = DeadlineWatch.shared.add(after: limit) {
-                    if answer.give(.timedOut) { work.cancel() }
+                let remaining = limit - started.duration(to: .now)
+                guard remaining > .zero else {
+                    // Computed past its limit before it first waited: answered for now, not a watch's wake-up later.
+                    _ = answer.give(.timedOut, first: { work.cancel() })
+                    return
+                }
+                let deadline = DeadlineWatch.shared.add(after: remaining) {
+                    _ = answer.give(.timedOut, first: { work.cancel() })
                 }
                 answer.setDeadline(deadline)
             }
@@ -52,8 +64,9 @@ private final class Answer<Value: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    /// Answers with `outcome` unless there is an answer already; true when this was the answer.
-    func give(_ outcome: FunctionDeadline.Outcome<Value>) -> Bool {
+    /// Answers with `outcome` unless there is an answer already, running `first` before the caller resumes; true
+    /// when this was the answer.
+    func give(_ outcome: FunctionDeadline.Outcome<Value>, first: () -> Void = {}) -> Bool {
         let answered = state.withLock {
             state -> (UnsafeContinuation<FunctionDeadline.Outcome<Value>, Never>?, DeadlineWatch.Entry?)? in
             guard state.given == nil else { return nil }
@@ -63,6 +76,7 @@ private final class Answer<Value: Sendable>: Sendable {
         }
         guard let (continuation, deadline) = answered else { return false }
         if let deadline { DeadlineWatch.shared.remove(deadline) }
+        first()
         continuation?.resume(returning: outcome)
         return true
     }

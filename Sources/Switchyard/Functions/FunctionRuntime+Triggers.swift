@@ -1,9 +1,11 @@
 import BSON
+import DocumentStore
 
 extension FunctionRuntime {
     /// Runs a trigger's function for one attempt as the system user, recording it; throws when the attempt
-    /// failed or timed out, so the dispatcher retries.
-    func runTrigger(_ invocation: TriggerInvocation) async throws(FunctionCallError) {
+    /// failed or timed out, so the dispatcher retries: a `FunctionCallError`, or the `StoreError` (told without
+    /// paths) when the store's storage failed under the function, which the dispatcher waits out.
+    func runTrigger(_ invocation: TriggerInvocation) async throws {
         let trigger = invocation.trigger
         let function = registry[trigger.function]
         let origin = Origin(
@@ -30,7 +32,9 @@ extension FunctionRuntime {
         let outcome = await run(origin, user: .system, runningAsSystem: true, input: (), body)
         switch outcome {
         case .success: return
-        case .failure(let message):
+        case .failure(_, let storageFailure?):
+            throw storageFailure
+        case .failure(let message, nil):
             throw FunctionCallError(code: .functionExecutionError, message: message)
         case .timeout(let limit):
             throw FunctionCallError.timedOut(trigger.function, after: limit)

@@ -1,4 +1,5 @@
 import BSON
+import DocumentStore
 import Foundation
 
 /// What every function context of one app shares, and the one place executions run: with the function's
@@ -55,7 +56,8 @@ final class FunctionRuntime: Sendable {
     /// How one execution ended; messages are scrubbed of secrets.
     enum Outcome<Value: Sendable>: Sendable {
         case success(Value)
-        case failure(String)
+        /// The function threw; `storageFailure` is the failure of the store's storage behind what it threw, if any.
+        case failure(String, storageFailure: StoreError?)
         case timeout(Duration)
     }
 
@@ -67,8 +69,7 @@ final class FunctionRuntime: Sendable {
         var attempt = 1
     }
 
-    /// One execution, as its record tells it. A class: the run is handed to the deadline's `ExpiringCall` and kept
-    /// by the call until it is recorded, and as a struct each copy (and its release) counted every field.
+    /// One execution, as its record tells it. A class: handing it to `ended` copies one reference, not every field.
     final class Run: Sendable {
         let origin: Origin
         let user: FunctionUser
@@ -94,14 +95,12 @@ final class FunctionRuntime: Sendable {
         }
     }
 
-    /// Runs `body` with `input` as `user` within the function's time limit and records the execution, with
-    /// `loaded` (by default the configuration in effect now). With a `keeper`, `body` runs in the caller's own
-    /// task and the keeper answers the caller should the limit pass first; without one, in a task of its own
-    /// (`FunctionDeadline`). The input is handed to `body` rather than captured, so that a callable function is
-    /// run as it was registered, without a closure around it.
+    /// Runs `body` with `input` as `user` within the function's time limit (`FunctionDeadline`) and records the
+    /// execution, with `loaded` (by default the configuration in effect now). A run past its limit is recorded as
+    /// timed out, with the lines it logged so far, before its caller has the answer. The input is handed to `body`
+    /// rather than captured, so that a callable function is run as it was registered, without a closure around it.
     nonisolated(nonsending) func run<Input: Sendable, Value: Sendable>(
-        _ origin: Origin, user: FunctionUser, runningAsSystem: Bool, loaded: Loaded? = nil,
-        keeper: (any DeadlineKeeper)? = nil, input: Input,
+        _ origin: Origin, user: FunctionUser, runningAsSystem: Bool, loaded: Loaded? = nil, input: Input,
         _ body: @escaping @Sendable (Input, FunctionContext) async throws -> Value
     ) async -> Outcome<Value> {
         let loaded = loaded ?? self.loaded
@@ -110,21 +109,7 @@ final class FunctionRuntime: Sendable {
             lines: InvocationLogLines(scrubber: loaded.scrubber))
         let context = FunctionContext(
             runtime: self, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: run.lines)
-        let deadlineOutcome: FunctionDeadline.Outcome<Value>
-        if let keeper {
-            keeper.keep(ExpiringCall(runtime: self, run: run), until: run.started + run.limit)
-            let result: Result<Value, any Error>
-            do {
-                result = .success(try await body(input, context))
-            } catch {
-                result = .failure(error)
-            }
-            // Expired: `ExpiringCall.expire` recorded the run and its caller was answered.
-            guard keeper.release() else { return .timeout(run.limit) }
-            deadlineOutcome = .finished(result)
-        } else {
-            deadlineOutcome = await FunctionDeadline.run(limit: run.limit) { try await body(input, context) }
-        }
+        let deadlineOutcome = await FunctionDeadline.run(limit: run.limit) { try await body(input, context) }
         let (outcome, record) = Self.ended(
             run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)
         if let backlog = invocationLog.handOver(record) { await backlog.wait() }
@@ -142,7 +127,10 @@ final class FunctionRuntime: Sendable {
             return (.success(value), run.record(.success, duration: duration))
         case .finished(.failure(let failure)):
             let message = scrubber.scrub(String(describing: failure))
-            return (.failure(message), run.record(.failure, duration: duration, error: message))
+            return (
+                .failure(message, storageFailure: StoreError.storageFailure(causing: failure)),
+                run.record(.failure, duration: duration, error: message)
+            )
         case .timedOut:
             return (.timeout(run.limit), run.record(.timeout, duration: duration))
         }

@@ -1,16 +1,20 @@
 import BSON
 import DocumentStore
 import Foundation
+import Synchronization
 
 /// Every function execution (trigger attempts and client calls), kept in the store's `local.invocations`
 /// (`local` is not change-logged, so recording never fires triggers) and followable live.
 ///
 /// Records are written in the background, many to a document (`InvocationPages`). The log keeps the newest
 /// `retention` records (10,000 by default) and at most a tenth more: older ones are pruned as new ones are written.
+/// Records the store cannot write for now (its disk is full) are kept in memory, up to `maximumUnwritten` (the
+/// oldest dropped first, counted and reported), and written once it can.
 public final class InvocationLog: Sendable {
     public static let database = "local"
     public static let collection = "invocations"
     public static let defaultRetention = 10_000
+    public static let maximumUnwritten = 10_000
 
     private let pages: InvocationPages
     private let writer: WriteBehind<InvocationPages.Entry>
@@ -20,18 +24,46 @@ public final class InvocationLog: Sendable {
         let pages = InvocationPages(
             collection: store.database(Self.database).collection(Self.collection), retention: retention)
         self.pages = pages
-        writer = WriteBehind { batch in
+        let namespace = pages.collection.namespace
+        let refused = Atomic(false)
+        writer = WriteBehind(
+            maximumHeld: Self.maximumUnwritten,
+            onDrop: { dropped, total in
+                Self.report(
+                    "dropped the \(dropped) oldest invocation record(s) the store could not write (\(total) in all)")
+            }
+        ) { batch in
             do {
                 try await pages.write(batch)
+                if refused.exchange(false, ordering: .relaxed) {
+                    Self.report("wrote the invocation records kept while the store could not write them")
+                }
+                return .done
+            } catch let error where StoreError.storageFailure(causing: error) != nil {
+                if !refused.exchange(true, ordering: .relaxed), let failure = StoreError.storageFailure(causing: error)
+                {
+                    Self.report(
+                        "could not write \(batch.count) record(s) to \(namespace) (\(failure.codeName)): kept in memory "
+                            + "(up to \(Self.maximumUnwritten)) and written once the store can")
+                }
+                return .retryLater
             } catch {
                 // The runs themselves are over; a log the store refused (it is closing) is reported where the
                 // operator sees it rather than failing anything.
-                FileHandle.standardError.write(
-                    Data(
-                        "switchyard: could not write \(batch.count) record(s) to \(pages.collection.namespace): \(error)\n"
-                            .utf8))
+                Self.report("could not write \(batch.count) record(s) to \(namespace): \(error)")
+                return .done
             }
         }
+    }
+
+    private static func report(_ message: String) {
+        FileHandle.standardError.write(Data("switchyard: \(message)\n".utf8))
+    }
+
+    /// Records kept in memory because the store could not write them yet, and those dropped from that hold.
+    public var unwrittenRecords: (kept: Int, dropped: Int) {
+        let unwritten = writer.unwritten
+        return (unwritten.held, unwritten.dropped)
     }
 
     /// Drops what earlier versions kept beside the log.
@@ -66,7 +98,8 @@ public final class InvocationLog: Sendable {
         }
     }
 
-    /// Waits until every record handed over so far is in the store.
+    /// Waits until every record handed over so far is in the store (or kept in memory while the store cannot
+    /// write it: kept records are tried once more first).
     public func flush() async {
         await writer.flush()
     }

@@ -2,7 +2,9 @@ import BSON
 import DocumentStore
 import Foundation
 
-/// Consumes the change log for one database trigger until cancelled, suspended, or the store closes.
+/// Consumes the change log for one database trigger until cancelled, suspended, or the store closes. A suspension
+/// for a storage failure (a full disk) is waited out: the runner tries to write the trigger's state with backoff,
+/// and once that works it goes on from the saved position, delivering again the event that failed.
 struct DatabaseTriggerRunner: Sendable {
     let definition: TriggerDefinition
     let trigger: DatabaseTrigger
@@ -13,6 +15,11 @@ struct DatabaseTriggerRunner: Sendable {
     let delivery: TriggerDelivery
     let ledger: TriggerLedger
     let clock: any TriggerClock
+    /// The backoff between tries of the storage after a storage failure suspended the trigger.
+    let storageRetry: RetryPolicy
+
+    /// The trigger was suspended because the store's storage failed: the runner waits for storage to work.
+    private struct StorageSuspended: Error {}
 
     /// A change event the trigger cannot route (its `project` broke the event): the trigger is suspended.
     private struct RouteFailure: Error {
@@ -31,6 +38,11 @@ struct DatabaseTriggerRunner: Sendable {
                     reason: "the trigger's match or project is not valid: \(error.message)", code: error.code,
                     time: clock.now()))
             return
+        }
+        var storageWaits = StorageWaits()
+        // Suspended by a storage failure before a restart: waited out like one met now.
+        if progress.state.suspension?.resumesWhenStorageReturns == true {
+            guard await waitForStorage(&storageWaits) else { return }
         }
         // Set by the runtime before launching; nil only after a tolerated resume error: from now.
         var resumeAfter = progress.state.position
@@ -61,12 +73,45 @@ struct DatabaseTriggerRunner: Sendable {
                         reason: failure.error.message, code: failure.error.code, failedEventId: failure.event.id.data,
                         time: clock.now()))
                 return
+            } catch is StorageSuspended {
+                guard await waitForStorage(&storageWaits) else { return }
+                resumeAfter = progress.state.position
+            } catch let error where StoreError.storageFailure(causing: error) != nil {
+                let failure = StoreError.storageFailure(causing: error)
+                progress.suspend(
+                    TriggerSuspension(
+                        reason: "the change log could not be read: \(failure.map(String.init(describing:)) ?? "")",
+                        code: failure?.code, time: clock.now()))
+                guard await waitForStorage(&storageWaits) else { return }
+                resumeAfter = progress.state.position
             } catch {
                 // The store closed under the trigger: it simply stops; a restart resumes from the saved token.
                 if !Task.isCancelled { progress.warn("\(clock.now()): the change stream ended: \(error)") }
                 return
             }
         }
+    }
+
+    /// Tries in a row of a storage that kept failing, to lengthen the backoff while events keep failing.
+    private struct StorageWaits {
+        var tries = 0
+        /// The trigger's processed count when it last went on: when more were processed since, tries start over.
+        var processedAtResume = 0
+    }
+
+    /// Waits, with backoff, until the trigger's state (with its suspension) can be written, then lifts the
+    /// suspension; false when the trigger was stopped meanwhile.
+    private func waitForStorage(_ waits: inout StorageWaits) async -> Bool {
+        if progress.state.processed > waits.processedAtResume { waits.tries = 0 }
+        while true {
+            waits.tries += 1
+            do { try await Task.sleep(for: storageRetry.backoff(afterAttempt: waits.tries)) } catch { return false }
+            if Task.isCancelled { return false }
+            if await progress.saveNow() { break }
+        }
+        waits.processedAtResume = progress.state.processed
+        progress.resumeAfterStorageFailure()
+        return true
     }
 
     /// One event at a time, in commit order; a failure after the last retry suspends the trigger.
@@ -83,6 +128,13 @@ struct DatabaseTriggerRunner: Sendable {
                 progress.finish(entry, at: clock.now(), deadLettered: false)
             case .failed(let error, let attempts):
                 progress.abandon()
+                if let failure = StoreError.storageFailure(causing: error) {
+                    progress.suspend(
+                        TriggerSuspension(
+                            reason: "function \(definition.function) failed \(attempts) times: \(failure)",
+                            code: failure.code, failedEventId: entry.eventId, time: clock.now()))
+                    throw StorageSuspended()
+                }
                 progress.suspend(
                     TriggerSuspension(
                         reason: "function \(definition.function) failed \(attempts) times: \(error)",

@@ -7,7 +7,8 @@ import Synchronization
 /// database trigger's stream has read to. Shared by the trigger's runner (and its delivery tasks), the
 /// runtime's control calls and `awaitIdle`. Saves are coalesced: at most one write of the newest state is
 /// in flight, so a later save can never be overtaken by an earlier one. A finished event's save is also
-/// paced (see `finishedEventSaveInterval`); every other save, and `flush()`, is written at once.
+/// paced (see `finishedEventSaveInterval`); every other save, and `flush()`, is written at once. A save the store's
+/// storage refused (a full disk) stays in memory and is written again after a backoff, until it is written.
 final class TriggerProgress: Sendable {
     enum RunState: Sendable, Equatable {
         /// Launched, not yet consuming (opening its stream, loading its start point).
@@ -34,9 +35,14 @@ final class TriggerProgress: Sendable {
         /// The drain's wait between paced saves; cancelled to end it early.
         var pause: Task<Void, Never>?
         var lastPositionSave = ContinuousClock.now
+        /// Saves refused in a row because the store's storage failed: the state is in memory only while above 0.
+        var failedSaves = 0
+        /// The wait before writing again what storage refused.
+        var saveRetry: Task<Void, Never>?
     }
 
     private let ledger: TriggerLedger
+    private let storageRetry: RetryPolicy
     private let inner: Mutex<Snapshot>
 
     /// How often a position advanced only by skipped entries (other namespaces, filtered out) is saved:
@@ -62,8 +68,9 @@ final class TriggerProgress: Sendable {
         return saveTickOrigin.advanced(by: interval * ticks)
     }
 
-    init(state: TriggerState, ledger: TriggerLedger) {
+    init(state: TriggerState, ledger: TriggerLedger, storageRetry: RetryPolicy = RetryPolicy()) {
         self.ledger = ledger
+        self.storageRetry = storageRetry
         inner = Mutex(Snapshot(state: state))
     }
 
@@ -80,12 +87,23 @@ final class TriggerProgress: Sendable {
         inner.withLock { $0.runState = runState }
     }
 
-    /// Suspends the trigger (unless it already is: the first cause is the one worth keeping).
-    func suspend(_ suspension: TriggerSuspension) {
+    /// Suspends the trigger (unless it already is: the first cause is the one worth keeping; `replacing` a
+    /// suspension that waits for storage, by request, makes it wait for someone to resume it instead).
+    func suspend(_ suspension: TriggerSuspension, replacing: Bool = false) {
         inner.withLock {
             $0.runState = .suspended
-            if $0.state.suspension == nil { $0.state.suspension = suspension }
+            if $0.state.suspension == nil || replacing { $0.state.suspension = suspension }
             if let position = $0.watermark?.position { $0.state.position = position }
+        }
+        save()
+    }
+
+    /// Lifts a suspension for a storage failure: storage works again, and the runner goes on from the saved
+    /// position.
+    func resumeAfterStorageFailure() {
+        inner.withLock {
+            $0.state.suspension = nil
+            $0.runState = .starting
         }
         save()
     }
@@ -211,6 +229,24 @@ final class TriggerProgress: Sendable {
         }
     }
 
+    /// Whether the state is in memory only: its last save was refused by the store's storage.
+    var isInMemoryOnly: Bool { inner.withLock { $0.failedSaves > 0 } }
+
+    /// Writes the state now; whether it was written (false: storage refused it, or the store is closed).
+    func saveNow() async -> Bool {
+        save()
+        await flush()
+        return !isInMemoryOnly
+    }
+
+    /// Ends the wait to write again what storage refused (the runtime is stopping: the next start writes anew).
+    func stopRetryingSaves() {
+        inner.withLock { snapshot -> Task<Void, Never>? in
+            defer { snapshot.saveRetry = nil }
+            return snapshot.saveRetry
+        }?.cancel()
+    }
+
     private func drainSaves() async {
         while true {
             let next = inner.withLock { snapshot -> (state: TriggerState, paced: Bool)? in
@@ -226,8 +262,15 @@ final class TriggerProgress: Sendable {
                 return (snapshot.state, paced)
             }
             guard let next else { return }
-            // A failed save (the store closing) only means more redelivery after a restart.
-            try? await ledger.save(next.state)
+            do {
+                try await ledger.save(next.state)
+                inner.withLock { $0.failedSaves = 0 }
+            } catch let error where StoreError.storageFailure(causing: error) != nil {
+                keepUnsaved()
+                return
+            } catch {
+                // A failed save (the store closing) only means more redelivery after a restart.
+            }
             guard next.paced else { continue }
             // Saves of events finishing meanwhile wait here, and only the newest state is written after.
             let pause = inner.withLock { snapshot -> Task<Void, Never>? in
@@ -239,6 +282,26 @@ final class TriggerProgress: Sendable {
             }
             await pause?.value
             inner.withLock { $0.pause = nil }
+        }
+    }
+}
+
+extension TriggerProgress {
+    /// Ends the drain after storage refused a save: the state stays unsaved, and is saved again after a backoff
+    /// that grows with each refusal in a row (or sooner, by the next save asked for).
+    fileprivate func keepUnsaved() {
+        inner.withLock { snapshot in
+            snapshot.unsaved = true
+            snapshot.urgent = false
+            snapshot.drain = nil
+            snapshot.failedSaves += 1
+            guard snapshot.saveRetry == nil else { return }
+            let wait = storageRetry.backoff(afterAttempt: snapshot.failedSaves)
+            snapshot.saveRetry = Task {
+                do { try await Task.sleep(for: wait) } catch { return }
+                self.inner.withLock { $0.saveRetry = nil }
+                self.save()
+            }
         }
     }
 }

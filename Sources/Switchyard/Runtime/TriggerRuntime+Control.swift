@@ -35,7 +35,8 @@ extension TriggerRuntime {
                     state: runState, lastEventId: state.lastEventId, lastEventTime: state.lastEventTime,
                     lastProcessedAt: state.lastProcessedAt, pendingLogEntries: pending, processed: state.processed,
                     failedAttempts: state.failedAttempts, deadLettered: state.deadLettered,
-                    inFlight: snapshot?.inFlight ?? 0, suspension: state.suspension, warnings: state.warnings))
+                    inFlight: snapshot?.inFlight ?? 0, suspension: state.suspension,
+                    isInMemoryOnly: progress[definition.name]?.isInMemoryOnly ?? false, warnings: state.warnings))
         }
         return statuses
     }
@@ -59,7 +60,8 @@ extension TriggerRuntime {
             throw TriggerRuntimeError(code: .invalidState, message: "trigger '\(name)' is disabled")
         }
         await halt(name)
-        item.suspend(TriggerSuspension(reason: "suspended by request", time: configuration.clock.now()))
+        item.suspend(
+            TriggerSuspension(reason: "suspended by request", time: configuration.clock.now()), replacing: true)
         await item.flush()
     }
 
@@ -77,6 +79,8 @@ extension TriggerRuntime {
         guard item.snapshot.runState == .suspended else {
             throw TriggerRuntimeError(code: .invalidState, message: "trigger '\(name)' is not suspended")
         }
+        // A trigger waiting for storage has a runner: it is replaced by one going on at once.
+        await halt(name)
         let logEnd = try await store.watch().startingPoint.sequence
         let now = configuration.clock.now()
         item.update { state in Self.move(&state, to: point, kind: definition.kind, logEnd: logEnd, now: now) }

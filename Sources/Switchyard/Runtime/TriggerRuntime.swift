@@ -87,6 +87,7 @@ public actor TriggerRuntime {
         for item in progress.values {
             if [.starting, .running].contains(item.snapshot.runState) { item.setRunState(.stopped) }
             await item.flush()
+            item.stopRetryingSaves()
         }
     }
 
@@ -126,10 +127,11 @@ public actor TriggerRuntime {
 
     func makeProgress(_ definition: TriggerDefinition, saved: [String: TriggerState]) -> TriggerProgress {
         if let state = saved[definition.name], state.identity == definition.identity {
-            return TriggerProgress(state: state, ledger: ledger)
+            return TriggerProgress(state: state, ledger: ledger, storageRetry: configuration.storageRetry)
         }
         let item = TriggerProgress(
-            state: TriggerState(name: definition.name, identity: definition.identity), ledger: ledger)
+            state: TriggerState(name: definition.name, identity: definition.identity), ledger: ledger,
+            storageRetry: configuration.storageRetry)
         // State under another identity (renamed source) is replaced, so it is not picked up again later.
         if saved[definition.name] != nil { item.save() }
         return item
@@ -138,15 +140,17 @@ public actor TriggerRuntime {
     /// Starts a trigger's runner. A database trigger without a token (or skipping catch-up events) starts
     /// from `logEnd`, fixed here rather than when its stream opens: a write made after `start()` returned
     /// always reaches it. A scheduled trigger without a last fire time (or skipping catch-up) starts from now.
+    /// A suspended trigger stays suspended, but a database trigger suspended by a storage failure is launched to
+    /// wait it out (its runner goes on once storage works).
     func launch(_ definition: TriggerDefinition, logEnd: Int64) {
         guard isRunning, let item = progress[definition.name] else { return }
         if definition.disabled {
             item.setRunState(.disabled)
             return
         }
-        if item.state.suspension != nil {
+        if let suspension = item.state.suspension {
             item.setRunState(.suspended)
-            return
+            guard case .database = definition.kind, suspension.resumesWhenStorageReturns else { return }
         }
         let clock = configuration.clock
         let stop = TriggerStop()
@@ -154,13 +158,13 @@ public actor TriggerRuntime {
         switch definition.kind {
         case .database(let trigger):
             if item.state.position == nil || trigger.skipCatchupEvents { item.update { $0.position = logEnd } }
-            item.setRunState(.starting)
+            if item.state.suspension == nil { item.setRunState(.starting) }
             let preImages = trigger.fullDocumentBeforeChange
             let feed = feeds[preImages] ?? ChangeFeed(store: store, preImages: preImages, after: logEnd)
             feeds[preImages] = feed
             let runner = DatabaseTriggerRunner(
                 definition: definition, trigger: trigger, store: store, feed: feed, progress: item,
-                delivery: delivery, ledger: ledger, clock: clock)
+                delivery: delivery, ledger: ledger, clock: clock, storageRetry: configuration.storageRetry)
             runners[definition.name] = TriggerTask(task: Task { await runner.run() }, stop: stop)
         case .scheduled(let trigger):
             // Recorded at once, so a crash before the first fire still catches that fire up at the next start.

@@ -37,7 +37,8 @@ struct TriggerState: Sendable, Equatable {
     }
 }
 
-/// Why a trigger stopped consuming events until someone resumes it.
+/// Why a trigger stopped consuming events: until someone resumes it, or, when the store's storage failed under it
+/// (a full disk, an I/O error), until storage works again.
 public struct TriggerSuspension: Sendable, Equatable {
     public var reason: String
     /// The error code when the cause was a store error (`.changeStreamHistoryLost` when its resume token had
@@ -52,6 +53,12 @@ public struct TriggerSuspension: Sendable, Equatable {
         self.code = code
         self.failedEventId = failedEventId
         self.time = time
+    }
+
+    /// Whether the cause was the store's storage failing (its code is a storage failure's): the trigger tries
+    /// again by itself, with backoff, and goes on from its saved resume token once storage works.
+    public var resumesWhenStorageReturns: Bool {
+        code.map(StoreError.isStorageFailure(code:)) ?? false
     }
 }
 

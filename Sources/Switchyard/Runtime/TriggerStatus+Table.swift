@@ -2,7 +2,8 @@ import Foundation
 
 extension TriggerStatus {
     /// The status table `switchyard triggers` prints: one row per trigger, then a line under each suspended
-    /// trigger saying why, and one per warning.
+    /// trigger saying why (and that it resumes by itself when the cause was storage), one when its state is in
+    /// memory only, and one per warning.
     public static func table(_ statuses: [TriggerStatus]) -> [String] {
         let header = ["NAME", "TYPE", "FUNCTION", "STATE", "PROCESSED", "FAILED", "DEAD", "PENDING", "LAST EVENT"]
         var lines = [String]()
@@ -21,7 +22,11 @@ extension TriggerStatus {
             if let suspension = status.suspension {
                 var note = "  suspended since \(UTCTimestamp.text(suspension.time)): \(suspension.reason)"
                 if let event = suspension.failedEventId { note += " (event \(event))" }
+                if suspension.resumesWhenStorageReturns { note += "; resumes when storage returns" }
                 lines.append(note)
+            }
+            if status.isInMemoryOnly {
+                lines.append("  state in memory only: the store could not save it; saved when storage returns")
             }
             lines += status.warnings.map { "  warning: \($0)" }
         }

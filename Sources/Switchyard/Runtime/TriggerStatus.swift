@@ -34,6 +34,9 @@ public struct TriggerStatus: Sendable, Equatable {
     /// Events being delivered right now.
     public var inFlight: Int
     public var suspension: TriggerSuspension?
+    /// Whether the trigger's state (its suspension and resume token) is in memory only: the store's storage refused
+    /// its last save (a full disk). It is saved once storage works; a restart before that forgets it.
+    public var isInMemoryOnly: Bool
     /// Things the runtime worked around (a lost resume point tolerated, pre-images unavailable), newest last.
     public var warnings: [String]
 
@@ -42,7 +45,7 @@ public struct TriggerStatus: Sendable, Equatable {
         name: String, type: String, function: String, state: State, lastEventId: String? = nil,
         lastEventTime: Date? = nil, lastProcessedAt: Date? = nil, pendingLogEntries: Int? = nil, processed: Int = 0,
         failedAttempts: Int = 0, deadLettered: Int = 0, inFlight: Int = 0, suspension: TriggerSuspension? = nil,
-        warnings: [String] = []
+        isInMemoryOnly: Bool = false, warnings: [String] = []
     ) {
         self.name = name
         self.type = type
@@ -57,6 +60,7 @@ public struct TriggerStatus: Sendable, Equatable {
         self.deadLettered = deadLettered
         self.inFlight = inFlight
         self.suspension = suspension
+        self.isInMemoryOnly = isInMemoryOnly
         self.warnings = warnings
     }
 }

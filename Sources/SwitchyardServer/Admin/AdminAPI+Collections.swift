@@ -15,7 +15,7 @@ import Switchyard
 ///   `$` operators replaces one document) → `{matchedCount, modifiedCount, upsertedId?}`
 /// - `POST /databases/{db}/collections/{c}/delete` with `{filter, multi?}` → `{deletedCount}`
 extension AdminAPI {
-    func addCollectionRoutes(to routes: inout AdminRoutes) {
+    func addCollectionRoutes(to routes: inout RouterGroup) {
         let store = app.store
         routes.add("GET", "/databases") { _, _ in
             var databases: [BSON] = []

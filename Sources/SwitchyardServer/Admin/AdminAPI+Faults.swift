@@ -10,7 +10,7 @@ import Switchyard
 /// - `DELETE /faults` → the settings after clearing every fault
 /// - `GET    /topics` → `{topics: [{name, tokens}]}`: who is subscribed to what
 extension AdminAPI {
-    func addFaultRoutes(to routes: inout AdminRoutes) {
+    func addFaultRoutes(to routes: inout RouterGroup) {
         let outbox = app.pushOutbox
         routes.add("GET", "/faults") { _, _ in
             .json(outbox.faults.document)

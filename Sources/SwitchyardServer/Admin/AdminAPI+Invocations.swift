@@ -4,13 +4,15 @@ import Switchyard
 
 /// Function invocations with their log lines (trigger attempts and client calls).
 ///
-/// - `GET /invocations?function=&trigger=&outcome=&since=&until=&limit=` → `{invocations: [record]}`, the
-///   newest `limit` (default 100, at most 1,000) oldest first; times are ISO 8601 or milliseconds since 1970
+/// - `GET /invocations?function=&trigger=&outcome=&since=&until=&limit=` → `{invocations: [record], unwritten?:
+///   {kept, dropped}}`, the newest `limit` (default 100, at most 1,000) oldest first; times are ISO 8601 or
+///   milliseconds since 1970. `unwritten` counts the records the store could not write yet (its disk is full),
+///   kept in memory until it can, and those dropped from that hold (the oldest, beyond 10,000).
 /// - `GET /invocations/events?function=&trigger=&outcome=` → a server-sent `invocation` event per new record
 ///
 /// A record is `{_id, trigger?, function, eventId?, attempt, userId, start, durationMs, outcome, error?, logs}`.
 extension AdminAPI {
-    func addInvocationRoutes(to routes: inout AdminRoutes) {
+    func addInvocationRoutes(to routes: inout RouterGroup) {
         let invocations = app.invocations
         routes.add("GET", "/invocations") { request, _ in
             let filter = try InvocationFilter(request)
@@ -19,7 +21,13 @@ extension AdminAPI {
                 limit: try request.integerArgument("limit", default: 100, in: 1...1000),
                 since: try request.dateArgument("since"), outcome: filter.outcome,
                 until: try request.dateArgument("until"))
-            return .json(["invocations": .array(records.map { .document($0.document) })])
+            var answer: BSONDocument = ["invocations": .array(records.map { .document($0.document) })]
+            let unwritten = invocations.unwrittenRecords
+            if unwritten.kept > 0 || unwritten.dropped > 0 {
+                answer.append(
+                    "unwritten", ["kept": .int64(Int64(unwritten.kept)), "dropped": .int64(Int64(unwritten.dropped))])
+            }
+            return .json(answer)
         }
         routes.add("GET", "/invocations/events") { request, _ in
             let filter = try InvocationFilter(request)

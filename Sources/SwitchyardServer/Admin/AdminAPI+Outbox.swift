@@ -18,7 +18,7 @@ import Switchyard
 /// reachedTokens, platforms?, error?}` (see `OutboxEntry`): `ios`, `android` and `web` are what each
 /// platform's app receives.
 extension AdminAPI {
-    func addOutboxRoutes(to routes: inout AdminRoutes) {
+    func addOutboxRoutes(to routes: inout RouterGroup) {
         let app = self.app
         routes.add("GET", "/outbox") { request, _ in
             let limit = try request.integerArgument("limit", default: 100, in: 1...1000)

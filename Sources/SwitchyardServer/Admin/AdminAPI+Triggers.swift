@@ -17,7 +17,7 @@ extension AdminAPI {
     /// How often the live trigger view looks for changes.
     static let triggerPollInterval: Duration = .milliseconds(500)
 
-    func addTriggerRoutes(to routes: inout AdminRoutes) {
+    func addTriggerRoutes(to routes: inout RouterGroup) {
         let app = self.app
         let triggers = app.triggers
         routes.add("GET", "/triggers") { _, _ in
@@ -96,7 +96,8 @@ extension AdminAPI {
 
 extension TriggerStatus {
     /// `{name, type, function, state, processed, failedAttempts, deadLettered, inFlight, pendingLogEntries?,
-    /// lastEventId?, lastEventTime?, lastProcessedAt?, suspension?: {reason, code?, failedEventId?, time}, warnings}`.
+    /// lastEventId?, lastEventTime?, lastProcessedAt?, suspension?: {reason, code?, failedEventId?, time,
+    /// resumesWhenStorageReturns}, inMemoryOnly, warnings}`.
     var adminDocument: BSONDocument {
         var document: BSONDocument = [
             "name": .string(name), "type": .string(type), "function": .string(function),
@@ -112,8 +113,10 @@ extension TriggerStatus {
             var suspended: BSONDocument = ["reason": .string(suspension.reason), "time": .adminDate(suspension.time)]
             if let code = suspension.code { suspended.append("code", .int64(Int64(code.rawValue))) }
             if let id = suspension.failedEventId { suspended.append("failedEventId", .string(id)) }
+            suspended.append("resumesWhenStorageReturns", .bool(suspension.resumesWhenStorageReturns))
             document.append("suspension", .document(suspended))
         }
+        document.append("inMemoryOnly", .bool(isInMemoryOnly))
         document.append("warnings", .array(warnings.map { .string($0) }))
         return document
     }

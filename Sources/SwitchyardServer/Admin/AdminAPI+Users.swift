@@ -10,7 +10,7 @@ import Switchyard
 ///
 /// A user is `{_id, type, identities: [{id, provider_type}], data, createdAt, lastLoginAt?, customData?}`.
 extension AdminAPI {
-    func addUserRoutes(to routes: inout AdminRoutes) {
+    func addUserRoutes(to routes: inout RouterGroup) {
         let users = self.users
         routes.add("GET", "/users") { request, _ in
             let records = try await users.list(

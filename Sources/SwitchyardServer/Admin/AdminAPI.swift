@@ -10,7 +10,7 @@ import Switchyard
 ///
 /// ```swift
 /// var router = Router()
-/// router.add(AdminAPI(app: app, token: AdminToken.generate(), users: clientAPI.users).router)
+/// router.add(AdminAPI(app: app, token: AdminToken.generate(), users: clientAPI.users).routes)
 /// ```
 public struct AdminAPI: Sendable {
     public static let basePath = "/admin/v1"
@@ -29,9 +29,10 @@ public struct AdminAPI: Sendable {
         self.dataDirectory = dataDirectory
     }
 
-    /// Every admin route, each behind the loopback and token checks.
-    public var router: Router {
-        var routes = AdminRoutes(token: token)
+    /// Every admin route under `basePath`, each behind the loopback and token checks.
+    public var routes: RouterGroup {
+        var routes = RouterGroup(
+            Self.basePath, middleware: [LoopbackOnly("the admin API"), AdminAccess(token: token)])
         addAppRoutes(to: &routes)
         addTriggerRoutes(to: &routes)
         addInvocationRoutes(to: &routes)
@@ -40,10 +41,10 @@ public struct AdminAPI: Sendable {
         addOutboxRoutes(to: &routes)
         addFaultRoutes(to: &routes)
         addBuildRoutes(to: &routes)
-        return routes.router
+        return routes
     }
 
-    private func addAppRoutes(to routes: inout AdminRoutes) {
+    private func addAppRoutes(to routes: inout RouterGroup) {
         let app = self.app
         routes.add("GET", "/app") { _, _ in
             let definition = app.configuration.definition
@@ -52,52 +53,6 @@ public struct AdminAPI: Sendable {
                 "functions": .array(app.registry.names.sorted().map { .string($0) }),
                 "triggers": .int64(Int64(definition.triggers.count)),
             ])
-        }
-    }
-}
-
-/// Admin routes being assembled: each handler runs only after the request passed `AdminAccess`.
-struct AdminRoutes {
-    let token: AdminToken
-    private(set) var router = Router()
-
-    init(token: AdminToken) {
-        self.token = token
-    }
-
-    mutating func add(_ method: String, _ path: String, _ handler: @escaping Router.Handler) {
-        let token = self.token
-        router.add(method, AdminAPI.basePath + path) { request, parameters in
-            try AdminAccess.authorize(request, token: token)
-            do {
-                return try await handler(request, parameters)
-            } catch {
-                throw AdminAPI.apiError(error)
-            }
-        }
-    }
-}
-
-/// Who may use the admin API: loopback clients holding the token.
-enum AdminAccess {
-    static func authorize(_ request: ServerRequest, token: AdminToken) throws(APIError) {
-        guard request.isLoopback else {
-            throw APIError(
-                status: 403, code: "Forbidden",
-                message: "the admin API answers only clients on this machine (loopback), not \(request.remoteAddress)")
-        }
-        guard let given = request.bearerToken else {
-            throw APIError(
-                status: 401, code: "InvalidSession",
-                message:
-                    "the admin API needs 'Authorization: Bearer <token>' with the token switchyard serve printed (also in <data-dir>/admin.token)"
-            )
-        }
-        guard token.matches(given) else {
-            throw APIError(
-                status: 401, code: "InvalidSession",
-                message:
-                    "invalid admin token: use the one this run of switchyard serve printed (it changes at every start)")
         }
     }
 }

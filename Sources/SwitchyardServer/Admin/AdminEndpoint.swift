@@ -91,6 +91,7 @@ extension TriggerStatus {
             lastEventTime: date("lastEventTime"), lastProcessedAt: date("lastProcessedAt"),
             pendingLogEntries: document["pendingLogEntries"].flatMap(\.int64Value).map { Int($0) },
             processed: count("processed"), failedAttempts: count("failedAttempts"), deadLettered: count("deadLettered"),
-            inFlight: count("inFlight"), suspension: suspension, warnings: warnings)
+            inFlight: count("inFlight"), suspension: suspension,
+            isInMemoryOnly: document["inMemoryOnly"]?.boolValue ?? false, warnings: warnings)
     }
 }

@@ -42,8 +42,7 @@ extension ClientAPI {
         } else {
             do {
                 result = try await app.call(
-                    function: name, arguments: arguments, user: caller.functionUser, request: Self.ruleRequest(request),
-                    keeper: request.execution)
+                    function: name, arguments: arguments, user: caller.functionUser, request: Self.ruleRequest(request))
             } catch {
                 throw APIError(error)
             }

@@ -104,22 +104,30 @@ public final class ClientAPI: Sendable {
             configuration: configuration)
     }
 
-    /// Adds the client API's routes, each with its `OPTIONS` preflight.
-    public func addRoutes(to router: inout Router) {
-        var routes = ClientRoutes(api: self)
-        routes.add("GET", "/app/{app}/location", immediately: { api, request, _ in api.location(request) })
-        routes.add("POST", "/app/{app}/auth/providers/{provider}/login") { api, request, parameters in
-            try await api.login(request, provider: parameters["provider"] ?? "")
+    /// The client API's routes under `basePath`, each with its `OPTIONS` preflight: CORS outermost, then App
+    /// Services' error bodies, then the app id check.
+    public var routes: RouterGroup {
+        var api = RouterGroup(middleware: [crossOrigin, ClientErrorRendering(), AppIdCheck(appId: appId)])
+        api.add("GET", "/app/{app}/location") { [self] request, _ in location(request) }
+        api.add("POST", "/app/{app}/auth/providers/{provider}/login") { [self] request, parameters in
+            try await login(request, provider: parameters["provider"] ?? "")
         }
-        routes.add("POST", "/app/{app}/auth/providers/local-userpass/register") { api, request, _ in
-            try await api.register(request)
+        api.add("POST", "/app/{app}/auth/providers/local-userpass/register") { [self] request, _ in
+            try await register(request)
         }
-        routes.add("GET", "/auth/profile") { api, request, _ in try await api.profile(request) }
-        routes.add("POST", "/auth/session") { api, request, _ in try await api.refreshSession(request) }
-        routes.add("DELETE", "/auth/session") { api, request, _ in try await api.endSession(request) }
-        routes.add("DELETE", "/auth/delete") { api, request, _ in try await api.deleteUser(request) }
-        routes.add("POST", "/app/{app}/functions/call") { api, request, _ in try await api.callFunction(request) }
-        routes.install(on: &router)
+        api.add("GET", "/auth/profile") { [self] request, _ in try await profile(request) }
+        api.add("POST", "/auth/session") { [self] request, _ in try await refreshSession(request) }
+        api.add("DELETE", "/auth/session") { [self] request, _ in try await endSession(request) }
+        api.add("DELETE", "/auth/delete") { [self] request, _ in try await deleteUser(request) }
+        api.add("POST", "/app/{app}/functions/call") { [self] request, _ in try await callFunction(request) }
+        var routes = RouterGroup(Self.basePath)
+        routes.add(api)
+        // A browser asks before it sends: preflights are answered before any check but the origin's.
+        let crossOrigin = crossOrigin
+        for pattern in api.patterns {
+            routes.add("OPTIONS", pattern) { request, _ in crossOrigin.preflight(request) }
+        }
+        return routes
     }
 
     /// Where clients should send their requests: this server, at the address they reached it by.
@@ -134,94 +142,6 @@ public final class ClientAPI: Sendable {
         let body = document.extendedJSONBytes(mode: .relaxed)
         lastLocation.withLock { $0 = (host, body) }
         return .json(body)
-    }
-}
-
-/// The client API's routes while they are being added: each handler is wrapped to check the app id, render
-/// errors with a `link` (realm-core reads `link` as a string) and add CORS headers.
-private struct ClientRoutes {
-    typealias Handler =
-        nonisolated(nonsending) @Sendable (ClientAPI, ServerRequest, RouteParameters) async throws
-        -> ServerResponse
-    /// A handler that never waits: answered without a task (see `Router.add(_:_:immediately:)`).
-    typealias ImmediateHandler = @Sendable (ClientAPI, ServerRequest, RouteParameters) throws -> ServerResponse
-
-    private enum Action {
-        case immediate(ImmediateHandler)
-        case deferred(Handler)
-    }
-
-    let api: ClientAPI
-    private var routes: [(method: String, path: String, action: Action)] = []
-
-    init(api: ClientAPI) { self.api = api }
-
-    mutating func add(_ method: String, _ path: String, _ handler: @escaping Handler) {
-        routes.append((method, ClientAPI.basePath + path, .deferred(handler)))
-    }
-
-    mutating func add(_ method: String, _ path: String, immediately handler: @escaping ImmediateHandler) {
-        routes.append((method, ClientAPI.basePath + path, .immediate(handler)))
-    }
-
-    func install(on router: inout Router) {
-        var preflighted: Set<String> = []
-        for route in routes {
-            let api = api
-            switch route.action {
-            case .immediate(let handler):
-                router.add(
-                    route.method, route.path,
-                    immediately: { request, parameters in
-                        let verdict = api.crossOrigin.verdict(for: request)
-                        if case .refused(let error) = verdict { return error.response }
-                        var response: ServerResponse
-                        do {
-                            try Self.checkApp(api, parameters)
-                            response = try handler(api, request, parameters)
-                        } catch {
-                            response = Self.render(error, for: request)
-                        }
-                        CrossOriginPolicy.apply(verdict, to: &response)
-                        return response
-                    })
-            case .deferred(let handler):
-                router.add(route.method, route.path) { request, parameters in
-                    let verdict = api.crossOrigin.verdict(for: request)
-                    if case .refused(let error) = verdict { return error.response }
-                    // The handler's answer is this closure's own, so the CORS headers join it without a copy.
-                    var response: ServerResponse
-                    do {
-                        try Self.checkApp(api, parameters)
-                        response = try await handler(api, request, parameters)
-                    } catch {
-                        response = Self.render(error, for: request)
-                    }
-                    CrossOriginPolicy.apply(verdict, to: &response)
-                    return response
-                }
-            }
-            if preflighted.insert(route.path).inserted {
-                router.add("OPTIONS", route.path, immediately: { request, _ in api.crossOrigin.preflight(request) })
-            }
-        }
-    }
-
-    private static func checkApp(_ api: ClientAPI, _ parameters: RouteParameters) throws(APIError) {
-        if let app = parameters["app"], app != api.appId { throw APIError.appNotFound(app) }
-    }
-
-    /// The error as App Services renders it.
-    private static func render(_ error: any Error, for request: ServerRequest) -> ServerResponse {
-        var failure = APIError.answering(error)
-        if failure.link == nil { failure.link = "http://\(request.headers["host"] ?? "127.0.0.1")/" }
-        return failure.response
-    }
-}
-
-extension APIError {
-    static func appNotFound(_ app: String) -> APIError {
-        APIError(status: 404, code: "AppNotFound", message: "cannot find app using Client App ID '\(app)'")
     }
 }
 

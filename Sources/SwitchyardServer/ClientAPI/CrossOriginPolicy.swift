@@ -4,7 +4,8 @@
 /// answered for every client API path. A request from any other origin is refused with 403 before its handler
 /// runs: otherwise any page open in the developer's browser could make anonymous users and call functions (a
 /// form post needs no preflight). Requests without an `Origin` (SDKs outside browsers) are served as before.
-struct CrossOriginPolicy: Sendable {
+/// As middleware, it refuses before the handler runs and adds the headers to whatever answers.
+struct CrossOriginPolicy: RouterMiddleware {
     static let allowedMethods = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
     static let defaultAllowedHeaders = "Authorization, Content-Type, Accept, X-Requested-With"
 
@@ -46,6 +47,17 @@ struct CrossOriginPolicy: Sendable {
             return LoopbackHost.names(origin.dropFirst(scheme.count))
         }
         return false
+    }
+
+    nonisolated(nonsending) func handle(_ request: ServerRequest, _ parameters: RouteParameters, next: Router.Handler)
+        async throws -> ServerResponse
+    {
+        let verdict = verdict(for: request)
+        if case .refused(let error) = verdict { return error.response }
+        // The handler's answer is this function's own, so the headers join it without a copy.
+        var response = try await next(request, parameters)
+        Self.apply(verdict, to: &response)
+        return response
     }
 
     /// Adds `Access-Control-Allow-Origin` to an allowed request's answer: its origin, with `Vary: Origin` so that

@@ -23,17 +23,17 @@ public struct Dashboard: Sendable {
         assets = DashboardAssets.load()
     }
 
-    public var router: Router {
-        var router = Router()
+    /// The page and its files, only for this machine asking for this machine by name (see above).
+    public var routes: RouterGroup {
+        var routes = RouterGroup(
+            middleware: [LoopbackOnly("the dashboard", answering: "browsers", requiresLoopbackHost: true)])
         let page = pageBytes
         let assets = self.assets
-        router.add("GET", "/") { request, _ in
-            try Self.admit(request)
+        routes.add("GET", "/") { _, _ in
             guard let page else { throw APIError.internalError(assets.problem ?? "the dashboard page is missing") }
             return Self.response(page, contentType: "text/html; charset=utf-8")
         }
-        router.add("GET", "\(Self.assetsPath)/{file}") { request, parameters in
-            try Self.admit(request)
+        routes.add("GET", "\(Self.assetsPath)/{file}") { _, parameters in
             let name = parameters["file"] ?? ""
             guard name != "index.html", let asset = assets.assets[name] else {
                 if let problem = assets.problem { throw APIError.internalError(problem) }
@@ -41,7 +41,7 @@ public struct Dashboard: Sendable {
             }
             return Self.response(asset.bytes, contentType: asset.contentType)
         }
-        return router
+        return routes
     }
 
     /// The page with the token in place of its placeholder.
@@ -49,25 +49,6 @@ public struct Dashboard: Sendable {
         guard let page = assets.assets["index.html"] else { return nil }
         let text = String(decoding: page.bytes, as: UTF8.self)
         return Array(text.replacingOccurrences(of: Self.tokenPlaceholder, with: token.value).utf8)
-    }
-
-    /// Only this machine, asking for this machine by name (see the type's documentation for why).
-    static func admit(_ request: ServerRequest) throws(APIError) {
-        guard request.isLoopback else {
-            throw APIError(
-                status: 403, code: "Forbidden",
-                message: "the dashboard answers only browsers on this machine (loopback), not \(request.remoteAddress)")
-        }
-        if let host = request.headers["host"], !isLoopbackName(host) {
-            throw APIError(
-                status: 403, code: "Forbidden",
-                message: "the dashboard answers only requests for localhost, 127.0.0.1 or [::1], not '\(host)'")
-        }
-    }
-
-    /// Whether a `Host` header (with or without a port) names this machine (see `LoopbackHost`).
-    static func isLoopbackName(_ host: String) -> Bool {
-        LoopbackHost.names(Substring(host))
     }
 
     private static func response(_ bytes: [UInt8], contentType: String) -> ServerResponse {

@@ -66,31 +66,32 @@ public final class FCMEmulator: Sendable {
         accessTokens.issue(to: serviceAccount)
     }
 
-    public var routes: Router {
-        var router = Router()
-        router.add("POST", Self.tokenPath) { [self] request, _ in token(request) }
-        router.add("POST", "/v1/projects/{project}/messages:send") { [self] request, parameters in
+    /// Its routes; each checks its own credentials, as FCM answers them differently per endpoint.
+    public var routes: RouterGroup {
+        var routes = RouterGroup()
+        routes.add("POST", Self.tokenPath) { [self] request, _ in token(request) }
+        routes.add("POST", "/v1/projects/{project}/messages:send") { [self] request, parameters in
             await send(request, project: parameters["project"] ?? "")
         }
         let subscriptions = "/v1/projects/{project}/registrations/{token}/topicSubscriptions"
-        router.add("POST", subscriptions) { [self] request, parameters in
+        routes.add("POST", subscriptions) { [self] request, parameters in
             await createTopicSubscription(
                 request, project: parameters["project"] ?? "", token: parameters["token"] ?? "")
         }
-        router.add("DELETE", subscriptions + "/{topic}") { [self] request, parameters in
+        routes.add("DELETE", subscriptions + "/{topic}") { [self] request, parameters in
             await deleteTopicSubscription(
                 request, project: parameters["project"] ?? "", token: parameters["token"] ?? "",
                 topic: parameters["topic"] ?? "")
         }
-        router.add("POST", "/iid/v1:batchAdd") { [self] request, _ in await batch(request, subscribe: true) }
-        router.add("POST", "/iid/v1:batchRemove") { [self] request, _ in await batch(request, subscribe: false) }
-        router.add("PUT", "/emulator/v1/projects/{project}/devices/{token}") { [self] request, parameters in
+        routes.add("POST", "/iid/v1:batchAdd") { [self] request, _ in await batch(request, subscribe: true) }
+        routes.add("POST", "/iid/v1:batchRemove") { [self] request, _ in await batch(request, subscribe: false) }
+        routes.add("PUT", "/emulator/v1/projects/{project}/devices/{token}") { [self] request, parameters in
             await registerDevice(request, project: parameters["project"] ?? "", token: parameters["token"] ?? "")
         }
-        router.add("POST", "/iid/v1/{token}/rel/topics/{topic}") { [self] request, parameters in
+        routes.add("POST", "/iid/v1/{token}/rel/topics/{topic}") { [self] request, parameters in
             await subscribeDevice(request, token: parameters["token"] ?? "", topic: parameters["topic"] ?? "")
         }
-        return router
+        return routes
     }
 
     /// The grant of the request's bearer token, or why there is none (Google's 401 reasons).

@@ -3,9 +3,9 @@ import Foundation
 import Synchronization
 
 /// The HTTP/1.1 server of `switchyard serve`: libmicrohttpd with a few threads (two per core), each serving
-/// its share of the connections through epoll. A request's `Router` handler runs on the thread that read the
-/// request for as long as it has work there; one that waits on something elsewhere has its connection suspended
-/// meanwhile, so slow handlers never hold up the others (see `RequestExecution`). Bodies larger than
+/// its share of the connections through epoll. A request's `Router` handler starts on the thread that read the
+/// request; one that waits on something elsewhere has its connection suspended meanwhile, so slow handlers never
+/// hold up the others (see `RequestExecution`). Bodies larger than
 /// `maximumBodySize` get 413 without being read into memory. Connections are bounded per peer and in total, and
 /// clients holding connections open without asking anything give way to new ones (see `ConnectionAdmission`).
 /// Heads the server cannot take are answered with JSON errors, not libmicrohttpd's HTML (see `FrontDoor`).

@@ -14,15 +14,12 @@ import Synchronization
 /// A worker's jobs go to the request it is handling (`RequestExecution`), which runs them on the server thread
 /// or, once the request is answered or its connection gone, hands them to the global pool. When a handler ends on
 /// the worker's own thread, the worker waits there for the thread's next request (`idle`); one that ends anywhere
-/// else, or whose task was cancelled (a function past its time limit), ends instead, and the thread starts a new
-/// worker when it needs one. A thread's idle workers end with the thread.
+/// else ends instead, and the thread starts a new worker when it needs one. A thread's idle workers end with the thread.
 final class HandlerWorker: TaskExecutor, @unchecked Sendable {
-    // Unchecked: `current` is behind its lock (jobs arrive from any thread); `waiting` and `task` are touched only
+    // Unchecked: `current` is behind its lock (jobs arrive from any thread); `waiting` is touched only
     // on the worker's thread, in the server callbacks that assign requests and in the worker's own jobs there.
     private let current = Mutex<RequestExecution?>(nil)
     private var waiting: UnsafeContinuation<RequestExecution?, Never>?
-    /// The worker's task, for a request that must cancel it.
-    private(set) var task: Task<Void, Never>?
     private let thread = pthread_self()
 
     /// Handles `execution` with the thread's idle worker, or a new one; the handler runs until it answers or waits.
@@ -37,7 +34,7 @@ final class HandlerWorker: TaskExecutor, @unchecked Sendable {
             let worker = HandlerWorker()
             worker.current.withLock { $0 = execution }
             execution.worker = worker
-            worker.task = Task.immediate(executorPreference: worker) { await worker.serve(first: execution) }
+            Task.immediate(executorPreference: worker) { await worker.serve(first: execution) }
         }
     }
 
@@ -54,7 +51,7 @@ final class HandlerWorker: TaskExecutor, @unchecked Sendable {
         while let execution = next {
             await execution.perform()
             current.withLock { $0 = nil }
-            guard !Task.isCancelled, pthread_equal(pthread_self(), thread) != 0 else { return }
+            guard pthread_equal(pthread_self(), thread) != 0 else { return }
             next = await withUnsafeContinuation { continuation in
                 waiting = continuation
                 Idle.ofThisThread.add(self)

@@ -2,20 +2,16 @@ import CMicroHTTPD
 import Switchyard
 import Synchronization
 
-/// Runs one request's asynchronous handler on the libmicrohttpd thread that received the request, in the thread's
-/// `HandlerWorker` task: a handler that awaits only actors and functions (which prefer the worker's executor too,
-/// see `FunctionDeadline`) answers without leaving the thread, saving two thread hops per request. When the handler waits on something
-/// elsewhere (the store's writer, a timer, another server), its connection is suspended and the thread goes
-/// back to serving its other connections; the handler's next job resumes the connection, and the thread runs
-/// it when it next gets to the connection. Handlers thus never need Swift's global pool, which a caller of
-/// `HTTPServer.stop()` may be blocking.
+/// Runs one request's handler on the libmicrohttpd thread that received the request, in the thread's
+/// `HandlerWorker` task: a handler that awaits only actors and functions (which start on the handler's thread, see
+/// `FunctionDeadline`) answers without leaving the thread. When the handler waits on something elsewhere (the
+/// store's writer, a timer, another server), its connection is suspended and the thread goes back to serving its
+/// other connections; the handler's next job resumes the connection, and the thread runs it when it next gets to
+/// the connection. Handlers thus never wait for Swift's cooperative pool, two threads on a 2-core machine that
+/// other work can keep busy: a handler resumed while the server stops still answers within the grace period
+/// (`HTTPServerTests.serversStoppedWhileHandlersNeedThePoolAllStop`, `stoppingLetsAWaitingHandlerAnswer`).
 ///
-/// A handler can hold its work to a deadline (`hold`): a served function call runs in the request's own task, and
-/// if its time limit passes first, the request is answered without it (see `DeadlineKeeper`). The deadline is
-/// watched only once the handler waits: a handler running on the thread could not be answered for anyway.
-///
-/// Jobs arriving after the answer (a function that outlived its time limit), or after the connection closed,
-/// run on the global pool.
+/// Jobs arriving after the answer, or after the connection closed, run on the global pool.
 final class RequestExecution: @unchecked Sendable {
     // @unchecked: all mutable state is in `state` but `worker`, set on the receiving thread before the handler
     // starts; `connection` is only handed to libmicrohttpd's thread-safe resume call, and only while the
@@ -37,19 +33,6 @@ final class RequestExecution: @unchecked Sendable {
         var response: ServerResponse?
         /// Set once the connection was suspended: the server keeps track of such requests until they end.
         var noted = false
-        /// The deadline the handler's work is held to, while it is.
-        var hold: Hold?
-        /// Set when a hold's deadline passed: the overdue answer is the request's, not the handler's.
-        var expired = false
-        /// The handler's (worker's) task, cancelled when a hold expires; dropped when the handler ends.
-        var task: Task<Void, Never>?
-    }
-
-    private struct Hold {
-        var deadline: ContinuousClock.Instant
-        var overdue: any OverdueAnswer
-        /// In `DeadlineWatch`, once the handler waits.
-        var entry: DeadlineWatch.Entry?
     }
 
     /// What `run` found.
@@ -107,47 +90,20 @@ final class RequestExecution: @unchecked Sendable {
     /// runs its jobs (see `run`). A handler that never waits elsewhere has answered before `run` looks.
     func start() -> Outcome {
         HandlerWorker.handle(self)
-        return run(task: worker?.task)
+        return run()
     }
 
     /// The handler, run by the worker.
     nonisolated(nonsending) func perform() async {
-        // The handler's request can reach this execution (to keep a function's time limit); the kept one cannot,
-        // or the two would keep each other.
-        var request = request
-        request.execution = self
         finish(with: await Router.run(handler, request, parameters))
-    }
-
-    /// Until `release()`, holds the handler's work to `deadline`: should it pass before the handler answers, the
-    /// handler's task is cancelled and the request answered with `overdue`'s error instead.
-    func hold(until deadline: ContinuousClock.Instant, overdue: any OverdueAnswer) {
-        state.withLock { $0.hold = Hold(deadline: deadline, overdue: overdue) }
-    }
-
-    /// Ends the hold; false when its deadline had passed (the request is answered for).
-    func release() -> Bool {
-        let (expired, entry) = state.withLock { state in
-            defer { state.hold = nil }
-            return (state.expired, state.hold?.entry)
-        }
-        if let entry { DeadlineWatch.shared.remove(entry) }
-        return !expired
     }
 
     /// On the receiving thread (at the start, and whenever the resumed connection comes round): runs the
     /// handler's jobs until it answers or has to wait on something elsewhere.
     func run() -> Outcome {
-        run(task: nil)
-    }
-
-    private func run(task: Task<Void, Never>?) -> Outcome {
         var batch: [UnownedJob] = []
-        var task = task
         while true {
             let outcome = state.withLock { state -> Outcome? in
-                // Kept only while the handler runs: the task keeps its closure, which keeps this.
-                if let started = task.take(), state.response == nil, !state.expired { state.task = started }
                 if state.phase == .done { return .refused }
                 state.phase = .inline
                 if let response = state.response {
@@ -165,12 +121,6 @@ final class RequestExecution: @unchecked Sendable {
                         return .refused
                     }
                     state.noted = true
-                }
-                if let hold = state.hold, hold.entry == nil {
-                    state.hold?.entry = DeadlineWatch.shared.add(after: ContinuousClock.now.duration(to: hold.deadline))
-                    {
-                        self.expire()
-                    }
                 }
                 // Suspended under the lock, so that nothing can resume the connection before this.
                 state.phase = .suspended
@@ -210,26 +160,9 @@ final class RequestExecution: @unchecked Sendable {
         if noted { shared.noteEnded(self) }
     }
 
-    /// The hold's deadline passed: the handler is cancelled, and the request answered once the overdue answer is
-    /// ready (a function's is ready once its run is recorded).
-    private func expire() {
-        let expired = state.withLock { state -> (any OverdueAnswer, Task<Void, Never>?)? in
-            guard let hold = state.hold, !state.expired else { return nil }
-            state.expired = true
-            return (hold.overdue, state.task)
-        }
-        guard let (overdue, task) = expired else { return }
-        task?.cancel()
-        let link = Router.logsLink(request.headers)
-        Task { finish(with: await overdue.error().response(defaultLink: link), overdue: true) }
-    }
-
-    /// Answers with the handler's response, or (`overdue`) with the one replacing it: once a hold expired, only
-    /// that one.
-    private func finish(with response: ServerResponse, overdue: Bool = false) {
+    /// Answers with the handler's response.
+    private func finish(with response: ServerResponse) {
         let wake = state.withLock { state in
-            if !overdue { state.task = nil }
-            guard overdue == state.expired else { return false }
             state.response = response
             guard state.phase == .suspended else { return false }
             state.phase = .waking

@@ -20,8 +20,6 @@ public struct ServerRequest: Sendable {
     /// What the client sent, behind one reference: a request is handed (and copied) all the way to its handler,
     /// and each copy of its eight counted fields, with their release, cost a served call more than routing it.
     private let parts: Parts
-    /// Runs the request's handler, when the server does: it can keep a function call's time limit.
-    var execution: RequestExecution?
 
     private final class Parts: Sendable {
         let method: String

@@ -131,7 +131,8 @@ final class ServerShared: Sendable {
         requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let existing = requestContext.pointee else {
-            // Most requests need no state of their own until their handler has to wait: a marker notes the headers.
+            // A request needs no state of its own until its body arrives or its route is found: a marker notes the
+            // headers (404s, 405s and refusals are answered without any).
             requestContext.pointee = PendingRequest.headersRead
             requestsInProgress.add(1, ordering: .relaxed)
             Self.admitted(connection)?.beginRequest()
@@ -175,7 +176,7 @@ final class ServerShared: Sendable {
             return MHD_Result.YES
         }
         if let execution = pending?.execution {
-            // Resumed: the handler has jobs to run or its answer, or the server is stopping.
+            // Resumed: the handler has its answer, or the server is stopping.
             return answer(execution.run(), on: connection)
         }
         if pending?.tooLarge == true {
@@ -188,7 +189,7 @@ final class ServerShared: Sendable {
         switch router.route(request) {
         case .answered(let response):
             return queue(response, on: connection)
-        case .deferred(let handler, let parameters):
+        case .handler(let handler, let parameters):
             let execution = RequestExecution(
                 connection: connection, shared: self, request: request, handler: handler, parameters: parameters)
             (pending ?? PendingRequest.attach(to: requestContext)).execution = execution
@@ -356,11 +357,11 @@ final class ServerShared: Sendable {
 }
 
 /// One request's body as it arrives and its handler while it runs, behind libmicrohttpd's per-request pointer
-/// (made only for requests with a body or a handler that runs as a task); used by the connection's thread only.
+/// (made only for requests with a body or a route); used by the connection's thread only.
 private final class PendingRequest {
     var body: [UInt8] = []
     var tooLarge = false
-    /// Set when the handler runs as a task: a resumed connection runs its jobs and collects its answer here.
+    /// Set when the handler runs: a resumed connection collects its answer here.
     var execution: RequestExecution?
 
     /// The per-request pointer of a request that has none of this state (not a valid address).

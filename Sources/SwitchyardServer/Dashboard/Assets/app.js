@@ -288,7 +288,13 @@ function renderTriggers(statuses) {
         : '';
     return el('tr', { 'data-trigger': status.name },
       el('td', {}, el('strong', {}, status.name),
-        status.suspension ? el('div', { class: 'hint' }, status.suspension.reason) : null,
+        status.suspension
+          ? el('div', { class: 'hint' }, status.suspension.reason
+            + (status.suspension.resumesWhenStorageReturns ? ' (resumes when storage returns)' : ''))
+          : null,
+        status.inMemoryOnly
+          ? el('div', { class: 'hint warning' }, 'state in memory only: saved when storage returns')
+          : null,
         ...(status.warnings || []).map((warning) => el('div', { class: 'hint warning' }, warning))),
       el('td', {}, status.type),
       el('td', { class: 'source' }, status.source || ''),
