@@ -9,8 +9,8 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct FrontDoorTests {
     private func serve(host: String = "127.0.0.1", maximumConnectionsPerPeer: Int = 256) throws -> HTTPServer {
         var router = Router()
-        router.add("GET", "/hello", immediately: { _, _ in .json(["hello": "world"]) })
-        router.add("POST", "/echo", immediately: { request, _ in .text("\(request.body.count)") })
+        router.add("GET", "/hello") { _, _ in .json(["hello": "world"]) }
+        router.add("POST", "/echo") { request, _ in .text("\(request.body.count)") }
         return try HTTPServer(
             configuration: .init(host: host, port: 0, maximumConnectionsPerPeer: maximumConnectionsPerPeer, threads: 2),
             router: router)
