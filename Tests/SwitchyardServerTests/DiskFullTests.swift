@@ -7,7 +7,8 @@ import TestSupport
 import Testing
 
 /// A store on a real filesystem that fills up: the client API answers 507 `OutOfDiskSpace` (a server failure, not
-/// the client's), never with a path of the data directory, and serves again once space is freed.
+/// the client's) to writes, logins and function calls, never with a path of the data directory, and serves again
+/// once space is freed.
 @Suite(.timeLimit(.minutes(2))) struct DiskFullTests {
     @Test(.enabled(if: SmallFilesystem.canMount, "mounting a tmpfs needs root"))
     func writesAndLoginsAnswer507WithoutPathsAndRecoverWhenSpaceReturns() async throws {
@@ -35,6 +36,32 @@ import Testing
             #expect(try await served.loginAnonymously().userId.isEmpty == false)
             let inserted = try await served.atlas("insertOne", #"{\#(ns), "document": {"_id": 1}}"#, token: token)
             #expect(inserted == ["insertedId": .int32(1)])
+        }
+    }
+
+    @Test(.enabled(if: SmallFilesystem.canMount, "mounting a tmpfs needs root"))
+    func aFunctionCallThatMeetsTheFullDiskAnswers507WithoutPaths() async throws {
+        let disk = try SmallFilesystem(megabytes: 4)
+        var registry = FunctionRegistry()
+        registry.register("addItem") { (arguments: [BSON], context: FunctionContext) -> BSON in
+            let id = arguments.first ?? .null
+            _ = try await context.services.mongodb().db("shop").collection("items").insertOne([
+                "_id": id, "text": .string(String(repeating: "x", count: 20_000)),
+            ])
+            return id
+        }
+        try await ServedApp.with(registry, store: .sqlite(directory: disk.path + "/data")) { served in
+            let token = try await served.loginAnonymously().accessToken
+            let filler = disk.fill()
+
+            let call = try await served.call("addItem", #"[{"$numberInt": "1"}]"#, token: token)
+            #expect(call.status == 507, "\(call.text)")
+            #expect(call.errorCode == "OutOfDiskSpace")
+            #expect(!call.text.contains(disk.path), "\(call.text)")
+
+            disk.free(filler)
+            let retried = try await served.call("addItem", #"[{"$numberInt": "1"}]"#, token: token)
+            #expect(retried.status == 200, "\(retried.text)")
         }
     }
 }
