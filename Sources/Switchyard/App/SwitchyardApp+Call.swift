@@ -54,7 +54,8 @@ extension SwitchyardApp {
             body)
         {
         case .success(let value): return value
-        case .failure(let message, _): throw FunctionCallError(code: .functionExecutionError, message: message)
+        case .failure(let message, let storageFailure):
+            throw FunctionCallError(code: .functionExecutionError, message: message, storageFailure: storageFailure)
         case .timeout(let limit): throw .timedOut(name, after: limit)
         }
     }
@@ -104,8 +105,8 @@ extension SwitchyardApp {
             throw FunctionCallError(
                 code: .functionExecutionError,
                 message:
-                    "cannot read the custom user data of user '\(user.id)' from \(settings.database).\(settings.collection) for function '\(function)': \(error)"
-            )
+                    "cannot read the custom user data of user '\(user.id)' from \(settings.database).\(settings.collection) for function '\(function)': \(error)",
+                storageFailure: StoreError.storageFailure(causing: error))
         }
     }
 }

@@ -1,4 +1,5 @@
 import BSON
+import DocumentStore
 
 /// Why a function call did not return a value, shaped for the client API's `{"error", "error_code"}` answer.
 /// Messages never contain secret values: errors a function throws are scrubbed before they get here.
@@ -26,10 +27,14 @@ public struct FunctionCallError: Error, Sendable, Equatable, CustomStringConvert
 
     public var code: Code
     public var message: String
+    /// The failure of the store's storage (a full disk) that made the function fail, told without paths: the
+    /// server's fault rather than the call's, which the client API answers as a server failure.
+    public var storageFailure: StoreError?
 
-    public init(code: Code, message: String) {
+    public init(code: Code, message: String, storageFailure: StoreError? = nil) {
         self.code = code
         self.message = message
+        self.storageFailure = storageFailure
     }
 
     public var description: String { "\(code): \(message)" }

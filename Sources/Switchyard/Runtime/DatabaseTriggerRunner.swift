@@ -4,7 +4,9 @@ import Foundation
 
 /// Consumes the change log for one database trigger until cancelled, suspended, or the store closes. A suspension
 /// for a storage failure (a full disk) is waited out: the runner tries to write the trigger's state with backoff,
-/// and once that works it goes on from the saved position, delivering again the event that failed.
+/// and once that works it goes on, delivering again the event that failed (an ordered trigger from its saved
+/// position; an unordered one delivers again each event that failed, while the functions already running go on
+/// and no new event starts).
 struct DatabaseTriggerRunner: Sendable {
     let definition: TriggerDefinition
     let trigger: DatabaseTrigger
@@ -15,8 +17,6 @@ struct DatabaseTriggerRunner: Sendable {
     let delivery: TriggerDelivery
     let ledger: TriggerLedger
     let clock: any TriggerClock
-    /// The backoff between tries of the storage after a storage failure suspended the trigger.
-    let storageRetry: RetryPolicy
 
     /// The trigger was suspended because the store's storage failed: the runner waits for storage to work.
     private struct StorageSuspended: Error {}
@@ -103,12 +103,7 @@ struct DatabaseTriggerRunner: Sendable {
     /// suspension; false when the trigger was stopped meanwhile.
     private func waitForStorage(_ waits: inout StorageWaits) async -> Bool {
         if progress.state.processed > waits.processedAtResume { waits.tries = 0 }
-        while true {
-            waits.tries += 1
-            do { try await Task.sleep(for: storageRetry.backoff(afterAttempt: waits.tries)) } catch { return false }
-            if Task.isCancelled { return false }
-            if await progress.saveNow() { break }
-        }
+        guard await progress.waitUntilStorageWorks(tries: &waits.tries) else { return false }
         waits.processedAtResume = progress.state.processed
         progress.resumeAfterStorageFailure()
         return true
@@ -147,7 +142,9 @@ struct DatabaseTriggerRunner: Sendable {
         }
     }
 
-    /// Up to `maxConcurrency` events at once; a failure after the last retry goes to the dead-letter queue.
+    /// Up to `maxConcurrency` events at once; a failure after the last retry goes to the dead-letter queue. While
+    /// the trigger waits for storage, no new event starts: the functions running go on, and the next event starts
+    /// once every one of them has finished.
     private func consumeConcurrently(_ cursor: ChangeFeed.Cursor, route: ChangeEventRoute, maxConcurrency: Int)
         async throws
     {
@@ -160,6 +157,11 @@ struct DatabaseTriggerRunner: Sendable {
                     progress.skip(entry.sequence)
                     continue
                 }
+                if progress.isWaitingForStorage {
+                    try await group.waitForAll()
+                    uncollected = 0
+                    if Task.isCancelled { return }
+                }
                 if uncollected >= maxConcurrency {
                     _ = try await group.next()
                     uncollected -= 1
@@ -171,26 +173,50 @@ struct DatabaseTriggerRunner: Sendable {
         }
     }
 
-    /// `event` is what the route made of `entry`'s event.
+    /// `event` is what the route made of `entry`'s event. A failure of the store's storage (the function's, or the
+    /// dead-letter queue's) suspends the trigger for storage, and the event is delivered again once storage works.
     private func deliverUnordered(_ event: ChangeEvent, of entry: ChangeFeed.Entry) async {
         let eventId = entry.eventId
-        switch await deliver(event, eventId: eventId) {
-        case .delivered:
-            progress.finish(entry, at: clock.now(), deadLettered: false)
-        case .failed(let error, let attempts):
-            let letter = DeadLetter(
-                trigger: definition.name, eventId: eventId, input: .database(event), error: "\(error)",
-                attempts: attempts, failedAt: clock.now())
-            do {
-                try await ledger.add(letter)
-                progress.finish(entry, at: clock.now(), deadLettered: true)
-            } catch {
-                // Not recorded, so not finished: the saved position stays before it until a restart redelivers it.
+        var storageTries = 0
+        while true {
+            let failure: (reason: String, error: StoreError)
+            switch await deliver(event, eventId: eventId) {
+            case .delivered:
+                progress.finish(entry, at: clock.now(), deadLettered: false)
+                return
+            case .failed(let error, let attempts):
+                if let storage = StoreError.storageFailure(causing: error) {
+                    failure = ("function \(definition.function) failed \(attempts) times: \(storage)", storage)
+                    break
+                }
+                let letter = DeadLetter(
+                    trigger: definition.name, eventId: eventId, input: .database(event), error: "\(error)",
+                    attempts: attempts, failedAt: clock.now())
+                do {
+                    try await ledger.add(letter)
+                    progress.finish(entry, at: clock.now(), deadLettered: true)
+                    return
+                } catch {
+                    guard let storage = StoreError.storageFailure(causing: error) else {
+                        // The store closed: not recorded, so not finished; a restart delivers it again.
+                        progress.abandon()
+                        progress.warn("\(clock.now()): could not dead-letter event \(eventId): \(error)")
+                        return
+                    }
+                    failure = ("event \(eventId) could not be dead-lettered: \(storage)", storage)
+                }
+            case .interrupted:
                 progress.abandon()
-                progress.warn("\(clock.now()): could not dead-letter event \(eventId): \(error)")
+                return
             }
-        case .interrupted:
-            progress.abandon()
+            progress.suspend(
+                TriggerSuspension(
+                    reason: failure.reason, code: failure.error.code, failedEventId: eventId, time: clock.now()))
+            guard await progress.waitUntilStorageWorks(tries: &storageTries) else {
+                progress.abandon()
+                return
+            }
+            progress.continueAfterStorageFailure()
         }
     }
 

@@ -108,6 +108,23 @@ final class TriggerProgress: Sendable {
         save()
     }
 
+    /// Lifts a suspension for a storage failure while the runner goes on consuming (an unordered trigger delivers
+    /// again the events that failed, in place); a suspension for another cause stays.
+    func continueAfterStorageFailure() {
+        let lifted = inner.withLock { snapshot -> Bool in
+            guard snapshot.state.suspension?.resumesWhenStorageReturns == true else { return false }
+            snapshot.state.suspension = nil
+            snapshot.runState = .running
+            return true
+        }
+        if lifted { save() }
+    }
+
+    /// Whether the trigger is suspended until storage works again.
+    var isWaitingForStorage: Bool {
+        inner.withLock { $0.state.suspension?.resumesWhenStorageReturns == true }
+    }
+
     func warn(_ message: String) {
         update { $0.warn(message) }
     }
@@ -237,6 +254,17 @@ final class TriggerProgress: Sendable {
         save()
         await flush()
         return !isInMemoryOnly
+    }
+
+    /// Tries to write the state, after a backoff growing with `tries` (the storage retry policy's), until it is
+    /// written; false when the waiting task was cancelled (the trigger stopped).
+    func waitUntilStorageWorks(tries: inout Int) async -> Bool {
+        while true {
+            tries += 1
+            do { try await Task.sleep(for: storageRetry.backoff(afterAttempt: tries)) } catch { return false }
+            if Task.isCancelled { return false }
+            if await saveNow() { return true }
+        }
     }
 
     /// Ends the wait to write again what storage refused (the runtime is stopping: the next start writes anew).

@@ -140,8 +140,8 @@ public actor TriggerRuntime {
     /// Starts a trigger's runner. A database trigger without a token (or skipping catch-up events) starts
     /// from `logEnd`, fixed here rather than when its stream opens: a write made after `start()` returned
     /// always reaches it. A scheduled trigger without a last fire time (or skipping catch-up) starts from now.
-    /// A suspended trigger stays suspended, but a database trigger suspended by a storage failure is launched to
-    /// wait it out (its runner goes on once storage works).
+    /// A suspended trigger stays suspended, but a database or scheduled trigger suspended by a storage failure is
+    /// launched to wait it out (its runner goes on once storage works).
     func launch(_ definition: TriggerDefinition, logEnd: Int64) {
         guard isRunning, let item = progress[definition.name] else { return }
         if definition.disabled {
@@ -150,7 +150,7 @@ public actor TriggerRuntime {
         }
         if let suspension = item.state.suspension {
             item.setRunState(.suspended)
-            guard case .database = definition.kind, suspension.resumesWhenStorageReturns else { return }
+            guard suspension.resumesWhenStorageReturns else { return }
         }
         let clock = configuration.clock
         let stop = TriggerStop()
@@ -164,7 +164,7 @@ public actor TriggerRuntime {
             feeds[preImages] = feed
             let runner = DatabaseTriggerRunner(
                 definition: definition, trigger: trigger, store: store, feed: feed, progress: item,
-                delivery: delivery, ledger: ledger, clock: clock, storageRetry: configuration.storageRetry)
+                delivery: delivery, ledger: ledger, clock: clock)
             runners[definition.name] = TriggerTask(task: Task { await runner.run() }, stop: stop)
         case .scheduled(let trigger):
             // Recorded at once, so a crash before the first fire still catches that fire up at the next start.
@@ -172,7 +172,7 @@ public actor TriggerRuntime {
                 let now = clock.now()
                 item.update { $0.lastFireTime = now }
             }
-            item.setRunState(.starting)
+            if item.state.suspension == nil { item.setRunState(.starting) }
             let runner = ScheduledTriggerRunner(
                 definition: definition, trigger: trigger, progress: item, delivery: delivery, ledger: ledger,
                 clock: clock)
