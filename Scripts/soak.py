@@ -181,6 +181,7 @@ def main():
     parser.add_argument("--readers", type=int, default=50)
     parser.add_argument("--wrapper", default="", help="a command to run the server under (heaptrack, valgrind)")
     parser.add_argument("--catch-up-limit", type=float, default=600, help="seconds the catch-up may take at most")
+    parser.add_argument("--rate-interval", type=float, default=30, help="seconds between drain rate reports")
     options = parser.parse_args()
 
     directory = tempfile.mkdtemp(prefix="switchyard-soak-")
@@ -237,10 +238,21 @@ def main():
         peak_catch_up = 0.0
         idle_polls = 0
         samples = 0
+        # The drain rate over each interval shows whether the catch-up slows as it goes (per-entry work that
+        # grows with the queue) or keeps the emulator's pace.
+        interval_started, interval_sent = catch_up_started, sent_before
         while idle_polls < 2:
             peak_catch_up = max(peak_catch_up, rss_mb(server.pid))
             if samples % 4 == 0:
-                idle_polls = idle_polls + 1 if idle(trigger_statuses(port, admin)) else 0
+                statuses = trigger_statuses(port, admin)
+                idle_polls = idle_polls + 1 if idle(statuses) else 0
+                now = time.monotonic()
+                if now - interval_started >= options.rate_interval:
+                    total = sent(statuses)
+                    print(f"    at {now - catch_up_started:.0f} s: {total - sent_before} sent, "
+                          f"{(total - interval_sent) / (now - interval_started):.0f}/s over the last "
+                          f"{now - interval_started:.0f} s; RSS {rss_mb(server.pid):.1f} MB", flush=True)
+                    interval_started, interval_sent = now, total
             samples += 1
             if time.monotonic() - catch_up_started > options.catch_up_limit:
                 print(f"  catch-up: gave up after {options.catch_up_limit:g} s")

@@ -449,6 +449,20 @@ import Testing
         }
     }
 
+    /// A collection scan visits documents as it reads them: a find that has its page ends the scan there.
+    @Test(arguments: EngineKind.allCases) func aCollectionScanStopsAtTheLimit(kind: EngineKind) async throws {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            try await c.insertMany((0..<50).map { ["_id": .int32(Int32($0)), "n": .int32(Int32($0 % 5))] })
+            let page = try await c.explain(["n": 2], options: FindOptions(limit: 3))
+            #expect(page.stage == "COLLSCAN" && page.returned == 3 && page.documentsExamined == 13)
+            #expect(
+                try await c.find(["n": 2], options: FindOptions(limit: 3)).toArray().map { $0["_id"] } == [2, 7, 12])
+            let all = try await c.explain(["n": 2])
+            #expect(all.documentsExamined == 50 && all.returned == 10)
+        }
+    }
+
     @Test(arguments: EngineKind.allCases) func multikeyIndexFindsArrayElements(kind: EngineKind) async throws {
         try await withStore(kind) { store in
             let c = store.database("app").collection("c")

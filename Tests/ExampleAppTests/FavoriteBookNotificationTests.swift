@@ -261,6 +261,34 @@ import Testing
         }
     }
 
+    /// The retry finds the unprocessed entries through the queue's `{processed: 1, date: 1}` index (it makes it),
+    /// which gives them oldest first without reading the rest of the queue.
+    @Test func theScheduledRetrySendsTheOldestUnprocessedEntriesThroughTheQueueIndex() async throws {
+        try await BooksAppFixture.run { app in
+            let queue = try app.collection("product.pushNotification")
+            let now = Date()
+            app.outbox.failNextSends(3)
+            for (id, hoursAgo) in [("a", 3.0), ("b", 1.0), ("c", 2.0)] {
+                try await queue.insertOne([
+                    "_id": .string(id), "token": [.string("t-\(id)")],
+                    "date": .datetime(BSONDate(now - hoursAgo * 3600)), "processed": false,
+                    "title": .string("Book \(id)"),
+                ])
+            }
+            try await queue.insertOne([
+                "_id": "done", "token": ["t-done"], "date": .datetime(BSONDate(now - 4 * 3600)), "processed": true,
+            ])
+            try await app.awaitIdle()
+            #expect(app.outbox.delivered.isEmpty)
+
+            try await app.fire("retryUnprocessedNotifications", event: .scheduled(at: now + 6 * 60))
+            #expect(app.outbox.delivered.map(\.title) == ["Book a changed", "Book c changed", "Book b changed"])
+            #expect(try await queue.find(["processed": false]).toArray().isEmpty)
+            let indexes = try await queue.listIndexes().compactMap { $0["key"]?.documentValue }
+            #expect(indexes.contains(["processed": 1, "date": 1]))
+        }
+    }
+
     @Test func aSendThatKeepsFailingStopsAtTheAttemptCap() async throws {
         try await BooksAppFixture.run { app in
             let book = ObjectId()
