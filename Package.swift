@@ -76,7 +76,7 @@ let package = Package(
 
         // The app's functions: one file per function in functions/, registered by the generated `functionRegistry`.
         .target(
-            name: "Functions", dependencies: ["Switchyard", "BSON", "DocumentStore", "Messaging"], path: "functions",
+            name: "Functions", dependencies: ["Switchyard"], path: "functions",
             plugins: ["FunctionRegistryPlugin"]),
         .plugin(name: "FunctionRegistryPlugin", capability: .buildTool(), dependencies: ["FunctionRegistryGenerator"]),
         .executableTarget(name: "FunctionRegistryGenerator"),

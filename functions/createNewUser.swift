@@ -1,4 +1,3 @@
-import BSON
 import Foundation
 import Switchyard
 

@@ -1,4 +1,3 @@
-import BSON
 import Switchyard
 
 /// A user was deleted (the `userDeleted` trigger): deletes what the app keeps about them, as App Services leaves

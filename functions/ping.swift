@@ -1,4 +1,3 @@
-import BSON
 import Switchyard
 
 /// Answers with its arguments: a callable function for checking that calls get through.

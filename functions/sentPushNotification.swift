@@ -1,5 +1,3 @@
-import BSON
-import DocumentStore
 import Switchyard
 
 /// A notification was queued (the tutorial's `onSentPushNotification` trigger): multicasts it to the entry's

@@ -1,6 +1,3 @@
-import BSON
-import DocumentStore
-import Messaging
 import Switchyard
 
 /// Tells everyone subscribed to the books topic (the value `booksTopic`) that a book was added or deleted, in the

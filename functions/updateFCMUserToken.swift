@@ -1,5 +1,3 @@
-import BSON
-import DocumentStore
 import Foundation
 import Switchyard
 

@@ -13,8 +13,6 @@ import Testing
 extension InitScaffoldBuildTests {
     /// The scaffold's `countNewItem` edited to also record, in order, the items it saw.
     static let editedFunction = #"""
-        import BSON
-        import DocumentStore
         import Switchyard
 
         func countNewItem(_ event: ChangeEvent, _ context: FunctionContext) async throws {

@@ -1,4 +1,4 @@
-import BSON
+import Switchyard
 
 extension BSON {
     /// A document `_id` as notification text (collapse ids, thread ids, data values): an ObjectId as its hex,

@@ -1,5 +1,5 @@
-import BSON
 import Foundation
+import Switchyard
 
 extension BSONDate {
     init(_ date: Date) {

@@ -1,4 +1,4 @@
-import BSON
+import Switchyard
 
 /// A book as the tutorial stores it, in the shape of a Google Books volume:
 /// `{_id, volumeInfo: {title, authors: [String], imageLinks: {smallThumbnail, thumbnail}}}`. A top-level `title`

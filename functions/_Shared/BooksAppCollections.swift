@@ -1,5 +1,3 @@
-import BSON
-import DocumentStore
 import Switchyard
 
 /// Where the example app keeps its data, the tutorial's collections: books, users and the notification queue in

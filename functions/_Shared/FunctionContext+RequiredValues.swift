@@ -1,4 +1,3 @@
-import BSON
 import Switchyard
 
 extension FunctionContext.Values {

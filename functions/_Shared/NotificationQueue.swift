@@ -1,7 +1,4 @@
-import BSON
-import DocumentStore
 import Foundation
-import Messaging
 import Switchyard
 
 /// Sends the entries of `product.pushNotification`, the tutorial's `{token: [FCM tokens], date, processed: false,

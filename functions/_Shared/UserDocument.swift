@@ -1,4 +1,3 @@
-import BSON
 import Switchyard
 
 /// The tutorial's `product.user` document for an App Services user, as its `createNewUser` and `updateUser`

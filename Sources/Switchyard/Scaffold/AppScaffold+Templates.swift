@@ -31,10 +31,7 @@ extension AppScaffold {
                     .target(
                         name: "\#(name)Functions",
                         dependencies: [
-                            .product(name: "Switchyard", package: \#(package)),
-                            .product(name: "BSON", package: \#(package)),
-                            .product(name: "DocumentStore", package: \#(package)),
-                            .product(name: "Messaging", package: \#(package)),
+                            .product(name: "Switchyard", package: \#(package))
                         ],
                         path: "functions",
                         plugins: [.plugin(name: "FunctionRegistryPlugin", package: \#(package))]),
@@ -48,7 +45,6 @@ extension AppScaffold {
                             "\#(name)Functions",
                             .product(name: "SwitchyardTesting", package: \#(package)),
                             .product(name: "Switchyard", package: \#(package)),
-                            .product(name: "BSON", package: \#(package)),
                         ]),
                 ]
             )
@@ -79,7 +75,6 @@ extension AppScaffold {
         """
 
     static let greetFunction = #"""
-        import BSON
         import Switchyard
 
         /// A callable function: answers "<greeting>, <name>!", with the greeting from values.json.
@@ -92,8 +87,6 @@ extension AppScaffold {
         """#
 
     static let countFunction = #"""
-        import BSON
-        import DocumentStore
         import Switchyard
 
         /// The `onNewItem` trigger's function: counts the items inserted, in app.stats.
@@ -121,7 +114,6 @@ extension AppScaffold {
 
     var testFile: String {
         #"""
-        import BSON
         import Foundation
         import Switchyard
         import SwitchyardTesting
