@@ -140,21 +140,21 @@ public final class HTTPServer: Sendable {
         if !stopped.load(ordering: .acquiring) { Self.stop(daemon, frontDoor, shared) {} }
     }
 
-    /// Stops accepting, ends open event streams, lets requests in progress be answered (for up to 2 seconds; the
+    /// Stops accepting, ends open event streams, lets requests in progress be answered (for up to `grace`; the
     /// connections of handlers still waiting after that close unanswered) and returns once the server's threads
     /// have finished. The waiting happens on a thread of its own: a request still being answered may need
     /// Swift's cooperative pool to finish, so a pool thread blocked here could wait for itself (two servers
     /// stopping at once, on a 2-core machine, left the pool no thread and the whole process stalled). A second
     /// call returns at once.
-    public func stop() async {
+    public func stop(grace: Duration = .seconds(2)) async {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         await withCheckedContinuation { continuation in
-            Self.stop(daemon, frontDoor, shared) { continuation.resume() }
+            Self.stop(daemon, frontDoor, shared, grace: grace) { continuation.resume() }
         }
     }
 
     private static func stop(
-        _ daemon: OpaquePointer, _ frontDoor: FrontDoor, _ shared: ServerShared,
+        _ daemon: OpaquePointer, _ frontDoor: FrontDoor, _ shared: ServerShared, grace: Duration = .seconds(2),
         then done: @escaping @Sendable () -> Void
     ) {
         // The daemon pointer is only handed back to libmicrohttpd, whose stop is called once (guarded by `stopped`).
@@ -164,7 +164,7 @@ public final class HTTPServer: Sendable {
             frontDoor.stop()
             shared.finishStreams()
             // Let requests in progress be answered, and streams send what they still hold, for a while.
-            let deadline = ContinuousClock.now + .seconds(2)
+            let deadline = ContinuousClock.now + grace
             while shared.isBusy, ContinuousClock.now < deadline { usleep(2_000) }
             // libmicrohttpd cannot stop with connections suspended.
             shared.abandonSuspended()
