@@ -28,7 +28,8 @@ import Testing
         #expect(server.lines(atLeast: 1).isEmpty == false)
         // The server starts its triggers' tasks as it starts serving; each reports running once its stream is open.
         var running = try switchyard(["triggers"], in: app.path)
-        for _ in 0..<100 where running.stdout.split(separator: "\n").last?.contains(" running ") != true {
+        let deadline = Date().addingTimeInterval(30)
+        while running.stdout.split(separator: "\n").last?.contains(" running ") != true, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
             running = try switchyard(["triggers"], in: app.path)
         }
