@@ -1,5 +1,6 @@
 import Foundation
 import Messaging
+import TestSupport
 import Testing
 
 /// `switchyard data backup DIR` beside a running `serve`: the copy holds the commits still in the write-ahead

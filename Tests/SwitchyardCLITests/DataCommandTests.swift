@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `switchyard data export` and `data import`, run as a user would.

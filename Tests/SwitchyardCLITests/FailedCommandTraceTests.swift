@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A command that fails before it does its work leaves no data directory behind: a newcomer's first mistakes

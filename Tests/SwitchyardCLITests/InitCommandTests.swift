@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `switchyard init`'s checks and the files it writes; `InitScaffoldBuildTests` builds what it writes.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every command line of the README's shell blocks runs against a scratch copy of the example app, so the

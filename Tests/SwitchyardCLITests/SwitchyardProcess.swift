@@ -83,35 +83,6 @@ final class ReadToEnd: @unchecked Sendable {
     }
 }
 
-/// A fresh directory per test (tests run in parallel), removed when the value is deinitialised.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path =
-            FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-cli-\(UUID().uuidString)")
-            .path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// Writes `contents` at `relative`, creating folders; returns the file's full path.
-    @discardableResult
-    func write(_ relative: String, _ contents: String) throws -> String {
-        let url = URL(fileURLWithPath: path).appendingPathComponent(relative)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(contents.utf8).write(to: url)
-        return url.path
-    }
-
-    func read(_ relative: String) -> String? {
-        FileManager.default.contents(atPath: "\(path)/\(relative)").map { String(decoding: $0, as: UTF8.self) }
-    }
-}
-
 /// An app whose only function is `ping`, the callable the `Functions` target keeps for checking that calls get
 /// through (the example app's own functions may not exist yet, and the binary checks names against them).
 let pingApp = """

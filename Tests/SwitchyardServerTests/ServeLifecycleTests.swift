@@ -4,6 +4,7 @@ import Foundation
 import Messaging
 import Switchyard
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import SwitchyardServer
@@ -164,29 +165,19 @@ import Testing
 
 /// An app's directory (`triggers.yaml`, `values.json`) with its data directory inside, removed with the value.
 final class AppDirectory: Sendable {
-    let path: String
+    private let directory: TemporaryDirectory
+    var path: String { directory.path }
     var dataDirectory: String { path + "/data" }
 
     init(triggers: String = "", values: String = "{}") throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("lifecycle-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        try write("triggers.yaml", triggers)
-        try write("values.json", values)
+        directory = try TemporaryDirectory(prefix: "lifecycle")
+        try directory.write("triggers.yaml", triggers)
+        try directory.write("values.json", values)
     }
 
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
+    func write(_ relative: String, _ contents: String) throws { try directory.write(relative, contents) }
 
-    func write(_ relative: String, _ contents: String) throws {
-        let url = URL(fileURLWithPath: path).appendingPathComponent(relative)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(contents.utf8).write(to: url)
-    }
-
-    func read(_ relative: String) -> String? {
-        FileManager.default.contents(atPath: "\(path)/\(relative)").map { String(decoding: $0, as: UTF8.self) }
-    }
+    func read(_ relative: String) -> String? { directory.read(relative) }
 
     /// This app served on a free loopback port under `ServedApp.appId`, secrets looked up nowhere.
     func configuration(

@@ -1,6 +1,7 @@
 import BSON
 import Foundation
 import Switchyard
+import TestSupport
 import Testing
 
 @Suite struct AppServicesImporterTests {

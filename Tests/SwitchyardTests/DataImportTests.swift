@@ -2,6 +2,7 @@ import BSON
 import DocumentStore
 import Foundation
 import Switchyard
+import TestSupport
 import Testing
 
 /// Export and import through files, as `switchyard data export` / `data import` and `serve` use them.

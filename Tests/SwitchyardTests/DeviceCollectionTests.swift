@@ -1,6 +1,7 @@
 import BSON
 import Messaging
 import Switchyard
+import TestSupport
 import Testing
 
 /// The platforms devices registered with are kept in `local.devices`, so a restarted app records the same views.

@@ -1,6 +1,7 @@
 import Foundation
 import Switchyard
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct FileWatcherTests {

@@ -1,5 +1,6 @@
 import BSON
 import DocumentStore
+import TestSupport
 import Testing
 
 @testable import Switchyard

@@ -1,6 +1,7 @@
 import BSON
 import DocumentStore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Switchyard

@@ -1,6 +1,7 @@
 import BSON
 import DocumentStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Kills a child process running triggers over a stream of writes with SIGKILL, several times, then

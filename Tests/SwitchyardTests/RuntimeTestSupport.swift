@@ -2,6 +2,7 @@ import BSON
 import DocumentStore
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Switchyard

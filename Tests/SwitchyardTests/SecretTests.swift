@@ -1,5 +1,6 @@
 import Foundation
 import Switchyard
+import TestSupport
 import Testing
 
 @Suite struct SecretTests {

@@ -2,6 +2,7 @@ import BSON
 import DocumentStore
 import Foundation
 import Switchyard
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct SwitchyardAppReloadTests {

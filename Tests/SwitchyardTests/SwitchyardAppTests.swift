@@ -4,6 +4,7 @@ import Foundation
 import Messaging
 import Switchyard
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct SwitchyardAppTests {

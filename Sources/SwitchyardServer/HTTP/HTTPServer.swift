@@ -137,8 +137,11 @@ public final class HTTPServer: Sendable {
 
     /// Dropped without `stop()`: stopped in the background rather than blocking whichever thread let it go.
     deinit {
-        if !stopped.load(ordering: .acquiring) { Self.stop(daemon, frontDoor, shared) {} }
+        if !stopped.load(ordering: .acquiring) { Self.stop(daemon, frontDoor, shared, grace: Self.stopGrace) {} }
     }
+
+    /// How long a stop waits, by default, for requests in progress to be answered.
+    public static let stopGrace: Duration = .seconds(2)
 
     /// Stops accepting, ends open event streams, lets requests in progress be answered (for up to `grace`; the
     /// connections of handlers still waiting after that close unanswered) and returns once the server's threads
@@ -146,7 +149,7 @@ public final class HTTPServer: Sendable {
     /// Swift's cooperative pool to finish, so a pool thread blocked here could wait for itself (two servers
     /// stopping at once, on a 2-core machine, left the pool no thread and the whole process stalled). A second
     /// call returns at once.
-    public func stop(grace: Duration = .seconds(2)) async {
+    public func stop(grace: Duration = stopGrace) async {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         await withCheckedContinuation { continuation in
             Self.stop(daemon, frontDoor, shared, grace: grace) { continuation.resume() }
@@ -154,7 +157,7 @@ public final class HTTPServer: Sendable {
     }
 
     private static func stop(
-        _ daemon: OpaquePointer, _ frontDoor: FrontDoor, _ shared: ServerShared, grace: Duration = .seconds(2),
+        _ daemon: OpaquePointer, _ frontDoor: FrontDoor, _ shared: ServerShared, grace: Duration,
         then done: @escaping @Sendable () -> Void
     ) {
         // The daemon pointer is only handed back to libmicrohttpd, whose stop is called once (guarded by `stopped`).

@@ -1,11 +1,11 @@
 import Foundation
 
 /// A fresh directory per test (tests run in parallel), removed when the value is deinitialised.
-final class TemporaryDirectory {
-    let path: String
+public final class TemporaryDirectory: Sendable {
+    public let path: String
 
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString)").path
+    public init(prefix: String = "switchyard") throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
@@ -13,13 +13,16 @@ final class TemporaryDirectory {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    func write(_ relative: String, _ contents: String) throws {
+    /// Writes `contents` at `relative`, creating folders; returns the file's full path.
+    @discardableResult
+    public func write(_ relative: String, _ contents: String) throws -> String {
         let url = URL(fileURLWithPath: path).appendingPathComponent(relative)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(contents.utf8).write(to: url)
+        return url.path
     }
 
-    func read(_ relative: String) -> String? {
+    public func read(_ relative: String) -> String? {
         FileManager.default.contents(atPath: "\(path)/\(relative)").map { String(decoding: $0, as: UTF8.self) }
     }
 }
