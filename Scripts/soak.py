@@ -5,8 +5,9 @@ server's RSS (VmRSS) printed before, during and after beside its bound; exits 1 
     Scripts/soak.py SWITCHYARD_BINARY [--clients 64] [--seconds 60] [--bound-mb 100] [--readers 50]
 
 Each client logs in anonymously once (a bounded set of users, so login rate limits never refuse it), then loops:
-a book update through the client API's `mongodb-atlas` service (which queues one notification per favourite
-reader), `updateFCMUserToken`, and every 50 requests a session refresh. Catch-up ends when every trigger has
+a book update (which queues one notification per favourite reader), `updateFCMUserToken`, and every 50 requests
+a session refresh. The app's data access rules let only the system write books, so the updates go through the
+admin API's document endpoint on the same server, as a back office would send them. Catch-up ends when every trigger has
 nothing pending (then no queued notification may be left unsent); its rate is notifications sent per second.
 Loopback only; the load and the catch-up are bounded in time.
 """
@@ -75,6 +76,7 @@ def write_app(directory, books, readers):
     readers with a device token."""
     for name in ("triggers.yaml", "values.json"):
         shutil.copy(os.path.join(APP, name), directory)
+    shutil.copytree(os.path.join(APP, "data_sources"), os.path.join(directory, "data_sources"))
     seed = os.path.join(directory, "seed")
     os.mkdir(seed)
     book_ids = [f"64b0000000000000000{index:05d}" for index in range(books)]
@@ -128,7 +130,7 @@ def sent(statuses):
     return statuses.get("onSentPushNotification", {}).get("processed", 0)
 
 
-def client_loop(port, index, book_ids, deadline, counts, lock):
+def client_loop(port, index, book_ids, deadline, counts, lock, admin):
     connection = Connection(port)
     status, body = connection.request("POST", f"{CLIENT}/auth/providers/anon-user/login", {})
     if status != 200:
@@ -145,19 +147,12 @@ def client_loop(port, index, book_ids, deadline, counts, lock):
                 access = json.loads(body)["access_token"]
         elif step % 2 == 0:
             book = book_ids[(index + done) % len(book_ids)]
-            call = {
-                "name": "updateOne",
-                "service": "mongodb-atlas",
-                "arguments": [
-                    {
-                        "database": "product",
-                        "collection": "book",
-                        "query": {"_id": {"$oid": book}},
-                        "update": {"$set": {"volumeInfo.title": f"Book {book[-5:]} edition {done}"}},
-                    }
-                ],
+            update = {
+                "filter": {"_id": {"$oid": book}},
+                "update": {"$set": {"volumeInfo.title": f"Book {book[-5:]} edition {done}"}},
             }
-            status, body = connection.request("POST", f"{CLIENT}/functions/call", call, token=access)
+            status, body = connection.request(
+                "POST", "/admin/v1/databases/product/collections/book/update", update, token=admin)
         else:
             call = {"name": "updateFCMUserToken", "arguments": [device, "add"]}
             status, body = connection.request("POST", f"{CLIENT}/functions/call", call, token=access)
@@ -213,7 +208,9 @@ def main():
         counts, lock = [0, 0], threading.Lock()
         deadline = time.monotonic() + options.seconds
         threads = [
-            threading.Thread(target=client_loop, args=(port, index, book_ids, deadline, counts, lock), daemon=True)
+            threading.Thread(
+                target=client_loop, args=(port, index, book_ids, deadline, counts, lock, admin), daemon=True
+            )
             for index in range(options.clients)
         ]
         load_started = time.monotonic()

@@ -64,8 +64,9 @@ public final class DocumentStore: Sendable {
         await worker.close()
     }
 
-    public func database(_ name: String) -> Database {
-        Database(store: self, name: name)
+    /// A database of this store; with `access`, its collections read and write only what it permits.
+    public func database(_ name: String, access: (any DocumentAccess)? = nil) -> Database {
+        Database(store: self, name: name, access: access)
     }
 
     public func listDatabaseNames() async throws -> [String] {
@@ -97,6 +98,8 @@ public final class DocumentStore: Sendable {
 public struct Database: Sendable {
     public let store: DocumentStore
     public let name: String
+    /// What its collections' reads and writes are held to; nil permits everything.
+    public let access: (any DocumentAccess)?
 
     public func collection(_ name: String) -> DocumentCollection {
         DocumentCollection(database: self, name: name)

@@ -13,6 +13,8 @@ extension StoreError {
 
         public static let badValue: Code = 2
         public static let failedToParse: Code = 9
+        /// A `DocumentAccess` refused the read or write.
+        public static let unauthorized: Code = 13
         public static let typeMismatch: Code = 14
         public static let illegalOperation: Code = 20
         public static let namespaceNotFound: Code = 26
@@ -27,6 +29,8 @@ extension StoreError {
         public static let emptyFieldName: Code = 56
         public static let immutableField: Code = 66
         public static let invalidOptions: Code = 72
+        /// A document did not satisfy its collection's schema.
+        public static let documentValidationFailure: Code = 121
         public static let indexOptionsConflict: Code = 85
         public static let indexKeySpecsConflict: Code = 86
         public static let invalidPipelineOperator: Code = 168
@@ -51,6 +55,7 @@ extension StoreError {
             switch self {
             case .badValue: "BadValue"
             case .failedToParse: "FailedToParse"
+            case .unauthorized: "Unauthorized"
             case .typeMismatch: "TypeMismatch"
             case .illegalOperation: "IllegalOperation"
             case .namespaceNotFound: "NamespaceNotFound"
@@ -65,6 +70,7 @@ extension StoreError {
             case .emptyFieldName: "EmptyFieldName"
             case .immutableField: "ImmutableField"
             case .invalidOptions: "InvalidOptions"
+            case .documentValidationFailure: "DocumentValidationFailure"
             case .indexOptionsConflict: "IndexOptionsConflict"
             case .indexKeySpecsConflict: "IndexKeySpecsConflict"
             case .invalidPipelineOperator: "InvalidPipelineOperator"

@@ -25,7 +25,8 @@ struct ServedApp: Sendable {
 
     /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run. `queries`
     /// sets the time budget and threads of `mongodb-atlas` calls (only those two of its fields are used);
-    /// `triggers` the trigger runtime's clock and retries.
+    /// `triggers` the trigger runtime's clock and retries. A definition without data access rules gets
+    /// `everyUserReadsAndWritesEverything`, for tests of other concerns than rules.
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
         store: StoreConfiguration = .memory, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
@@ -33,6 +34,8 @@ struct ServedApp: Sendable {
         triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(),
         _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
+        var definition = definition
+        if definition.rules.isEmpty { definition.rules = Self.everyUserReadsAndWritesEverything }
         let configuration = AppConfiguration(definition: definition, environment: .development, values: values)
         let app = try await SwitchyardApp.open(
             configuration: configuration, registry: registry, store: store,
@@ -86,6 +89,16 @@ struct ServedApp: Sendable {
             throw error
         }
     }
+
+    /// A default rule with one role that permits every user everything.
+    static let everyUserReadsAndWritesEverything = try! AppDefinition.parse(
+        """
+        rules:
+          default:
+            roles:
+              - {name: everyone, apply_when: {}, read: true, write: true, insert: true, delete: true, search: true}
+        """
+    ).rules
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

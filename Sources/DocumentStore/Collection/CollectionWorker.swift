@@ -3,6 +3,8 @@
 struct CollectionWorker: Sendable {
     let store: DocumentStore
     let namespace: Namespace
+    /// Consulted by every document the write inserts, replaces or removes (see `StoreCore.access`).
+    let access: (any DocumentAccess)?
 
     nonisolated(nonsending) func query<T: Sendable>(
         deferringTransaction: Bool = false, _ body: @escaping @Sendable (StoreView) throws(StoreError) -> T
@@ -14,6 +16,11 @@ struct CollectionWorker: Sendable {
         -> T
     {
         defer { store.writeVersions.advance(namespace) }
-        return try await store.worker.write(body)
+        guard let access else { return try await store.worker.write(body) }
+        return try await store.worker.write { core throws(StoreError) in
+            core.access = access
+            defer { core.access = nil }
+            return try body(core)
+        }
     }
 }

@@ -8,7 +8,11 @@ public struct DocumentCollection: Sendable {
 
     public var namespace: Namespace { Namespace(database: database.name, collection: name) }
     /// The store's worker, seen from this collection: its writes move `writeVersion`.
-    var worker: CollectionWorker { CollectionWorker(store: database.store, namespace: namespace) }
+    var worker: CollectionWorker {
+        CollectionWorker(store: database.store, namespace: namespace, access: database.access)
+    }
+    /// What reads and writes are held to (`Database.access`).
+    public var access: (any DocumentAccess)? { database.access }
 
     /// Moves after every write to this collection (see `CollectionWriteVersion`).
     public var writeVersion: CollectionWriteVersion { database.store.writeVersions.version(of: namespace) }
@@ -25,10 +29,38 @@ public struct DocumentCollection: Sendable {
     {
         let namespace = self.namespace
         let start = ContinuousClock.now
-        // `find` begins the read transaction itself when its plan takes more than one statement.
-        return try await worker.query(deferringTransaction: true) { view throws(StoreError) in
-            try view.limited(to: options.maxTime, from: start).find(namespace, filter: filter, options: options)
+        guard let access else {
+            // `find` begins the read transaction itself when its plan takes more than one statement.
+            return try await worker.query(deferringTransaction: true) { view throws(StoreError) in
+                try view.limited(to: options.maxTime, from: start).find(namespace, filter: filter, options: options)
+            }
         }
+        let restricted = filter.restricted(to: try access.readFilter(namespace))
+        let redaction = access.redaction(namespace)
+        guard redaction != .none else {
+            return try await worker.query(deferringTransaction: true) { view throws(StoreError) in
+                try view.limited(to: options.maxTime, from: start).find(namespace, filter: restricted, options: options)
+            }
+        }
+        // Redacted before the projection, which must not see hidden fields; where redaction can hide documents,
+        // the skip and limit count what is left.
+        var unprojected = options
+        unprojected.projection = nil
+        if redaction == .documents {
+            unprojected.skip = 0
+            unprojected.limit = 0
+        }
+        let read = unprojected
+        let documents = try await worker.query(deferringTransaction: true) { view throws(StoreError) in
+            try view.limited(to: options.maxTime, from: start).find(namespace, filter: restricted, options: read)
+        }
+        var visible = documents.compactMap { access.redact($0, in: namespace) }
+        if redaction == .documents {
+            visible = Array(visible.dropFirst(options.skip).prefix(options.limit > 0 ? options.limit : Int.max))
+        }
+        guard let specification = options.projection, !specification.isEmpty else { return visible }
+        let projection = try Projection(specification)
+        return try visible.map { document throws(StoreError) in try projection.apply(to: document) }
     }
 
     public func findOne(_ filter: BSONDocument = [:], options: FindOptions = .init()) async throws -> BSONDocument? {
@@ -51,12 +83,22 @@ public struct DocumentCollection: Sendable {
     ) async throws -> Int {
         let namespace = self.namespace
         let start = ContinuousClock.now
+        var filter = filter
+        if let access {
+            filter = filter.restricted(to: try access.readFilter(namespace))
+            if access.redaction(namespace) == .documents {
+                let visible = try await findAll(filter, options: FindOptions(projection: ["_id": 1], maxTime: maxTime))
+                return max(0, min(visible.count - skip, limit > 0 ? limit : Int.max))
+            }
+        }
+        let query = filter
         return try await worker.query { view throws(StoreError) in
-            try view.limited(to: maxTime, from: start).count(namespace, filter: filter, skip: skip, limit: limit)
+            try view.limited(to: maxTime, from: start).count(namespace, filter: query, skip: skip, limit: limit)
         }
     }
 
     public func estimatedDocumentCount() async throws -> Int {
+        if access != nil { return try await countDocuments() }
         let namespace = self.namespace
         return try await worker.query { view throws(StoreError) in try view.estimatedCount(namespace) }
     }
@@ -64,6 +106,14 @@ public struct DocumentCollection: Sendable {
     /// Distinct values of `field` among the matches, array elements counted one by one.
     public func distinct(_ field: String, filter: BSONDocument = [:]) async throws -> [BSON] {
         let namespace = self.namespace
+        if access != nil {
+            // What the reader may see of each match, then its distinct values as the pipeline counts them.
+            let stages: [BSONDocument] = [
+                ["$unwind": ["path": .string("$" + field), "preserveNullAndEmptyArrays": false]],
+                ["$group": ["_id": .string("$" + field)]],
+            ]
+            return try await aggregate([["$match": .document(filter)]] + stages).compactMap { $0["_id"] }
+        }
         return try await worker.query { view throws(StoreError) in
             try view.distinct(namespace, field: field, filter: filter)
         }
@@ -71,11 +121,37 @@ public struct DocumentCollection: Sendable {
 
     /// Runs an aggregation pipeline; `$lookup` reads the other collections of this database. `maxTime` is
     /// MongoDB's `maxTimeMS` (see `FindOptions.maxTime`).
+    ///
+    /// With `access`, the pipeline reads what the reader may see of this collection, and stages that reach other
+    /// namespaces (`$lookup`, `$graphLookup`, `$unionWith`, `$out`, `$merge`) are refused.
     public func aggregate(_ pipeline: [BSONDocument], maxTime: Duration? = nil) async throws -> [BSONDocument] {
         let namespace = self.namespace
         let start = ContinuousClock.now
+        let access = self.access
+        if access != nil { try Self.refuseOtherNamespaces(pipeline) }
         return try await worker.query { view throws(StoreError) in
-            try view.limited(to: maxTime, from: start).aggregate(namespace, pipeline: pipeline)
+            try view.limited(to: maxTime, from: start).aggregate(namespace, pipeline: pipeline, access: access)
+        }
+    }
+
+    /// The stages through which a pipeline would read or write beyond the collection its access governs.
+    static let otherNamespaceStages: Set<String> = ["$lookup", "$graphLookup", "$unionWith", "$out", "$merge"]
+
+    private static func refuseOtherNamespaces(_ pipeline: [BSONDocument]) throws(StoreError) {
+        for stage in pipeline {
+            guard let name = stage.keys.first(where: otherNamespaceStages.contains) else { continue }
+            throw StoreError(
+                code: .unauthorized,
+                message: "\(name) is not permitted under data access rules: it would reach another collection unchecked"
+            )
+        }
+        for stage in pipeline {
+            // A $facet's sub-pipelines are pipelines too.
+            guard case .document(let facets)? = stage["$facet"] else { continue }
+            for (_, value) in facets {
+                guard case .array(let stages) = value else { continue }
+                try refuseOtherNamespaces(stages.compactMap(\.documentValue))
+            }
         }
     }
 
@@ -166,6 +242,7 @@ public struct DocumentCollection: Sendable {
         replacement: Bool
     ) async throws -> UpdateResult {
         let namespace = self.namespace
+        let filter = try writeRestricted(filter)
         return try await worker.write { core throws(StoreError) in
             try core.update(
                 namespace, filter: filter, update: update, multi: multi, upsert: upsert, arrayFilters: arrayFilters,
@@ -176,6 +253,7 @@ public struct DocumentCollection: Sendable {
     @discardableResult
     public func deleteOne(_ filter: BSONDocument) async throws -> DeleteResult {
         let namespace = self.namespace
+        let filter = try writeRestricted(filter)
         return try await worker.write { core throws(StoreError) in
             try core.delete(namespace, filter: filter, multi: false)
         }
@@ -184,6 +262,7 @@ public struct DocumentCollection: Sendable {
     @discardableResult
     public func deleteMany(_ filter: BSONDocument) async throws -> DeleteResult {
         let namespace = self.namespace
+        let filter = try writeRestricted(filter)
         return try await worker.write { core throws(StoreError) in
             try core.delete(namespace, filter: filter, multi: true)
         }
@@ -212,9 +291,28 @@ public struct DocumentCollection: Sendable {
         _ filter: BSONDocument, _ modification: StoreCore.Modification, options: FindOneAndModifyOptions
     ) async throws -> BSONDocument? {
         let namespace = self.namespace
-        return try await worker.write { core throws(StoreError) in
-            try core.findOneAndModify(namespace, filter: filter, modification: modification, options: options)
+        let filter = try writeRestricted(filter)
+        guard let access else {
+            return try await worker.write { core throws(StoreError) in
+                try core.findOneAndModify(namespace, filter: filter, modification: modification, options: options)
+            }
         }
+        // The document answered is what the writer may read of it, redacted before the projection.
+        var unprojected = options
+        unprojected.projection = nil
+        let read = unprojected
+        let document = try await worker.write { core throws(StoreError) in
+            try core.findOneAndModify(namespace, filter: filter, modification: modification, options: read)
+        }
+        guard let document, let visible = access.redact(document, in: namespace) else { return nil }
+        guard let specification = options.projection, !specification.isEmpty else { return visible }
+        return try Projection(specification).apply(to: visible)
+    }
+
+    /// `filter` restricted to what `access` lets updates and deletes match.
+    private func writeRestricted(_ filter: BSONDocument) throws(StoreError) -> BSONDocument {
+        guard let access else { return filter }
+        return filter.restricted(to: try access.writeFilter(namespace))
     }
 
     /// Runs mixed writes in one commit; ordered stops at the first failure. Failures throw
@@ -222,9 +320,20 @@ public struct DocumentCollection: Sendable {
     @discardableResult
     public func bulkWrite(_ models: [WriteModel], ordered: Bool = true) async throws -> BulkWriteResult {
         let namespace = self.namespace
-        let models = models.map { model -> WriteModel in
-            if case .insertOne(let document) = model { return .insertOne(StoreCore.withId(document)) }
-            return model
+        let models = try models.map { model throws(StoreError) -> WriteModel in
+            switch model {
+            case .insertOne(let document): return .insertOne(StoreCore.withId(document))
+            case .updateOne(let filter, let update, let upsert, let arrayFilters):
+                return .updateOne(
+                    filter: try writeRestricted(filter), update: update, upsert: upsert, arrayFilters: arrayFilters)
+            case .updateMany(let filter, let update, let upsert, let arrayFilters):
+                return .updateMany(
+                    filter: try writeRestricted(filter), update: update, upsert: upsert, arrayFilters: arrayFilters)
+            case .replaceOne(let filter, let replacement, let upsert):
+                return .replaceOne(filter: try writeRestricted(filter), replacement: replacement, upsert: upsert)
+            case .deleteOne(let filter): return .deleteOne(filter: try writeRestricted(filter))
+            case .deleteMany(let filter): return .deleteMany(filter: try writeRestricted(filter))
+            }
         }
         let outcome = try await worker.write { core throws(StoreError) in
             try core.bulkWrite(namespace, models, ordered: ordered)
@@ -238,6 +347,7 @@ public struct DocumentCollection: Sendable {
     /// Renames this collection (a `rename` event); with `dropTarget` an existing target is dropped first.
     @discardableResult
     public func rename(to newName: String, dropTarget: Bool = false) async throws -> DocumentCollection {
+        try refuseUnderAccess("rename")
         let (source, target) = (namespace, Namespace(database: database.name, collection: newName))
         defer { database.store.writeVersions.advance(target) }
         try await worker.write { core throws(StoreError) in try core.rename(source, to: target, dropTarget: dropTarget)
@@ -248,6 +358,7 @@ public struct DocumentCollection: Sendable {
     /// Drops the collection with its indexes (a `drop` event); false when it did not exist.
     @discardableResult
     public func drop() async throws -> Bool {
+        try refuseUnderAccess("drop")
         let namespace = self.namespace
         return try await worker.write { core throws(StoreError) in try core.dropCollection(namespace) }
     }
@@ -256,6 +367,7 @@ public struct DocumentCollection: Sendable {
     /// index over duplicates fails with E11000.
     @discardableResult
     public func createIndex(_ keys: BSONDocument, unique: Bool = false, name: String? = nil) async throws -> String {
+        try refuseUnderAccess("createIndex")
         let namespace = self.namespace
         return try await worker.write { core throws(StoreError) in
             try core.createIndex(namespace, keys: keys, unique: unique, name: name)
@@ -269,8 +381,15 @@ public struct DocumentCollection: Sendable {
     }
 
     public func dropIndex(_ name: String) async throws {
+        try refuseUnderAccess("dropIndex")
         let namespace = self.namespace
         try await worker.write { core throws(StoreError) in try core.dropIndex(namespace, name: name) }
+    }
+
+    /// Data access rules govern documents; a collection's own shape is the app's, changed by system code only.
+    private func refuseUnderAccess(_ operation: String) throws(StoreError) {
+        guard access != nil else { return }
+        throw StoreError(code: .unauthorized, message: "\(operation) is not permitted under data access rules")
     }
 
     /// Watches this collection; dropping or renaming it invalidates the stream.

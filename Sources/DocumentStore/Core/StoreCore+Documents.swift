@@ -89,6 +89,7 @@ extension StoreCore {
     /// Every check runs before the first write, so a failed insert leaves nothing behind.
     func insertDocument(_ state: CollectionState, _ prepared: PreparedDocument) throws(StoreError) {
         let (document, key) = (prepared.document, prepared.key)
+        try access?.authorizeWrite(state.namespace, before: nil, after: document)
         let entries = try indexEntries(state, document)
         try checkUnique(state, entries, ownKey: key)
         guard let row = try engine.insertDocument(collection: state.record.id, key: key, body: prepared.body) else {
@@ -108,6 +109,7 @@ extension StoreCore {
     func replaceDocument(
         _ state: CollectionState, old: BSONDocument, new: BSONDocument, operationType: String
     ) throws(StoreError) {
+        try access?.authorizeWrite(state.namespace, before: old, after: new)
         let key = try Self.idKey(old)
         let body = try Self.encodeChecked(new, isUpdateResult: true)
         let oldEntries = try indexEntries(state, old)
@@ -141,6 +143,7 @@ extension StoreCore {
     }
 
     func removeDocument(_ state: CollectionState, _ document: BSONDocument) throws(StoreError) {
+        try access?.authorizeWrite(state.namespace, before: document, after: nil)
         let row = try storedRow(state, key: try Self.idKey(document))
         for (index, entries) in try indexEntries(state, document) {
             for entry in entries { try engine.deleteIndexEntry(index: index.id, key: entry.key, row: row) }

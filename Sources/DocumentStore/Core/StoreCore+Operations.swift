@@ -38,7 +38,7 @@ extension StoreCore {
     func insert(_ namespace: Namespace, encoded documents: [EncodedDocument]) throws(StoreError) -> [WriteError] {
         let state = try collectionCreatingIfNeeded(namespace)
         // Without index entries or an event to derive, the bytes are all there is to store: one statement each.
-        let direct = state.indexes.isEmpty && !namespace.isChangeLogged
+        let direct = state.indexes.isEmpty && !namespace.isChangeLogged && access == nil
         var errors: [WriteError] = []
         for (position, document) in documents.enumerated() {
             do {
@@ -149,7 +149,7 @@ extension StoreCore {
 
     func delete(_ namespace: Namespace, filter: BSONDocument, multi: Bool) throws(StoreError) -> DeleteResult {
         guard let state = collection(namespace) else { return DeleteResult(deletedCount: 0) }
-        if state.indexes.isEmpty, !namespace.isChangeLogged, let keys = Self.exactIdKeys(filter) {
+        if state.indexes.isEmpty, !namespace.isChangeLogged, access == nil, let keys = Self.exactIdKeys(filter) {
             // Nothing to learn from the documents (no index entries to remove, no event to write): deleted by
             // key, unread, one statement each. A capped log's prune deletes its oldest records this way. A key
             // given twice finds nothing the second time, so it is counted once.

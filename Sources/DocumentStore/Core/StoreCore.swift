@@ -53,6 +53,9 @@ final class StoreCore {
     var logBytes = 0
     var oldestWallTime: Int64?
     var clusterTime = BSONTimestamp(time: 0, increment: 0)
+    /// The access the running write is held to, set for the length of one write: every document it inserts,
+    /// replaces or removes is authorized inside the transaction, so a refusal rolls the whole write back.
+    var access: (any DocumentAccess)?
     /// The entries this transaction appended to the change log, for the streams once it commits.
     private(set) var appendedChanges: [CommittedChange] = []
 

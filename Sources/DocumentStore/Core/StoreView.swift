@@ -184,11 +184,18 @@ struct StoreView {
         return distinct
     }
 
-    func aggregate(_ namespace: Namespace, pipeline stages: [BSONDocument]) throws(StoreError) -> [BSONDocument] {
+    /// With `access`, the pipeline's input is what the reader may see of the collection.
+    func aggregate(
+        _ namespace: Namespace, pipeline stages: [BSONDocument], access: (any DocumentAccess)? = nil
+    ) throws(StoreError) -> [BSONDocument] {
         let pipeline = try Pipeline(stages)
         // A leading $match narrows the input through the planner; the pipeline still applies it.
-        let filter = stages.first.flatMap { $0.count == 1 ? $0["$match"]?.documentValue : nil } ?? [:]
-        let input = try find(namespace, filter: filter, options: FindOptions())
+        var filter = stages.first.flatMap { $0.count == 1 ? $0["$match"]?.documentValue : nil } ?? [:]
+        if let access { filter = filter.restricted(to: try access.readFilter(namespace)) }
+        var input = try find(namespace, filter: filter, options: FindOptions())
+        if let access, access.redaction(namespace) != .none {
+            input = input.compactMap { access.redact($0, in: namespace) }
+        }
         return try pipeline.run(
             input,
             context: StageContext(

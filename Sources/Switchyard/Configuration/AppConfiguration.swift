@@ -5,6 +5,8 @@ import Foundation
 /// - `triggers.yaml` (required): `appId`, `triggers`, `functions` (per-function settings) and `auth`;
 /// - `values.json` (optional): name → value or secret reference;
 /// - `environments/<environment>.json` (optional): `{"values": {…}}` overriding or adding values;
+/// - `data_sources/<service>/…` (optional): data access rules and schemas in App Services' layout
+///   (`DataAccessRules`);
 /// - `secrets.json` (optional, git-ignored): name → secret value, after `SWITCHYARD_SECRET_<NAME>`
 ///   environment variables.
 public struct AppConfiguration: Sendable, Equatable {
@@ -67,6 +69,13 @@ public struct AppConfiguration: Sendable, Equatable {
             var reader = ConfigurationReader(file: label(triggersFile))
             definition = AppDefinition.read(text, reader: &reader, registeredFunctions: registeredFunctions)
             errors += reader.errors
+        }
+        var rules = DataAccessRules.read(appDirectory: directory, errors: &errors) { name in
+            read(name, required: false).map { (label(name), $0) }
+        }
+        if let yamlRules = definition?.rules {
+            rules.merge(yamlRules, file: label(triggersFile), errors: &errors)
+            definition?.rules = rules
         }
 
         // Each value remembers the file and position that declared it, for "secret not set" errors.

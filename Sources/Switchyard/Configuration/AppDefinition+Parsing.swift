@@ -15,7 +15,7 @@ extension AppDefinition {
     }
 
     static let topLevelKeys = [
-        "appId", "triggers", "functions", "auth", "functionTimeout", "messaging", "allowedRequestOrigins",
+        "appId", "triggers", "functions", "auth", "functionTimeout", "messaging", "allowedRequestOrigins", "rules",
     ]
 
     /// Reads what it can, reporting every problem into `reader`.
@@ -60,6 +60,9 @@ extension AppDefinition {
             let items = reader.sequence(node, "'allowedRequestOrigins'")
         {
             definition.allowedRequestOrigins = items.compactMap { reader.string($0, "an allowed request origin") }
+        }
+        if let node = pairs["rules"], !node.isNull {
+            definition.rules = RuleReader(scalars: .yaml).readSection(node, reader: &reader)
         }
         return definition
     }

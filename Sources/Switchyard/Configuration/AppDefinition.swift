@@ -14,6 +14,8 @@ public struct AppDefinition: Sendable, Equatable {
     /// Origins of web pages that may use the client API besides this machine's (`allowedRequestOrigins:`,
     /// App Services' "allowed request origins"); `*` allows any.
     public var allowedRequestOrigins: [String]
+    /// Data access rules and schemas from `rules:` and the app's `data_sources/` (see `DataAccessRules`).
+    package var rules = DataAccessRules()
 
     /// App Services' own limit on a function's run time.
     public static let defaultFunctionTimeout = Duration.seconds(300)

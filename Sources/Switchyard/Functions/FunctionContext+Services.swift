@@ -11,6 +11,24 @@ extension FunctionContext {
         public let messaging: any PushMessaging
         /// Outbound HTTP requests.
         public let http: HTTPService
+        /// What the database's reads and writes are held to; nil for the system.
+        var access: (any DocumentAccess)?
+
+        init(
+            store: DocumentStore, mongodbServiceNames: Set<String>, messaging: any PushMessaging, http: HTTPService
+        ) {
+            self.store = store
+            self.mongodbServiceNames = mongodbServiceNames
+            self.messaging = messaging
+            self.http = http
+        }
+
+        /// These services with their database held to `access`.
+        func governed(by access: any DocumentAccess) -> Services {
+            var services = self
+            services.access = access
+            return services
+        }
 
         /// The database service, by its App Services name (`mongodb-atlas` unless the app names another).
         public func mongodb(_ serviceName: String = MongoDBService.defaultName) throws(ServiceNotFound)
@@ -19,7 +37,7 @@ extension FunctionContext {
             guard mongodbServiceNames.contains(serviceName) else {
                 throw ServiceNotFound(name: serviceName, known: mongodbServiceNames.sorted())
             }
-            return MongoDBService(name: serviceName, store: store)
+            return MongoDBService(name: serviceName, store: store, access: access)
         }
     }
 }
@@ -30,11 +48,13 @@ public struct MongoDBService: Sendable {
 
     public let name: String
     let store: DocumentStore
+    /// The data access rules the function's user is held to; nil when it runs as the system.
+    let access: (any DocumentAccess)?
 
     /// A database of the app's store; `.collection(name)` gives the collection with the MongoDB CRUD,
     /// aggregation and watch API.
     public func db(_ name: String) -> Database {
-        store.database(name)
+        store.database(name, access: access)
     }
 }
 

@@ -18,7 +18,13 @@ public struct FunctionContext: Sendable {
     public var user: FunctionUser { storage.functions.user }
     /// Whether the function runs with full access rather than as the calling user.
     public var runningAsSystem: Bool { storage.functions.runningAsSystem }
-    public var services: Services { storage.functions.runtime.services }
+    /// The services; unless the function runs as the system, its database reads and writes are held to the app's
+    /// data access rules and schemas as the user's requests are.
+    public var services: Services {
+        let functions = storage.functions
+        guard !functions.runningAsSystem, functions.user.kind != .system else { return functions.runtime.services }
+        return functions.runtime.services.governed(by: functions.loaded.dataAccess(for: functions.user))
+    }
     /// Other functions of the app, run in this invocation.
     public var functions: Functions { storage.functions }
     var lines: InvocationLogLines { storage.functions.lines }

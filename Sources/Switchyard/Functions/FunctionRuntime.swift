@@ -18,12 +18,24 @@ final class FunctionRuntime: Sendable {
         let values: FunctionContext.Values
         let environment: FunctionContext.Environment
         let scrubber: SecretScrubber
+        /// The plain values (secrets left out), as data access rules see them under `%%values`.
+        let ruleValues: BSONDocument
 
         init(_ configuration: AppConfiguration) {
             definition = configuration.definition
             values = FunctionContext.Values(values: configuration.values)
             environment = FunctionContext.Environment(tag: configuration.environment.rawValue, values: values)
             scrubber = SecretScrubber(values: configuration.values)
+            var plain = BSONDocument()
+            for name in configuration.values.names {
+                if case .plain(let value)? = configuration.values[name] { plain.append(name, value) }
+            }
+            ruleValues = plain
+        }
+
+        /// The data access rules as `user`'s requests meet them.
+        func dataAccess(for user: FunctionUser) -> UserDataAccess {
+            UserDataAccess(rules: definition.rules, user: user, values: ruleValues, environment: environment.tag)
         }
 
         func settings(for function: String) -> FunctionSettings {

@@ -1,4 +1,5 @@
 import BSON
+import DocumentStore
 import Switchyard
 
 extension ClientAPI {
@@ -35,7 +36,14 @@ extension ClientAPI {
                         "service not found: '\(service.stringValue?.prefix(64) ?? "")' (clients can call '\(MongoDBService.defaultName)')"
                 )
             }
-            let call = MongoServiceCall(store: app.store, defaultTimeLimit: queryTimeLimit)
+            let access: UserDataAccess
+            do {
+                access = try await app.dataAccess(for: caller.functionUser)
+            } catch {
+                throw APIError.storageFailure(code: (error as? StoreError)?.code ?? .storageFailure)
+                    ?? APIError(status: 500, code: "InternalServerError", message: "cannot read the custom user data")
+            }
+            let call = MongoServiceCall(store: app.store, access: access, defaultTimeLimit: queryTimeLimit)
             result = try await withTaskExecutorPreference(queryExecutor) {
                 try await call.run(action: name, arguments: arguments)
             }

@@ -1,5 +1,6 @@
 import BSON
 import DocumentStore
+import Switchyard
 
 /// One `mongodb-atlas` service action as the Realm SDKs' `MongoCollection` sends it: the action's name and one
 /// argument `{database, collection, query | filter, update, document(s), pipeline, projection, sort, limit,
@@ -9,8 +10,10 @@ import DocumentStore
 /// Reads (find, findOne, count, aggregate) are held to the client's `maxTimeMS`, or to the server's default
 /// budget when it sends none, and fail with `MaxTimeMSExpired` past it.
 ///
-/// No rules or permissions apply; the reserved `admin`, `local` and `config` databases (where Switchyard keeps
-/// users, credentials and keys) are refused.
+/// The app's data access rules apply as App Services applies them (`UserDataAccess`): a collection without rules
+/// is refused with `NoMatchingRuleFound`, reads return only the documents and fields the user's role permits, and
+/// writes the role or the collection's schema refuses fail whole. The reserved `admin`, `local` and `config`
+/// databases (where Switchyard keeps users, credentials and keys) are refused.
 struct MongoServiceCall {
     static let actions: Set<String> = [
         "find", "findOne", "insertOne", "insertMany", "aggregate", "count", "updateOne", "updateMany", "deleteOne",
@@ -18,6 +21,7 @@ struct MongoServiceCall {
     ]
 
     let store: DocumentStore
+    let access: UserDataAccess
     let defaultTimeLimit: Duration
 
     func run(action: String, arguments: [BSON]) async throws -> BSON {
@@ -29,14 +33,21 @@ struct MongoServiceCall {
         guard arguments.count == 1, let argument = arguments[0].documentValue else {
             throw Self.invalid("\(action) takes one argument, a document naming the database and collection")
         }
-        let collection = try Self.collection(argument, in: store, action: action)
+        let collection = try Self.collection(argument, in: store, access: access, action: action)
+        guard access.governs(collection.namespace) else {
+            throw APIError(
+                status: 403, code: "NoMatchingRuleFound",
+                message: "no rule exists for namespace '\(collection.namespace)'")
+        }
         do {
             return try await perform(action, argument, on: collection)
         } catch let error as StoreError {
-            throw APIError.storageFailure(code: error.code)
+            throw APIError.storageFailure(code: error.code) ?? Self.refusal(error.message, code: error.code)
                 ?? APIError(status: 400, code: "MongoDBError", message: "\(action): \(error.message)")
         } catch let error as BulkWriteError {
-            throw error.writeErrors.lazy.compactMap { APIError.storageFailure(code: $0.code) }.first
+            throw error.writeErrors.lazy.compactMap {
+                APIError.storageFailure(code: $0.code) ?? Self.refusal($0.errmsg, code: $0.code)
+            }.first
                 ?? APIError(status: 400, code: "MongoDBError", message: "\(action): \(error)")
         }
     }
@@ -69,6 +80,11 @@ struct MongoServiceCall {
                     throw Self.invalid("every pipeline stage must be a document")
                 }
                 return stage
+            }
+            if let first = pipeline.first?.keys.first, first == "$search" || first == "$searchMeta",
+                !access.permitsSearch(collection.namespace)
+            {
+                throw APIError(status: 403, code: "MongoDBError", message: "search not permitted")
             }
             return .array(try await collection.aggregate(pipeline, maxTime: timeLimit).map(BSON.document))
         case "insertOne":
@@ -126,9 +142,9 @@ struct MongoServiceCall {
         }
     }
 
-    private static func collection(_ argument: BSONDocument, in store: DocumentStore, action: String) throws(APIError)
-        -> DocumentCollection
-    {
+    private static func collection(
+        _ argument: BSONDocument, in store: DocumentStore, access: UserDataAccess, action: String
+    ) throws(APIError) -> DocumentCollection {
         guard let database = argument["database"]?.stringValue, !database.isEmpty,
             let collection = argument["collection"]?.stringValue, !collection.isEmpty
         else { throw invalid("\(action) needs 'database' and 'collection', non-empty strings") }
@@ -137,7 +153,7 @@ struct MongoServiceCall {
                 status: 403, code: "PermissionDenied",
                 message: "database '\(database)' is reserved: clients cannot read or write it through mongodb-atlas")
         }
-        return store.database(database).collection(collection)
+        return store.database(database, access: access).collection(collection)
     }
 
     private static func document(_ argument: BSONDocument, _ name: String, or alias: String? = nil, action: String)
@@ -154,6 +170,17 @@ struct MongoServiceCall {
             throw invalid("\(action): '\(name)' must be a non-negative whole number")
         }
         return Int(number)
+    }
+
+    /// A refusal by the rules or the schema, as App Services answers it; nil for any other error.
+    private static func refusal(_ message: String, code: StoreError.Code) -> APIError? {
+        switch code {
+        case .unauthorized where message.hasPrefix("no rule exists"):
+            APIError(status: 403, code: "NoMatchingRuleFound", message: message)
+        case .unauthorized: APIError(status: 403, code: "MongoDBError", message: message)
+        case .documentValidationFailure: APIError(status: 400, code: "SchemaValidationFailedWrite", message: message)
+        default: nil
+        }
     }
 
     private static func invalid(_ message: String) -> APIError {
