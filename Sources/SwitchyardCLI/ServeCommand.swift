@@ -213,6 +213,12 @@ struct ServeCommand: Command {
                 "imported \(summary.documents) documents in \(summary.collections.count) collections from \(directory)")
         case .serving(let server):
             log.serving(server, dataDirectory: app.dataDirectory, push: pushDescription(server.app))
+            if server.app.hasNoDataAccessRules {
+                // Said once: without it a new app's refused client requests would be a mystery.
+                log.event(
+                    "no data access rules: clients' mongodb-atlas requests are refused (no rule exists for namespace); add a rules: section to triggers.yaml or data_sources/mongodb-atlas/default_rule.json (README: Data access rules and schemas)"
+                )
+            }
         case .invocations(let records): log.invocations(records)
         case .reloaded(let change): log.event("reloaded the configuration: \(change)")
         case .notReloaded(let errors as ConfigurationErrors):

@@ -60,17 +60,19 @@ import Testing
                     #"{"name":"updateFCMUserToken","arguments":["\#(Self.device)","add"]}"#)
                 #expect(stored.status == 200, "\(stored.text)")
             }
-            // Writers stream books (insert, favourite, two retitles) until the server is killed under them.
+            // Writers stream books (inserted and retitled by the back office, favoured by the reader) until the
+            // server is killed under them.
+            let admin = try AdminDataSession(
+                http: client, root: "http://127.0.0.1:\(port)", dataDirectory: data.path)
             let streaming = (0..<Self.writers).map { writer in
                 Task { [token, userId] in
                     let session = ClientAPISession(http: client, base: base, token: token)
                     while !Task.isCancelled {
                         let id = ObjectId().hex
-                        let inserted = try? await session.mongo(
-                            "insertOne",
-                            #""collection":"book","document":{"_id":{"$oid":"\#(id)"},"_partition":"PUBLIC","volumeInfo":{"title":"Book \#(id)"}}"#
-                        )
-                        guard inserted?.status == 200 else { continue }
+                        let inserted = try? await admin.insert(
+                            "book",
+                            #"{"_id":{"$oid":"\#(id)"},"_partition":"PUBLIC","volumeInfo":{"title":"Book \#(id)"}}"#)
+                        guard inserted?.status == 201 else { continue }
                         await acknowledged.book(id)
                         let favourite = try? await session.mongo(
                             "updateOne",
@@ -79,10 +81,9 @@ import Testing
                         guard favourite?.status == 200 else { continue }
                         for edition in 1...2 {
                             let title = "Book \(id), edition \(edition)"
-                            let updated = try? await session.mongo(
-                                "updateOne",
-                                #""collection":"book","query":{"_id":{"$oid":"\#(id)"}},"update":{"$set":{"volumeInfo.title":"\#(title)"}}"#
-                            )
+                            let updated = try? await admin.update(
+                                "book", filter: #"{"_id":{"$oid":"\#(id)"}}"#,
+                                update: #"{"$set":{"volumeInfo.title":"\#(title)"}}"#)
                             if updated?.status == 200 { await acknowledged.retitled(id, title) }
                         }
                     }

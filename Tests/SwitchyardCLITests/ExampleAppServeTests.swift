@@ -76,30 +76,27 @@ import Testing
         let userData = try await findOne(reader.session, "customUserData", #"{"userId":"\#(reader.userId)"}"#)
         #expect(userData?["FCMToken"] == [.string(Self.device)])
 
-        // A book added, marked as a favourite, changed and deleted.
+        // A book added (by the back office: only the system writes books), marked as a favourite by the reader,
+        // changed and deleted.
         let book = ObjectId().hex
-        let writes = [
-            (
-                "insertOne",
-                #""collection":"book","document":{"_id":{"$oid":"\#(book)"},"_partition":"PUBLIC","volumeInfo":{"title":"Pacific Linguistics","imageLinks":{"smallThumbnail":"\#(Self.cover)"}}}"#
-            ),
-            (
-                "updateOne",
-                #""collection":"user","query":{"_id":"\#(reader.userId)"},"update":{"$addToSet":{"favoriteBooks":{"$oid":"\#(book)"}}}"#
-            ),
-            (
-                "updateOne",
-                #""collection":"book","query":{"_id":{"$oid":"\#(book)"}},"update":{"$set":{"volumeInfo.title":"Pacific on Linguistics"}}"#
-            ),
-        ]
-        for (action, fields) in writes {
-            let response = try await reader.session.mongo(action, fields)
-            #expect(response.status == 200, "\(action): \(response.text)")
-        }
+        let admin = try AdminDataSession(http: http, root: root, dataDirectory: data.path)
+        let added = try await admin.insert(
+            "book",
+            #"{"_id":{"$oid":"\#(book)"},"_partition":"PUBLIC","volumeInfo":{"title":"Pacific Linguistics","imageLinks":{"smallThumbnail":"\#(Self.cover)"}}}"#
+        )
+        #expect(added.status == 201, "\(added.text)")
+        let favourite = try await reader.session.mongo(
+            "updateOne",
+            #""collection":"user","query":{"_id":"\#(reader.userId)"},"update":{"$addToSet":{"favoriteBooks":{"$oid":"\#(book)"}}}"#
+        )
+        #expect(favourite.status == 200, "\(favourite.text)")
+        let changed = try await admin.update(
+            "book", filter: #"{"_id":{"$oid":"\#(book)"}}"#,
+            update: #"{"$set":{"volumeInfo.title":"Pacific on Linguistics"}}"#)
+        #expect(changed.status == 200, "\(changed.text)")
         // The change is sent before the book goes, so the delete's notification comes last.
         _ = try await outbox(count: 2)
-        let deleted = try await reader.session.mongo(
-            "deleteOne", #""collection":"book","query":{"_id":{"$oid":"\#(book)"}}"#)
+        let deleted = try await admin.delete("book", filter: #"{"_id":{"$oid":"\#(book)"}}"#)
         #expect(deleted.status == 200, "\(deleted.text)")
 
         let messages = try await outbox(count: 3)

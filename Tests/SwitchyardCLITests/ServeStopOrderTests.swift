@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 import TestSupport
 import Testing
 
@@ -21,17 +22,16 @@ import Testing
             ], in: data.path)
         defer { running.kill() }
         let serving = try await running.awaitLine(containing: "serving app")
-        let clientAPI = try #require(serving["clientAPI"] as? String)
-        let token = try await anonymousAccessToken(at: clientAPI)
-        let books = (0..<Self.books).map { #"{"_partition":"PUBLIC","volumeInfo":{"title":"Book \#($0)"}}"# }
-        var insert = URLRequest(url: URL(string: "\(clientAPI)/functions/call")!)
-        insert.httpMethod = "POST"
-        insert.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        insert.httpBody = Data(
-            #"{"name":"insertMany","service":"mongodb-atlas","arguments":[{"database":"product","collection":"book","documents":[\#(books.joined(separator: ","))]}]}"#
-                .utf8)
-        let (body, answered) = try await URLSession.shared.data(for: insert)
-        #expect((answered as? HTTPURLResponse)?.statusCode == 200, "\(String(decoding: body, as: UTF8.self))")
+        let adminAPI = try #require(serving["adminAPI"] as? String)
+        // The books come from the back office (only the system writes books), one insert each.
+        let admin = try AdminDataSession(
+            http: try HTTPClient(), root: String(adminAPI.dropLast("/admin/v1".count)),
+            dataDirectory: data.path + "/data")
+        for index in 0..<Self.books {
+            let inserted = try await admin.insert(
+                "book", #"{"_partition":"PUBLIC","volumeInfo":{"title":"Book \#(index)"}}"#)
+            #expect(inserted.status == 201, "\(inserted.text)")
+        }
 
         // The signal comes while the trigger is part-way through the books' events.
         for _ in 0..<3_000 where runs(in: running).isEmpty { try await Task.sleep(for: .milliseconds(10)) }

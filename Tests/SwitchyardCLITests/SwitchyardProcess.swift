@@ -90,6 +90,11 @@ let pingApp = """
     functions:
       ping:
         timeout: 5s
+    # Every user may read and write every collection (the tests' clients write through mongodb-atlas).
+    rules:
+      default:
+        roles:
+          - {name: everyone, apply_when: {}, read: true, write: true, insert: true, delete: true}
     """
 
 /// A `switchyard` process that keeps running (`--follow`), read as it writes. Stopped with SIGKILL, since a

@@ -1,3 +1,5 @@
+import BSON
+import DocumentStore
 import Testing
 
 @testable import Switchyard
@@ -25,5 +27,16 @@ import Testing
     @Test func pathsAreQuotedAsSwiftStrings() {
         let scaffold = AppScaffold(directory: "app", dependency: .path("/odd \"dir\"\\here"))
         #expect(scaffold.packageManifest.contains(#".package(path: "/odd \"dir\"\\here")"#))
+    }
+
+    @Test func theScaffoldsDefaultRuleLetsUsersWriteOnlyWhatTheyOwn() async throws {
+        let rules = try AppDefinition.parse(AppScaffold.triggers).rules
+        let store = try await DocumentStore.open(.memory)
+        let items = store.database("app", access: UserDataAccess(rules: rules, user: FunctionUser(id: "ann")))
+            .collection("items")
+        #expect(try await items.insertOne(["owner_id": "ann", "name": "lamp"]).insertedId != .null)
+        await #expect(throws: StoreError.self) { try await items.insertOne(["owner_id": "ben", "name": "desk"]) }
+        #expect(try await items.countDocuments() == 1)
+        await store.close()
     }
 }

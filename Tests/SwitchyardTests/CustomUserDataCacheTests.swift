@@ -16,8 +16,18 @@ import Testing
                 ["userId": .string(context.user.id)], ["$set": ["plan": "pro"]])
             return .null
         }
-        let definition = AppDefinition(
-            auth: AuthSettings(customUserData: .init(database: "app", collection: "users", userIdField: "userId")))
+        // `upgrade` runs as the user: the rules let each user write their own custom user data.
+        let definition = try AppDefinition.parse(
+            """
+            auth:
+              customUserData: {database: app, collection: users, userIdField: userId}
+            rules:
+              collections:
+                - database: app
+                  collection: users
+                  roles:
+                    - {name: own, apply_when: {}, document_filters: {write: {userId: "%%user.id"}}, read: true, write: true}
+            """)
         return try await SwitchyardApp.inMemory(registry, definition: definition)
     }
 

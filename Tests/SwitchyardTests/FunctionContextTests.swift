@@ -43,7 +43,14 @@ import Testing
             _ = try await books.insertOne(["title": arguments.first ?? .null])
             return .int64(Int64(try await books.countDocuments()))
         }
-        let app = try await SwitchyardApp.inMemory(registry)
+        // The function runs as the user, so the app's rules must let users write books.
+        let definition = try AppDefinition.parse(
+            """
+            rules:
+              collections:
+                - {database: app, collection: books, roles: [{name: all, apply_when: {}, write: true, insert: true}]}
+            """)
+        let app = try await SwitchyardApp.inMemory(registry, definition: definition)
         #expect(try await app.call(function: "addBook", arguments: ["Dune"], user: user) == .int64(1))
         #expect(try await app.store.database("app").collection("books").findOne()?["title"] == "Dune")
         await app.stop()

@@ -65,6 +65,21 @@ extension AppScaffold {
             operations: [INSERT]
             fullDocument: true
 
+        # Who may read and write what through the client API and in functions running as the user, in App Services'
+        # own terms (system functions and triggers are not held to rules). This default rule lets every user read
+        # every collection and write the documents whose owner_id is their own id.
+        rules:
+          default:
+            roles:
+              - name: ownerWritesEveryoneReads
+                apply_when: {}
+                document_filters:
+                  write: {owner_id: "%%user.id"}
+                read: true
+                write: true
+                insert: true
+                delete: true
+
         """
 
     static let values = """
@@ -172,7 +187,8 @@ extension AppScaffold {
         Both need the Swift 6 toolchain and the Debian libraries Switchyard links: `libyaml-dev`,
         `libcurl4-openssl-dev`, `libssl-dev`, `libsqlite3-dev`, `libmicrohttpd-dev` and `pkg-config`.
 
-        - `triggers.yaml`: the triggers (`onNewItem` counts documents inserted into `app.items`) and functions.
+        - `triggers.yaml`: the triggers (`onNewItem` counts documents inserted into `app.items`), functions and
+          data access rules (`rules:`; the default one lets users write only documents whose `owner_id` is theirs).
         - `values.json`: values the functions read with `context.values.get(_:)`.
         - `functions/`: one Swift file per function, named like the function. `greet` is callable
           (`[BSON], FunctionContext → BSON`); `countNewItem` is a database trigger's function

@@ -1,0 +1,42 @@
+import Foundation
+import Messaging
+
+/// The example app's books written as its back office writes them: through the admin API's document endpoints,
+/// as the system. The app's data access rules let no client write a book.
+struct AdminDataSession: Sendable {
+    let http: HTTPClient
+    /// `http://HOST:PORT/admin/v1`.
+    let base: String
+    /// The admin token `serve` wrote into its data directory.
+    let token: String
+
+    /// A session for the server at `root` (`http://HOST:PORT`) whose data directory is `dataDirectory`.
+    init(http: HTTPClient, root: String, dataDirectory: String) throws {
+        self.http = http
+        base = "\(root)/admin/v1"
+        let text = try String(contentsOfFile: "\(dataDirectory)/admin.token", encoding: .utf8)
+        token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Inserts `document` (Extended JSON) into `product.<collection>`.
+    func insert(_ collection: String, _ document: String) async throws -> HTTPResponse {
+        try await post("/databases/product/collections/\(collection)/documents", document)
+    }
+
+    /// `{filter, update}` (Extended JSON) applied to one document of `product.<collection>`.
+    func update(_ collection: String, filter: String, update: String) async throws -> HTTPResponse {
+        try await post(
+            "/databases/product/collections/\(collection)/update", #"{"filter":\#(filter),"update":\#(update)}"#)
+    }
+
+    /// Deletes the first document of `product.<collection>` matching `filter` (Extended JSON).
+    func delete(_ collection: String, filter: String) async throws -> HTTPResponse {
+        try await post("/databases/product/collections/\(collection)/delete", #"{"filter":\#(filter)}"#)
+    }
+
+    private func post(_ path: String, _ body: String) async throws -> HTTPResponse {
+        try await http.post(
+            url: base + path, body: Array(body.utf8),
+            headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"])
+    }
+}
