@@ -1,8 +1,9 @@
+import BSON
 import Foundation
 import Messaging
 
-/// The example app's books written as its back office writes them: through the admin API's document endpoints,
-/// as the system. The app's data access rules let no client write a book.
+/// The example app's data as its back office reaches it: through the admin API's document endpoints, as the
+/// system. The app's data access rules let no client write a book or read the notification queue.
 struct AdminDataSession: Sendable {
     let http: HTTPClient
     /// `http://HOST:PORT/admin/v1`.
@@ -32,6 +33,15 @@ struct AdminDataSession: Sendable {
     /// Deletes the first document of `product.<collection>` matching `filter` (Extended JSON).
     func delete(_ collection: String, filter: String) async throws -> HTTPResponse {
         try await post("/databases/product/collections/\(collection)/delete", #"{"filter":\#(filter)}"#)
+    }
+
+    /// The first document of `product.<collection>` matching `filter` (Extended JSON), or nil.
+    func findOne(_ collection: String, filter: String) async throws -> BSONDocument? {
+        let query = filter.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let response = try await http.get(
+            url: "\(base)/databases/product/collections/\(collection)/documents?limit=1&mode=canonical&filter=\(query)",
+            headers: ["Authorization": "Bearer \(token)"])
+        return try ExtendedJSON.parseDocument(response.text)["documents"]?.arrayValue?.first?.documentValue
     }
 
     private func post(_ path: String, _ body: String) async throws -> HTTPResponse {

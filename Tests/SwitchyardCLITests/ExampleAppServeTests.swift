@@ -117,11 +117,14 @@ import Testing
         #expect(toDevice.first?.value(atPath: "request.message.apns.payload.aps.mutable-content")?.int64Value == 1)
 
         // Marked processed once sent.
-        var entry = try await findOne(reader.session, "pushNotification", #"{"userId":"\#(reader.userId)"}"#)
+        // The queue is the triggers' alone: no client may read it, the back office may.
+        let queue = try await reader.session.mongo("findOne", #""collection":"pushNotification","query":{}"#)
+        #expect(queue.status == 403)
+        var entry = try await admin.findOne("pushNotification", filter: #"{"userId":"\#(reader.userId)"}"#)
         let deadline = Date().addingTimeInterval(60)
         while entry?["processed"] != true, Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
-            entry = try await findOne(reader.session, "pushNotification", #"{"userId":"\#(reader.userId)"}"#)
+            entry = try await admin.findOne("pushNotification", filter: #"{"userId":"\#(reader.userId)"}"#)
         }
         #expect(entry?["token"] == [.string(Self.device)])
         #expect(entry?["changes"] == ["volumeInfo.title": "Pacific on Linguistics"])

@@ -101,7 +101,7 @@ import Testing
     static func scratchApp(in root: TemporaryDirectory) throws -> String {
         let app = "\(root.path)/app"
         try FileManager.default.createDirectory(atPath: app, withIntermediateDirectories: true)
-        for entry in ["triggers.yaml", "values.json", "environments", "seed"] {
+        for entry in ["triggers.yaml", "values.json", "environments", "seed", "data_sources"] {
             let source = repositoryRoot.appendingPathComponent(entry).path
             guard FileManager.default.fileExists(atPath: source) else { continue }
             try FileManager.default.copyItem(atPath: source, toPath: "\(app)/\(entry)")
