@@ -55,8 +55,13 @@ import Testing
 
         // The client starts anonymous: an unregistered user.
         let guest = try await login("anon-user", "{}")
-        let guestUser = try await findOne(guest.session, "user", #"{"_id":"\#(guest.userId)"}"#)
-        #expect(guestUser?["registered"] == false)
+        // The user document comes from the authentication triggers, which run after the login is answered.
+        var guestUser = try await findOne(guest.session, "user", #"{"_id":"\#(guest.userId)"}"#)
+        for _ in 0..<600 where guestUser?["_id"] == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            guestUser = try await findOne(guest.session, "user", #"{"_id":"\#(guest.userId)"}"#)
+        }
+        #expect(guestUser?["registered"] == false, "\(String(describing: guestUser))")
         #expect(guestUser?["userName"] == .null)
 
         // Registered with email and password: a registered user, named by the email, with a device.
