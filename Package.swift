@@ -83,7 +83,8 @@ let package = Package(
         .executableTarget(
             name: "switchyard-bench",
             dependencies: [
-                "BSON", "DocumentStore", "Messaging", "Switchyard", "CSQLite", "TestSupport", "Functions",
+                "BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer", "CSQLite", "TestSupport",
+                "Functions",
             ],
             path: "Benchmarks", exclude: ["push", "README.md"]),
 

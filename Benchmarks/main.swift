@@ -1,7 +1,7 @@
 // `switchyard-bench [NAME...]`: runs the named benchmarks, or all of them. Build with -c release.
 let benchmarks: [Benchmark] = [
     ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark, TriggerBenchmark.benchmark, ServeBenchmark.benchmark,
-    PushBenchmark.benchmark, ImportBenchmark.benchmark, WatchBenchmark.benchmark,
+    PushBenchmark.benchmark, ImportBenchmark.benchmark, WatchBenchmark.benchmark, RulesBenchmark.benchmark,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

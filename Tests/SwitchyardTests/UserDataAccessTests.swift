@@ -104,6 +104,22 @@ import Testing
         }
     }
 
+    @Test func anExpandedValueInADocumentFilterIsAValueNeverAnOperator() async throws {
+        try await withItems(
+            """
+            roles:
+              - name: team
+                apply_when: {}
+                document_filters: {read: {owner: "%%user.custom_data.owner"}}
+                read: true
+            """
+        ) { (items: (FunctionUser) -> DocumentCollection) async throws in
+            let sly = FunctionUser(id: "sly", customData: ["owner": ["$exists": true]])
+            #expect(try await items(sly).find().toArray().isEmpty)
+            #expect(ids(try await items(FunctionUser(id: "x", customData: ["owner": "bob"])).find().toArray()) == [3])
+        }
+    }
+
     @Test func readAndWritePermissionsWithExpressionsOfTheDocument() async throws {
         try await withItems(
             """

@@ -296,11 +296,33 @@ package final class UserDataAccess: DocumentAccess {
         return ((try? filter.evaluate(subject)) ?? nil) != nil
     }
 
-    /// A document filter with the request's expansions replaced: a query of the documents alone.
+    /// A document filter with the request's expansions replaced: a query of the documents alone. A field compared
+    /// by `$eq` with a plain scalar (`{owner: {$eq: "u1"}}`, what `{owner: "%%user.id"}` becomes) is written as the
+    /// plain equality it is, which the store's plan cache keeps, so a find by `_id` under it plans no more often
+    /// than without it. Documents, arrays and regexes keep their `$eq`: written plainly they would be operators,
+    /// or a pattern.
     private func expanded(_ query: BSONDocument) -> BSONDocument {
         var expansion = RuleExpansion(values: request, roots: RuleReader.expansionRoots)
         let expanded = expansion.query(query)
-        return expansion.broughtPattern ? Self.nothing : expanded
+        guard !expansion.broughtPattern else { return Self.nothing }
+        var plain = BSONDocument()
+        for (key, value) in expanded {
+            if !key.hasPrefix("$"), case .document(let condition) = value, condition.count == 1,
+                let operand = condition["$eq"], Self.isPlainScalar(operand)
+            {
+                plain.append(key, operand)
+            } else {
+                plain.append(key, value)
+            }
+        }
+        return plain
+    }
+
+    private static func isPlainScalar(_ value: BSON) -> Bool {
+        switch value {
+        case .string, .int32, .int64, .double, .bool, .objectId, .datetime: true
+        default: false
+        }
     }
 
     private func matches(_ document: BSONDocument, _ query: BSONDocument) -> Bool {
