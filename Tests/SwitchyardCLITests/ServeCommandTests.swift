@@ -157,6 +157,40 @@ import Testing
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
+    @Test func anAppWithoutDataAccessRulesSaysSoOnceAndClientsAreRefused() async throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", "appId: demo\n")
+        let running = try RunningSwitchyard(["serve", "--port", "0", "--log-format", "json"], in: app.path)
+        defer { running.kill() }
+        let serving = try await running.awaitLine(containing: "serving app 'demo'")
+        let warning = try await running.awaitLine(containing: "no data access rules")
+        #expect((warning["message"] as? String)?.contains("add a rules: section to triggers.yaml") == true)
+        let clientAPI = try #require(serving["clientAPI"] as? String)
+        let token = try await anonymousAccessToken(at: clientAPI)
+        var find = URLRequest(url: URL(string: "\(clientAPI)/functions/call")!)
+        find.httpMethod = "POST"
+        find.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        find.httpBody = Data(
+            #"{"name":"find","service":"mongodb-atlas","arguments":[{"database":"shop","collection":"items","query":{}}]}"#
+                .utf8)
+        let (body, answered) = try await URLSession.shared.data(for: find)
+        #expect((answered as? HTTPURLResponse)?.statusCode == 403)
+        #expect(String(decoding: body, as: UTF8.self).contains("NoMatchingRuleFound"))
+        #expect(running.interrupt() == 0)
+        #expect(
+            running.logLines.filter { ($0["message"] as? String)?.contains("no data access rules") == true }.count == 1)
+    }
+
+    @Test func anAppWithRulesSaysNothingOfThem() async throws {
+        let app = try TemporaryDirectory()
+        try app.write("triggers.yaml", pingApp)
+        let running = try RunningSwitchyard(["serve", "--port", "0", "--log-format", "json"], in: app.path)
+        defer { running.kill() }
+        _ = try await running.awaitLine(containing: "serving app 'demo'")
+        #expect(running.interrupt() == 0)
+        #expect(!running.text.contains("no data access rules"))
+    }
+
     @Test func serveImportsSeedDataBeforeServingAndExportsItOnExit() async throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
