@@ -41,9 +41,9 @@ struct ServeCommand: Command {
                                 firing triggers)
           --export-on-exit DIR  On Ctrl-C, after the triggers and the server stop, export the data to DIR as
                                 'switchyard data export' does
-          --watch               Reload on save: a change to triggers.yaml, values.json or environments/ is
-                                applied without a restart; a change under functions/ rebuilds (see
-                                --build-command) and restarts the server on the same port and data, the
+          --watch               Reload on save: a change to triggers.yaml, values.json, environments/ or
+                                data_sources/ is applied without a restart; a change under functions/ rebuilds
+                                (see --build-command) and restarts the server on the same port and data, the
                                 old one serving until the build succeeds. Build errors print here and show
                                 on the dashboard.
           --build-command CMD   What --watch runs to rebuild (default: swift build of this executable's

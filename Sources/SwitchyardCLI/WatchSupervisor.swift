@@ -37,6 +37,10 @@ struct WatchSupervisor {
         if FileManager.default.fileExists(atPath: "\(configurationDirectory)/environments") {
             directories.append(FileWatcher.Directory(path: "\(configurationDirectory)/environments", recursive: false))
         }
+        // Data access rules and schemas (`data_sources/<service>/<db>/<collection>/…`) reload as the rest does.
+        if FileManager.default.fileExists(atPath: "\(configurationDirectory)/data_sources") {
+            directories.append(FileWatcher.Directory(path: "\(configurationDirectory)/data_sources", recursive: true))
+        }
         let (changes, continuation) = AsyncStream.makeStream(of: Set<String>.self)
         let watcher: FileWatcher
         do {
@@ -66,6 +70,7 @@ struct WatchSupervisor {
         let configurationChanged = changed.contains { path in
             configurationFiles.contains((path as NSString).lastPathComponent)
                 || path.hasPrefix("\(configurationDirectory)/environments/")
+                || path.hasPrefix("\(configurationDirectory)/data_sources/")
         }
         if codeChanged {
             await rebuild(child: child)
