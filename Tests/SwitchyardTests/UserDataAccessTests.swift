@@ -275,6 +275,55 @@ import Testing
         }
     }
 
+    @Test func filtersThatApplyRestrictEveryReadAndWrite() async throws {
+        try await withItems(
+            """
+            roles:
+              - {name: everyone, apply_when: {}, read: true, write: true}
+            filters:
+              - name: unlockedForGuests
+                apply_when: {"%%user.data.email": {"%exists": false}}
+                query: {locked: false}
+            """
+        ) { (items: (FunctionUser) -> DocumentCollection) async throws in
+            #expect(ids(try await items(FunctionUser(id: "guest")).find().toArray()) == [1, 3])
+            #expect(
+                try await items(FunctionUser(id: "guest")).updateMany([:], ["$set": ["seen": true]]).matchedCount == 2)
+            #expect(ids(try await items(Self.bob).find().toArray()) == [1, 2, 3])
+        }
+    }
+
+    @Test func embeddedFieldsAndTheDocumentBeforeAWrite() async throws {
+        try await withItems(
+            """
+            roles:
+              - name: shopper
+                apply_when: {}
+                fields:
+                  name: {read: true}
+                  stock:
+                    read: true
+                    fields:
+                      count: {write: {"%%prevRoot.locked": false}}
+                  locked: {read: true, write: true}
+            """
+        ) { (items: (FunctionUser) -> DocumentCollection) async throws in
+            let system = items(Self.bob).database.store.database("product").collection("item")
+            _ = try await system.updateMany([:], ["$set": ["stock": ["count": 1, "shelf": "A"]]])
+            #expect(try await items(Self.bob).findOne(["_id": 3])?["stock"] == ["count": 1, "shelf": "A"])
+            #expect(try await items(Self.bob).updateOne(["_id": 3], ["$set": ["stock.count": 2]]).modifiedCount == 1)
+            #expect(
+                await refusal { try await items(Self.bob).updateOne(["_id": 3], ["$set": ["stock.shelf": "B"]]) }?.code
+                    == .unauthorized)
+            // Unlocking and counting in one write: judged on the document before it, which was locked.
+            #expect(
+                await refusal {
+                    try await items(Self.bob).updateOne(["_id": 2], ["$set": ["locked": false, "stock.count": 9]])
+                }?.code == .unauthorized)
+            #expect(try await items(Self.bob).updateOne(["_id": 2], ["$set": ["locked": false]]).modifiedCount == 1)
+        }
+    }
+
     @Test func aFailedDocumentOfAnUpdateManyLeavesEveryDocumentAsItWas() async throws {
         try await withItems(
             """

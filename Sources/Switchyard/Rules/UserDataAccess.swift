@@ -239,7 +239,9 @@ package final class UserDataAccess: DocumentAccess {
         guard !rule.fields.isEmpty, case .document(let document) = value else { return whole ? value : nil }
         var visible = BSONDocument()
         for (key, inner) in document {
-            let innerRule = rule.fields[key] ?? FieldRule(read: whole ? .always(true) : nil)
+            // An embedded field reads as its parent does unless its own rule says whether it may be read.
+            var innerRule = rule.fields[key] ?? FieldRule()
+            if innerRule.read == nil, whole { innerRule.read = .always(true) }
             if let shown = readable(inner, rule: innerRule, subject: subject) { visible.append(key, shown) }
         }
         return visible.isEmpty && !whole ? nil : .document(visible)
