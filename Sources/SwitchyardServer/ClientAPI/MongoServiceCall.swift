@@ -3,7 +3,7 @@ import DocumentStore
 
 /// One `mongodb-atlas` service action as the Realm SDKs' `MongoCollection` sends it: the action's name and one
 /// argument `{database, collection, query | filter, update, document(s), pipeline, projection, sort, limit,
-/// upsert, returnNewDocument, maxTimeMS}`, answered in the shapes the SDKs parse (`insertedId`, `insertedIds`,
+/// upsert, arrayFilters, returnNewDocument, maxTimeMS}`, answered in the shapes the SDKs parse (`insertedId`, `insertedIds`,
 /// `matchedCount`, `modifiedCount`, `upsertedId`, `deletedCount`; counts are int32, `count` is int64).
 ///
 /// Reads (find, findOne, count, aggregate) are held to the client's `maxTimeMS`, or to the server's default
@@ -61,14 +61,8 @@ struct MongoServiceCall {
             let limit = try Self.count(argument, "limit", action: action)
             return .int64(Int64(try await collection.countDocuments(filter, limit: limit, maxTime: timeLimit)))
         case "aggregate":
-            guard let stages = argument["pipeline"]?.arrayValue else {
+            guard let pipeline = try Self.documents(argument, "pipeline", action: action) else {
                 throw Self.invalid("aggregate needs 'pipeline', an array")
-            }
-            let pipeline = try stages.map { stage throws(APIError) -> BSONDocument in
-                guard let stage = stage.documentValue else {
-                    throw Self.invalid("every pipeline stage must be a document")
-                }
-                return stage
             }
             return .array(try await collection.aggregate(pipeline, maxTime: timeLimit).map(BSON.document))
         case "insertOne":
@@ -77,14 +71,8 @@ struct MongoServiceCall {
             }
             return ["insertedId": try await collection.insertOne(document).insertedId]
         case "insertMany":
-            guard let values = argument["documents"]?.arrayValue else {
+            guard let documents = try Self.documents(argument, "documents", action: action) else {
                 throw Self.invalid("insertMany needs 'documents', an array of documents")
-            }
-            let documents = try values.map { value throws(APIError) -> BSONDocument in
-                guard let document = value.documentValue else {
-                    throw Self.invalid("insertMany: every entry of 'documents' must be a document")
-                }
-                return document
             }
             let result = try await collection.insertMany(documents)
             return ["insertedIds": .array(result.insertedIds.sorted { $0.key < $1.key }.map(\.value))]
@@ -93,10 +81,11 @@ struct MongoServiceCall {
                 throw Self.invalid("\(action) needs 'update', a document")
             }
             let upsert = argument["upsert"]?.boolValue ?? false
+            let arrayFilters = try Self.documents(argument, "arrayFilters", action: action) ?? []
             let result =
                 action == "updateOne"
-                ? try await collection.updateOne(filter, update, upsert: upsert)
-                : try await collection.updateMany(filter, update, upsert: upsert)
+                ? try await collection.updateOne(filter, update, upsert: upsert, arrayFilters: arrayFilters)
+                : try await collection.updateMany(filter, update, upsert: upsert, arrayFilters: arrayFilters)
             var answer: BSONDocument = [
                 "matchedCount": .int32(Int32(clamping: result.matchedCount)),
                 "modifiedCount": .int32(Int32(clamping: result.modifiedCount)),
@@ -114,7 +103,9 @@ struct MongoServiceCall {
             let options = FindOneAndModifyOptions(
                 sort: sort, projection: projection,
                 returnDocument: argument["returnNewDocument"]?.boolValue == true ? .after : .before,
-                upsert: argument["upsert"]?.boolValue ?? false)
+                upsert: argument["upsert"]?.boolValue ?? false,
+                arrayFilters: action == "findOneAndUpdate"
+                    ? try Self.documents(argument, "arrayFilters", action: action) ?? [] : [])
             let document =
                 action == "findOneAndUpdate"
                 ? try await collection.findOneAndUpdate(filter, update, options: options)
@@ -132,12 +123,19 @@ struct MongoServiceCall {
         guard let database = argument["database"]?.stringValue, !database.isEmpty,
             let collection = argument["collection"]?.stringValue, !collection.isEmpty
         else { throw invalid("\(action) needs 'database' and 'collection', non-empty strings") }
-        guard !Namespace.unloggedDatabases.contains(database) else {
+        return try Self.collection(named: Namespace(database: database, collection: collection), in: store)
+    }
+
+    /// The collection, unless its database is one of the reserved ones.
+    static func collection(named namespace: Namespace, in store: DocumentStore) throws(APIError) -> DocumentCollection {
+        guard !Namespace.unloggedDatabases.contains(namespace.database) else {
             throw APIError(
                 status: 403, code: "PermissionDenied",
-                message: "database '\(database)' is reserved: clients cannot read or write it through mongodb-atlas")
+                message:
+                    "database '\(namespace.database)' is reserved: clients cannot read or write it through mongodb-atlas"
+            )
         }
-        return store.database(database).collection(collection)
+        return store.database(namespace.database).collection(namespace.collection)
     }
 
     private static func document(_ argument: BSONDocument, _ name: String, or alias: String? = nil, action: String)
@@ -146,6 +144,22 @@ struct MongoServiceCall {
         guard let value = argument[name] ?? alias.flatMap({ argument[$0] }), value != .null else { return nil }
         guard let document = value.documentValue else { throw invalid("\(action): '\(name)' must be a document") }
         return document
+    }
+
+    /// An argument that is an array of documents (a pipeline, documents to insert, array filters); nil when absent.
+    private static func documents(_ argument: BSONDocument, _ name: String, action: String) throws(APIError)
+        -> [BSONDocument]?
+    {
+        guard let value = argument[name], value != .null else { return nil }
+        guard let values = value.arrayValue else {
+            throw invalid("\(action): '\(name)' must be an array of documents")
+        }
+        return try values.map { value throws(APIError) -> BSONDocument in
+            guard let document = value.documentValue else {
+                throw invalid("\(action): every entry of '\(name)' must be a document")
+            }
+            return document
+        }
     }
 
     private static func count(_ argument: BSONDocument, _ name: String, action: String) throws(APIError) -> Int {
