@@ -24,7 +24,8 @@ struct ServedApp: Sendable {
     var appBase: String { "\(base)/app/\(Self.appId)" }
 
     /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run. `queries`
-    /// sets the time budget and threads of `mongodb-atlas` calls (only those two of its fields are used);
+    /// sets the time budget and threads of `mongodb-atlas` calls and the keep-alive and buffer of `watch` streams
+    /// (only those four of its fields are used);
     /// `triggers` the trigger runtime's clock and retries.
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
@@ -69,7 +70,9 @@ struct ServedApp: Sendable {
                     port: 0, appId: appId,
                     clientAPI: ClientAPI.Configuration(
                         passwordIterations: 1_000, now: { clock.now }, authLimits: authLimits,
-                        queryTimeLimit: queries.queryTimeLimit, queryExecutor: queries.queryExecutor),
+                        queryTimeLimit: queries.queryTimeLimit, queryExecutor: queries.queryExecutor,
+                        watchKeepAliveInterval: queries.watchKeepAliveInterval,
+                        watchBufferLimit: queries.watchBufferLimit),
                     emulatorClientRetry: retry))
             let served = ServedApp(app: app, server: server, client: try HTTPClient(), clock: clock)
             do {
