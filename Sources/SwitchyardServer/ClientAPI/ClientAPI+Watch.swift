@@ -64,7 +64,7 @@ extension ClientAPI {
     }
 
     /// What of `event` the watching user may see, or nil to skip it: the one place where data access rules meet
-    /// `watch`. The client API has no rules yet (see `ClientAPI`), so every event goes whole.
+    /// `watch`. The client API applies no data access rules (see `ClientAPI`), so every event goes whole.
     func visibleEvent(_ event: BSONDocument, in namespace: Namespace, to user: FunctionUser) async throws
         -> BSONDocument?
     {
