@@ -28,8 +28,11 @@ final class LiveEventReader: Sendable {
         self.socket = socket
     }
 
-    /// Connects, asks for `path` and returns once the response head arrived.
-    static func open(port: UInt16, path: String, token: String?) async throws -> LiveEventReader {
+    /// Connects, asks for `path` and returns once the response head arrived. With `comments`, each comment
+    /// (`: text`) arrives too, as an event named `comment`.
+    static func open(port: UInt16, path: String, token: String?, comments: Bool = false) async throws
+        -> LiveEventReader
+    {
         let descriptor: Int32
         switch connectedLoopbackSocket(port: port) {
         case .success(let connected): descriptor = connected
@@ -45,7 +48,7 @@ final class LiveEventReader: Sendable {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let status = await withCheckedContinuation { (head: CheckedContinuation<Int, Never>) in
             Thread {
-                read(descriptor, head: head, events: continuation)
+                read(descriptor, head: head, events: continuation, comments: comments)
                 socket.descriptor.withLock { open in
                     close(descriptor)
                     open = nil
@@ -57,7 +60,8 @@ final class LiveEventReader: Sendable {
 
     /// The reading thread: the head (its status handed to `head`), then events until the connection closes.
     private static func read(
-        _ descriptor: Int32, head: CheckedContinuation<Int, Never>, events: AsyncStream<Event>.Continuation
+        _ descriptor: Int32, head: CheckedContinuation<Int, Never>, events: AsyncStream<Event>.Continuation,
+        comments: Bool
     ) {
         var buffer: [UInt8] = []
         var headEnd: Int?
@@ -79,6 +83,9 @@ final class LiveEventReader: Sendable {
                 pending = String(pending[range.upperBound...])
                 var name = "message"
                 var data: [String] = []
+                if comments, let comment = block.split(separator: "\n").first(where: { $0.hasPrefix(": ") }) {
+                    events.yield(Event(name: "comment", data: String(comment.dropFirst(2))))
+                }
                 for line in block.split(separator: "\n") where !line.hasPrefix(":") {
                     if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
                     if line.hasPrefix("data: ") { data.append(String(line.dropFirst(6))) }

@@ -24,9 +24,9 @@ struct ServedApp: Sendable {
     var appBase: String { "\(base)/app/\(Self.appId)" }
 
     /// Runs `body` against a fresh app assembled from `registry` and `definition`; its triggers run. `queries`
-    /// sets the time budget and threads of `mongodb-atlas` calls (only those two of its fields are used);
-    /// `triggers` the trigger runtime's clock and retries. A definition without data access rules gets
-    /// `everyUserReadsAndWritesEverything`, for tests of other concerns than rules.
+    /// sets the time budget and threads of `mongodb-atlas` calls and the keep-alive and buffer of `watch` streams
+    /// (only those four of its fields are used); `triggers` the trigger runtime's clock and retries. A definition
+    /// without data access rules gets `everyUserReadsAndWritesEverything`, for tests of other concerns than rules.
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
         store: StoreConfiguration = .memory, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
@@ -72,7 +72,9 @@ struct ServedApp: Sendable {
                     port: 0, appId: appId,
                     clientAPI: ClientAPI.Configuration(
                         passwordIterations: 1_000, now: { clock.now }, authLimits: authLimits,
-                        queryTimeLimit: queries.queryTimeLimit, queryExecutor: queries.queryExecutor),
+                        queryTimeLimit: queries.queryTimeLimit, queryExecutor: queries.queryExecutor,
+                        watchKeepAliveInterval: queries.watchKeepAliveInterval,
+                        watchBufferLimit: queries.watchBufferLimit),
                     emulatorClientRetry: retry))
             let served = ServedApp(app: app, server: server, client: try HTTPClient(), clock: clock)
             do {

@@ -34,6 +34,8 @@ public final class UserDirectory: Sendable {
     private let sessionCache: CollectionReadCache<String, UserSession?>
     private let userVersion: CollectionWriteVersion
     private let sessionVersion: CollectionWriteVersion
+    /// Told of every session that ends here, for the streams that end with their session.
+    let sessionEndings = SessionEndings()
 
     /// Where the users and sessions collections stand: equal stamps mean neither was written in between, so
     /// whatever was read from them after the first stamp was taken still holds.
@@ -199,12 +201,14 @@ public final class UserDirectory: Sendable {
     func revokeSession(id: String) async throws {
         try await sessions.updateOne(
             ["_id": .string(id), "revokedAt": ["$exists": false]], ["$set": ["revokedAt": .datetime(BSONDate(now()))]])
+        sessionEndings.end(session: id)
     }
 
     func revokeSessions(ofUser userId: String) async throws {
         try await sessions.updateMany(
             ["userId": .string(userId), "revokedAt": ["$exists": false]],
             ["$set": ["revokedAt": .datetime(BSONDate(now()))]])
+        sessionEndings.end(sessionsOf: userId)
     }
 
     // MARK: Helpers

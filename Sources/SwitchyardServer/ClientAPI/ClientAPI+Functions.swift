@@ -36,13 +36,7 @@ extension ClientAPI {
                         "service not found: '\(service.stringValue?.prefix(64) ?? "")' (clients can call '\(MongoDBService.defaultName)')"
                 )
             }
-            let access: UserDataAccess
-            do {
-                access = try await app.dataAccess(for: caller.functionUser)
-            } catch {
-                throw APIError.storageFailure(code: (error as? StoreError)?.code ?? .storageFailure)
-                    ?? APIError(status: 500, code: "InternalServerError", message: "cannot read the custom user data")
-            }
+            let access = try await dataAccess(for: caller.functionUser)
             let call = MongoServiceCall(store: app.store, access: access, defaultTimeLimit: queryTimeLimit)
             result = try await withTaskExecutorPreference(queryExecutor) {
                 try await call.run(action: name, arguments: arguments)
@@ -56,6 +50,17 @@ extension ClientAPI {
             }
         }
         return .json(result.extendedJSONBytes(mode: .canonical))
+    }
+
+    /// The data access rules `user`'s `mongodb-atlas` calls and `watch` streams are held to, with their custom data
+    /// read fresh where a rule reads it.
+    func dataAccess(for user: FunctionUser) async throws(APIError) -> UserDataAccess {
+        do {
+            return try await app.dataAccess(for: user)
+        } catch {
+            throw APIError.storageFailure(code: (error as? StoreError)?.code ?? .storageFailure)
+                ?? APIError(status: 500, code: "InternalServerError", message: "cannot read the custom user data")
+        }
     }
 
     /// What a `canEvaluate` rule sees as `%%request`.

@@ -5,7 +5,8 @@ import Synchronization
 
 /// The client API the Realm SDKs speak (realm-core's `app.cpp`), under `/api/client/v2.0`: the app's location,
 /// anonymous and email/password login and registration, the profile, sessions (refresh, log out), deleting the
-/// user, and `functions/call` for the app's functions and the `mongodb-atlas` service.
+/// user, `functions/call` for the app's functions and the `mongodb-atlas` service, and its streaming form for the
+/// SDKs' `watch`.
 ///
 /// Data access through `mongodb-atlas` is not governed by rules or permissions: any logged-in user may read and
 /// write any collection except the reserved `admin`, `local` and `config` databases.
@@ -26,13 +27,20 @@ public final class ClientAPI: Sendable {
         public var queryTimeLimit: Duration
         /// Where `mongodb-atlas` calls run, off the server's threads (see `QueryThreads`).
         public var queryExecutor: any TaskExecutor
+        /// How long an open `watch` stream stays silent before it sends a keep-alive comment.
+        public var watchKeepAliveInterval: Duration
+        /// How many bytes of change events may wait for a `watch` client that reads slowly; past it, its stream
+        /// ends with an error event.
+        public var watchBufferLimit: Int
 
         public init(
             passwordIterations: Int = PasswordHasher.defaultIterations,
             accessTokenLifetime: Duration = .seconds(30 * 60),
             refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() },
             authLimits: AuthLimits = AuthLimits(), allowedRequestOrigins: [String]? = nil,
-            queryTimeLimit: Duration = Self.defaultQueryTimeLimit, queryExecutor: any TaskExecutor = QueryThreads.shared
+            queryTimeLimit: Duration = Self.defaultQueryTimeLimit,
+            queryExecutor: any TaskExecutor = QueryThreads.shared,
+            watchKeepAliveInterval: Duration = .seconds(15), watchBufferLimit: Int = 1 << 20
         ) {
             self.passwordIterations = passwordIterations
             self.accessTokenLifetime = accessTokenLifetime
@@ -42,6 +50,8 @@ public final class ClientAPI: Sendable {
             self.allowedRequestOrigins = allowedRequestOrigins
             self.queryTimeLimit = queryTimeLimit
             self.queryExecutor = queryExecutor
+            self.watchKeepAliveInterval = watchKeepAliveInterval
+            self.watchBufferLimit = watchBufferLimit
         }
 
         public static let defaultQueryTimeLimit = Duration.seconds(30)
@@ -59,6 +69,9 @@ public final class ClientAPI: Sendable {
     /// Time budget and threads of `mongodb-atlas` calls.
     let queryTimeLimit: Duration
     let queryExecutor: any TaskExecutor
+    /// Keep-alive and buffer of `watch` streams.
+    let watchKeepAliveInterval: Duration
+    let watchBufferLimit: Int
     /// The last `location` answer and the host it was for.
     private let lastLocation = Mutex<(host: String, body: [UInt8])?>(nil)
     /// App Services' `domain_id` in profiles: stable per app id. Hashed when a profile is made (not at start, which
@@ -79,6 +92,8 @@ public final class ClientAPI: Sendable {
         self.crossOrigin = crossOrigin
         queryTimeLimit = configuration.queryTimeLimit
         queryExecutor = configuration.queryExecutor
+        watchKeepAliveInterval = configuration.watchKeepAliveInterval
+        watchBufferLimit = configuration.watchBufferLimit
     }
 
     /// Loads (or makes, on first start) the data directory's token signing key and prepares the user collections.
@@ -120,6 +135,7 @@ public final class ClientAPI: Sendable {
         api.add("DELETE", "/auth/session") { [self] request, _ in try await endSession(request) }
         api.add("DELETE", "/auth/delete") { [self] request, _ in try await deleteUser(request) }
         api.add("POST", "/app/{app}/functions/call") { [self] request, _ in try await callFunction(request) }
+        api.add("GET", "/app/{app}/functions/call") { [self] request, _ in try await watch(request) }
         var routes = RouterGroup(Self.basePath)
         routes.add(api)
         // A browser asks before it sends: preflights are answered before any check but the origin's.

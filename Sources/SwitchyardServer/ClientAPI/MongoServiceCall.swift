@@ -4,7 +4,7 @@ import Switchyard
 
 /// One `mongodb-atlas` service action as the Realm SDKs' `MongoCollection` sends it: the action's name and one
 /// argument `{database, collection, query | filter, update, document(s), pipeline, projection, sort, limit,
-/// upsert, returnNewDocument, maxTimeMS}`, answered in the shapes the SDKs parse (`insertedId`, `insertedIds`,
+/// upsert, arrayFilters, returnNewDocument, maxTimeMS}`, answered in the shapes the SDKs parse (`insertedId`, `insertedIds`,
 /// `matchedCount`, `modifiedCount`, `upsertedId`, `deletedCount`; counts are int32, `count` is int64).
 ///
 /// Reads (find, findOne, count, aggregate) are held to the client's `maxTimeMS`, or to the server's default
@@ -34,11 +34,6 @@ struct MongoServiceCall {
             throw Self.invalid("\(action) takes one argument, a document naming the database and collection")
         }
         let collection = try Self.collection(argument, in: store, access: access, action: action)
-        guard access.governs(collection.namespace) else {
-            throw APIError(
-                status: 403, code: "NoMatchingRuleFound",
-                message: "no rule exists for namespace '\(collection.namespace)'")
-        }
         do {
             return try await perform(action, argument, on: collection)
         } catch let error as StoreError {
@@ -72,14 +67,8 @@ struct MongoServiceCall {
             let limit = try Self.count(argument, "limit", action: action)
             return .int64(Int64(try await collection.countDocuments(filter, limit: limit, maxTime: timeLimit)))
         case "aggregate":
-            guard let stages = argument["pipeline"]?.arrayValue else {
+            guard let pipeline = try Self.documents(argument, "pipeline", action: action) else {
                 throw Self.invalid("aggregate needs 'pipeline', an array")
-            }
-            let pipeline = try stages.map { stage throws(APIError) -> BSONDocument in
-                guard let stage = stage.documentValue else {
-                    throw Self.invalid("every pipeline stage must be a document")
-                }
-                return stage
             }
             if let first = pipeline.first?.keys.first, first == "$search" || first == "$searchMeta",
                 !access.permitsSearch(collection.namespace)
@@ -93,14 +82,8 @@ struct MongoServiceCall {
             }
             return ["insertedId": try await collection.insertOne(document).insertedId]
         case "insertMany":
-            guard let values = argument["documents"]?.arrayValue else {
+            guard let documents = try Self.documents(argument, "documents", action: action) else {
                 throw Self.invalid("insertMany needs 'documents', an array of documents")
-            }
-            let documents = try values.map { value throws(APIError) -> BSONDocument in
-                guard let document = value.documentValue else {
-                    throw Self.invalid("insertMany: every entry of 'documents' must be a document")
-                }
-                return document
             }
             let result = try await collection.insertMany(documents)
             return ["insertedIds": .array(result.insertedIds.sorted { $0.key < $1.key }.map(\.value))]
@@ -109,10 +92,11 @@ struct MongoServiceCall {
                 throw Self.invalid("\(action) needs 'update', a document")
             }
             let upsert = argument["upsert"]?.boolValue ?? false
+            let arrayFilters = try Self.documents(argument, "arrayFilters", action: action) ?? []
             let result =
                 action == "updateOne"
-                ? try await collection.updateOne(filter, update, upsert: upsert)
-                : try await collection.updateMany(filter, update, upsert: upsert)
+                ? try await collection.updateOne(filter, update, upsert: upsert, arrayFilters: arrayFilters)
+                : try await collection.updateMany(filter, update, upsert: upsert, arrayFilters: arrayFilters)
             var answer: BSONDocument = [
                 "matchedCount": .int32(Int32(clamping: result.matchedCount)),
                 "modifiedCount": .int32(Int32(clamping: result.modifiedCount)),
@@ -130,7 +114,9 @@ struct MongoServiceCall {
             let options = FindOneAndModifyOptions(
                 sort: sort, projection: projection,
                 returnDocument: argument["returnNewDocument"]?.boolValue == true ? .after : .before,
-                upsert: argument["upsert"]?.boolValue ?? false)
+                upsert: argument["upsert"]?.boolValue ?? false,
+                arrayFilters: action == "findOneAndUpdate"
+                    ? try Self.documents(argument, "arrayFilters", action: action) ?? [] : [])
             let document =
                 action == "findOneAndUpdate"
                 ? try await collection.findOneAndUpdate(filter, update, options: options)
@@ -148,12 +134,26 @@ struct MongoServiceCall {
         guard let database = argument["database"]?.stringValue, !database.isEmpty,
             let collection = argument["collection"]?.stringValue, !collection.isEmpty
         else { throw invalid("\(action) needs 'database' and 'collection', non-empty strings") }
-        guard !Namespace.unloggedDatabases.contains(database) else {
+        return try Self.collection(
+            named: Namespace(database: database, collection: collection), in: store, access: access)
+    }
+
+    /// The collection held to `access`, unless its database is one of the reserved ones or no rule governs it.
+    static func collection(named namespace: Namespace, in store: DocumentStore, access: UserDataAccess)
+        throws(APIError) -> DocumentCollection
+    {
+        guard !Namespace.unloggedDatabases.contains(namespace.database) else {
             throw APIError(
                 status: 403, code: "PermissionDenied",
-                message: "database '\(database)' is reserved: clients cannot read or write it through mongodb-atlas")
+                message:
+                    "database '\(namespace.database)' is reserved: clients cannot read or write it through mongodb-atlas"
+            )
         }
-        return store.database(database, access: access).collection(collection)
+        guard access.governs(namespace) else {
+            throw APIError(
+                status: 403, code: "NoMatchingRuleFound", message: "no rule exists for namespace '\(namespace)'")
+        }
+        return store.database(namespace.database, access: access).collection(namespace.collection)
     }
 
     private static func document(_ argument: BSONDocument, _ name: String, or alias: String? = nil, action: String)
@@ -162,6 +162,22 @@ struct MongoServiceCall {
         guard let value = argument[name] ?? alias.flatMap({ argument[$0] }), value != .null else { return nil }
         guard let document = value.documentValue else { throw invalid("\(action): '\(name)' must be a document") }
         return document
+    }
+
+    /// An argument that is an array of documents (a pipeline, documents to insert, array filters); nil when absent.
+    private static func documents(_ argument: BSONDocument, _ name: String, action: String) throws(APIError)
+        -> [BSONDocument]?
+    {
+        guard let value = argument[name], value != .null else { return nil }
+        guard let values = value.arrayValue else {
+            throw invalid("\(action): '\(name)' must be an array of documents")
+        }
+        return try values.map { value throws(APIError) -> BSONDocument in
+            guard let document = value.documentValue else {
+                throw invalid("\(action): every entry of '\(name)' must be a document")
+            }
+            return document
+        }
     }
 
     private static func count(_ argument: BSONDocument, _ name: String, action: String) throws(APIError) -> Int {

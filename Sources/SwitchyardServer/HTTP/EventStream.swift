@@ -37,13 +37,17 @@ public final class EventStream: Sendable {
     }
 
     /// Queues one event; `data` may span lines (each becomes a `data:` line). Ignored once finished.
-    public func send(event: String? = nil, id: String? = nil, data: String) {
+    ///
+    /// - Parameter pendingLimit: while this many bytes or more wait for the client, the event is not queued and
+    ///   the answer is false (the client is not reading); so at most the limit and one event wait.
+    @discardableResult
+    public func send(event: String? = nil, id: String? = nil, data: String, pendingLimit: Int = .max) -> Bool {
         var text = ""
         if let id { text += "id: \(id)\n" }
         if let event { text += "event: \(event)\n" }
         for line in data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
         text += "\n"
-        append(Array(text.utf8))
+        return append(Array(text.utf8), pendingLimit: pendingLimit)
     }
 
     /// Queues a comment line (`: text`), which clients ignore.
@@ -77,14 +81,17 @@ public final class EventStream: Sendable {
 
     public var isFinished: Bool { state.withLock { $0.finished } }
 
-    private func append(_ bytes: [UInt8]) {
-        let wake = state.withLock { state -> (@Sendable () -> Void)?? in
-            guard !state.finished else { return nil }
+    @discardableResult
+    private func append(_ bytes: [UInt8], pendingLimit: Int = .max) -> Bool {
+        let (queued, wake) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            guard !state.finished else { return (true, nil) }
+            guard state.pending.count < pendingLimit else { return (false, nil) }
             state.pending += bytes
             defer { state.wake = nil }
-            return state.wake
+            return (true, state.wake)
         }
-        if let wake { wake?() }
+        wake?()
+        return queued
     }
 
     /// For the server's writer: up to `capacity` bytes, or `.waiting` after `suspend` was called (while no
