@@ -16,6 +16,7 @@ extension AppDefinition {
 
     static let topLevelKeys = [
         "appId", "triggers", "functions", "auth", "functionTimeout", "messaging", "allowedRequestOrigins",
+        "indexes",
     ]
 
     /// Reads what it can, reporting every problem into `reader`.
@@ -61,6 +62,7 @@ extension AppDefinition {
         {
             definition.allowedRequestOrigins = items.compactMap { reader.string($0, "an allowed request origin") }
         }
+        if let node = pairs["indexes"], !node.isNull { definition.indexes = readIndexes(node, reader: &reader) }
         return definition
     }
 

@@ -1,5 +1,5 @@
 /// Everything `triggers.yaml` declares: the app id, its triggers, function settings, auth settings, the
-/// function time limit and the messaging emulator's settings.
+/// function time limit, the messaging emulator's settings and the indexes the app needs.
 public struct AppDefinition: Sendable, Equatable {
     public var appId: String?
     public var triggers: [TriggerDefinition]
@@ -14,6 +14,8 @@ public struct AppDefinition: Sendable, Equatable {
     /// Origins of web pages that may use the client API besides this machine's (`allowedRequestOrigins:`,
     /// App Services' "allowed request origins"); `*` allows any.
     public var allowedRequestOrigins: [String]
+    /// Indexes the app makes when it opens (`indexes:`).
+    public var indexes: [IndexDeclaration]
 
     /// App Services' own limit on a function's run time.
     public static let defaultFunctionTimeout = Duration.seconds(300)
@@ -21,7 +23,8 @@ public struct AppDefinition: Sendable, Equatable {
     public init(
         appId: String? = nil, triggers: [TriggerDefinition] = [], functions: [String: FunctionSettings] = [:],
         auth: AuthSettings = AuthSettings(), functionTimeout: Duration = AppDefinition.defaultFunctionTimeout,
-        messaging: MessagingSettings = MessagingSettings(), allowedRequestOrigins: [String] = []
+        messaging: MessagingSettings = MessagingSettings(), allowedRequestOrigins: [String] = [],
+        indexes: [IndexDeclaration] = []
     ) {
         self.appId = appId
         self.triggers = triggers
@@ -30,6 +33,7 @@ public struct AppDefinition: Sendable, Equatable {
         self.functionTimeout = functionTimeout
         self.messaging = messaging
         self.allowedRequestOrigins = allowedRequestOrigins
+        self.indexes = indexes
     }
 
     /// The time limit for one run of `function`.
