@@ -6,15 +6,15 @@ import Switchyard
 /// entry without `attempts`, as the tutorial writes them, has had none), oldest first, at most `retryBatchSize`
 /// per run.
 ///
-/// The queue's index on `{processed: 1, date: 1}` (made here, as an Atlas app declares it) finds them: its
-/// entries of `processed: false` come in `date` order, so the find reads the oldest unprocessed entries and stops
-/// at the batch. It asks for no sort, as the store sorts in memory after reading every match: with a sort, each
-/// run read the whole backlog (145 s over 900,000 queued entries).
+/// The queue's index on `{processed: 1, date: 1}` finds them: its entries of `processed: false` come in `date`
+/// order, so the find reads the oldest unprocessed entries and stops at the batch. `triggers.yaml` declares it
+/// under `indexes:`, so the app makes it when it opens, over a queue still small, rather than the first run
+/// making it over whatever backlog it meets. The find asks for no sort, as the store sorts in memory after
+/// reading every match: with a sort, each run read the whole backlog (145 s over 900,000 queued entries).
 func retryUnprocessedNotifications(_ event: ScheduledEvent, _ context: FunctionContext) async throws {
     let queue = try NotificationQueue(context)
     let minutes = try context.values.requiredPositiveNumber("retryAfterMinutes")
     let cutoff = BSONDate(event.scheduledTime.addingTimeInterval(-minutes * 60))
-    _ = try await queue.collections.notificationQueue.createIndex(unprocessedByDate)
     let due = try await queue.collections.notificationQueue.find(
         [
             "processed": false, "attempts": ["$not": ["$gte": .int64(Int64(queue.maxAttempts))]],
@@ -31,6 +31,3 @@ func retryUnprocessedNotifications(_ event: ScheduledEvent, _ context: FunctionC
 
 /// Bounds one run; what is left waits for the next.
 private let retryBatchSize = 500
-
-/// The queue's unprocessed entries, oldest first.
-private let unprocessedByDate: BSONDocument = ["processed": 1, "date": 1]

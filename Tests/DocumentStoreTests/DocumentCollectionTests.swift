@@ -194,6 +194,47 @@ import Testing
         }
     }
 
+    /// An index built over a collection far larger than one storage page or one find batch: a unique key
+    /// repeated by the first and the last document is found, and the multikey index answers for every document.
+    @Test(arguments: EngineKind.allCases) func indexesBuiltOverALargeCollectionCoverEveryDocument(kind: EngineKind)
+        async throws
+    {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            let count = 3_000
+            let padding = String(repeating: "p", count: 200)
+            try await c.insertMany(
+                (0..<count).map { i in
+                    [
+                        "_id": .int32(Int32(i)), "k": .int32(Int32(i == count - 1 ? 0 : i)),
+                        "tags": [.int32(Int32(i % 7)), .string("t\(i % 3)"), .int32(Int32(i % 7))],
+                        "padding": .string(padding),
+                    ]
+                })
+            let error = await expectStoreError(.duplicateKey) { try await c.createIndex(["k": 1], unique: true) }
+            #expect(error?.message.hasSuffix("app.c index: k_1 dup key: { k: 0 }") == true)
+            #expect(try await c.listIndexes().map { $0["name"] } == ["_id_"])
+            try await c.updateOne(["_id": .int32(Int32(count - 1))], ["$set": ["k": .int32(Int32(count))]])
+            #expect(try await c.createIndex(["k": 1], unique: true) == "k_1")
+            await expectStoreError(.duplicateKey) { try await c.insertOne(["_id": -1, "k": .int32(Int32(count))]) }
+            // Each document repeats a tag within itself, which a unique multikey index allows.
+            let unique = store.database("app").collection("u")
+            try await unique.insertMany(
+                (0..<count).map { ["_id": .int32(Int32($0)), "tags": [.int32(Int32($0)), .int32(Int32($0))]] })
+            #expect(try await unique.createIndex(["tags": 1], unique: true) == "tags_1")
+
+            try await c.createIndex(["tags": 1])
+            let expected = (0..<count).filter { $0 % 7 == 3 }.map { BSON.int32(Int32($0)) }
+            let plan = try await c.explain(["tags": 3])
+            #expect(plan.stage == "IXSCAN" && plan.indexName == "tags_1" && plan.returned == expected.count)
+            #expect(plan.keysExamined == expected.count)
+            #expect(
+                try await c.find(["tags": 3], options: FindOptions(sort: ["_id": 1])).toArray().map { $0["_id"] }
+                    == expected)
+            #expect(try await c.countDocuments(["tags": "t2"]) == (0..<count).filter { $0 % 3 == 2 }.count)
+        }
+    }
+
     @Test(arguments: EngineKind.allCases) func collectionsAndDatabases(kind: EngineKind) async throws {
         try await withStore(kind) { store in
             let app = store.database("app")

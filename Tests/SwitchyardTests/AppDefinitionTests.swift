@@ -461,6 +461,38 @@ import Testing
         #expect(!errors("allowedRequestOrigins: https://books.example").isEmpty)
     }
 
+    @Test func indexesNameTheirCollectionAndKeys() throws {
+        let definition = try AppDefinition.parse(
+            """
+            indexes:
+              - database: product
+                collection: pushNotification
+                keys: {processed: 1, date: -1}
+              - {database: product, collection: user, keys: {email: 1}, unique: true, name: byEmail}
+            """)
+        #expect(
+            definition.indexes == [
+                IndexDeclaration(
+                    database: "product", collection: "pushNotification", keys: ["processed": 1, "date": -1]),
+                IndexDeclaration(
+                    database: "product", collection: "user", keys: ["email": 1], unique: true, name: "byEmail"),
+            ])
+        #expect(
+            errors("indexes:\n  - database: product\n    colection: c\n    keys: {a: 2, b: up}\n    unique: maybe\n")
+                == [
+                    "triggers.yaml:2:5: missing required key 'collection' in an index",
+                    "triggers.yaml:3:5: unknown key 'colection' (did you mean 'collection'?)",
+                    "triggers.yaml:4:15: index key 'a' must be 1 (ascending) or -1 (descending)",
+                    "triggers.yaml:4:21: index key 'b' must be 1 (ascending) or -1 (descending)",
+                    "triggers.yaml:5:13: 'unique' must be true or false",
+                ])
+        #expect(
+            errors("indexes:\n  - {database: d, collection: c, keys: {}}\n  - {database: d, collection: c}\n") == [
+                "triggers.yaml:2:40: 'keys' must name at least one field",
+                "triggers.yaml:3:5: missing required key 'keys' in an index (for example keys: {date: 1})",
+            ])
+    }
+
     @Test func theWrittenYAMLReadsBackAsTheSameDefinition() throws {
         var match: BSONDocument = ["operationType": "update", "fullDocument.title": "The \"Hobbit\"\n: 2"]
         match["$or"] = [["a": .int64(5)], ["b": .double(1)], ["c": [1, "two", ["x": .null]]], ["d": .bool(false)]]
@@ -478,7 +510,8 @@ import Testing
                         DatabaseTrigger(
                             scope: .collection(database: "product", collection: "book"),
                             operations: [.update, .insert],
-                            fullDocument: true, fullDocumentBeforeChange: true, match: match, project: ["fullDocument": 1],
+                            fullDocument: true, fullDocumentBeforeChange: true, match: match,
+                            project: ["fullDocument": 1],
                             delivery: .unordered(maxConcurrency: 7), skipCatchupEvents: true,
                             tolerateResumeErrors: true,
                             retry: RetryPolicy(
@@ -501,7 +534,13 @@ import Testing
             auth: AuthSettings(
                 providers: [.anonymous],
                 customUserData: .init(database: "product", collection: "users", userIdField: "user id", enabled: false)),
-            functionTimeout: .milliseconds(1500), allowedRequestOrigins: ["https://books.example", "http://[::1]:8080"]
+            functionTimeout: .milliseconds(1500),
+            allowedRequestOrigins: ["https://books.example", "http://[::1]:8080"],
+            indexes: [
+                IndexDeclaration(
+                    database: "product", collection: "pushNotification", keys: ["processed": 1, "date": -1]),
+                IndexDeclaration(database: "a b", collection: "c:d", keys: ["x.y": 1], unique: true, name: "x y"),
+            ]
         )
         let text = try definition.yamlText()
         #expect(try AppDefinition.parse(text) == definition)

@@ -421,6 +421,29 @@ import Testing
         }
     }
 
+    /// A running trigger that skipped more entries than a status judges still shows nothing pending once it has
+    /// read them, though it saves the position they advance only now and then.
+    @Test func aRunningTriggerPastManySkippedEntriesHasNothingPending() async throws {
+        try await withStore(.memory) { store, _ in
+            let trigger = databaseTrigger("books", operations: [.insert])
+            let runtime = TriggerRuntime(store: store, definitions: [trigger]) { _ in }
+            try await runtime.start()
+            try await store.database("app").collection("books").insertOne(["_id": 1])
+            let skipped = TriggerRuntime.pendingScanLimit + 50
+            try await store.database("app").collection("authors").insertMany(
+                (0..<skipped).map { ["_id": .int32(Int32($0))] })
+            var status = try await runtime.status(of: "books")
+            for _ in 0..<2_000 where status.processed < 1 || status.pendingLogEntries != 0 {
+                try await Task.sleep(for: .milliseconds(10))
+                status = try await runtime.status(of: "books")
+            }
+            #expect(
+                status.processed == 1 && status.pendingLogEntries == 0,
+                "\(String(describing: status.pendingLogEntries))")
+            await runtime.stop()
+        }
+    }
+
     @Test func suspendByRequestStopsDeliveryUntilResumed() async throws {
         try await withStore(.memory) { store, _ in
             let log = DeliveryLog()

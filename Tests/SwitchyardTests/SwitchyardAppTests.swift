@@ -38,6 +38,28 @@ import Testing
         await reopened.stop()
     }
 
+    /// Declared indexes exist once the app is open, before any function asks for them, and a reload that
+    /// declares another makes it too.
+    @Test func declaredIndexesAreMadeWhenTheAppOpensAndReloads() async throws {
+        let directory = try TemporaryDirectory()
+        let queueIndex = "indexes:\n  - {database: product, collection: queue, keys: {processed: 1, date: 1}}\n"
+        try directory.write("triggers.yaml", queueIndex)
+        let app = try await SwitchyardApp.open(
+            directory: directory.path, registry: FunctionRegistry(), options: SwitchyardApp.Options(variables: [:]))
+        let product = app.store.database("product")
+        #expect(
+            try await product.collection("queue").listIndexes().map { $0["name"] } == ["_id_", "processed_1_date_1"])
+        try directory.write(
+            "triggers.yaml", queueIndex + "  - {database: product, collection: user, keys: {email: 1}, unique: true}\n")
+        try await app.reload(directory: directory.path, variables: [:])
+        #expect(try await product.collection("user").listIndexes().map { $0["name"] } == ["_id_", "email_1"])
+        try await product.collection("user").insertOne(["_id": 1, "email": "a"])
+        await #expect(throws: StoreError.self) {
+            try await product.collection("user").insertOne(["_id": 2, "email": "a"])
+        }
+        await app.stop()
+    }
+
     @Test func aTriggerWhoseFunctionHasTheWrongKindFailsToLoad() async throws {
         let directory = try TemporaryDirectory()
         try directory.write(

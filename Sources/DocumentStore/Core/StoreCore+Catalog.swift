@@ -87,20 +87,17 @@ extension StoreCore {
         index.id = id
         var building = state
         building.indexes = [index]
-        var seen: [[UInt8]: Bool] = [:]
-        var documents: [(row: DocumentRow, body: [UInt8])] = []
-        try engine.scanDocuments(collection: state.record.id) { row, body in
-            documents.append((row, body))
-            return true
-        }
-        for (row, body) in documents {
+        // Entries go in while the scan visits one body at a time, and uniqueness is checked against the
+        // entries written so far, so building an index holds one document in memory, not the collection.
+        try engine.scanDocuments(collection: state.record.id) { row, body throws(StoreError) in
             let document = try DocumentEncoding.decode(body)
             for entry in try index.entries(for: document) {
-                if unique, seen.updateValue(true, forKey: entry.key) != nil {
+                if unique, let holder = try engine.firstIndexEntry(index: id, key: entry.key), holder != row {
                     throw duplicateKeyError(building, index: name, key: index.describe(entry))
                 }
                 try engine.insertIndexEntry(index: id, key: entry.key, row: row)
             }
+            return true
         }
         state.indexes.append(index)
         catalog[namespace] = state

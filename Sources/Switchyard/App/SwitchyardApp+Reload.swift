@@ -3,7 +3,8 @@ import Foundation
 extension SwitchyardApp {
     /// Applies a new configuration while the app runs: triggers added, removed or changed (a trigger whose
     /// identity — kind, database, collection — is unchanged keeps its resume token and misses no event), new
-    /// values, function settings and authentication settings for every execution that starts afterwards.
+    /// values, function settings and authentication settings for every execution that starts afterwards, and
+    /// the declared indexes the store does not have yet.
     /// Nothing changes when the configuration does not fit the app's functions.
     /// - Throws: `ConfigurationErrors` (nothing applied); a trigger runtime error when saving state failed.
     @discardableResult
@@ -11,6 +12,7 @@ extension SwitchyardApp {
         let problems = registry.check(new.definition)
         guard problems.isEmpty else { throw ConfigurationErrors(problems) }
         let old = configuration
+        try await store.makeIndexes(new.definition.indexes)
         try await triggers.apply(definitions: new.definition.triggers)
         runtime.reload(new)
         current.withLock { $0 = new }

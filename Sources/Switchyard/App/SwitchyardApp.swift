@@ -101,6 +101,7 @@ public final class SwitchyardApp: Sendable {
         guard problems.isEmpty else { throw ConfigurationErrors(problems) }
         let store = try await DocumentStore.open(storeConfiguration)
         do {
+            try await store.makeIndexes(configuration.definition.indexes)
             let invocations = InvocationLog(store: store, retention: options.invocationRetention)
             let outboxLog = OutboxLog(store: store, retention: options.outboxRetention)
             try await invocations.prepare()

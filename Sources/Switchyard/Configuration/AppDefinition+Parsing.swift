@@ -16,6 +16,7 @@ extension AppDefinition {
 
     static let topLevelKeys = [
         "appId", "triggers", "functions", "auth", "functionTimeout", "messaging", "allowedRequestOrigins", "rules",
+        "indexes",
     ]
 
     /// Reads what it can, reporting every problem into `reader`.
@@ -64,6 +65,7 @@ extension AppDefinition {
         if let node = pairs["rules"], !node.isNull {
             definition.rules = RuleReader(scalars: .yaml).readSection(node, reader: &reader)
         }
+        if let node = pairs["indexes"], !node.isNull { definition.indexes = readIndexes(node, reader: &reader) }
         return definition
     }
 

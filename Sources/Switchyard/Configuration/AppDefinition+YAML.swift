@@ -61,6 +61,7 @@ extension AppDefinition {
             }
         }
         writeMessaging(to: &out)
+        writeIndexes(to: &out)
         return out.text
     }
 

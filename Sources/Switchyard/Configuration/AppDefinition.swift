@@ -1,5 +1,5 @@
 /// Everything `triggers.yaml` declares: the app id, its triggers, function settings, auth settings, the
-/// function time limit and the messaging emulator's settings.
+/// function time limit, the messaging emulator's settings and the indexes the app needs.
 public struct AppDefinition: Sendable, Equatable {
     public var appId: String?
     public var triggers: [TriggerDefinition]
@@ -16,6 +16,8 @@ public struct AppDefinition: Sendable, Equatable {
     public var allowedRequestOrigins: [String]
     /// Data access rules and schemas from `rules:` and the app's `data_sources/` (see `DataAccessRules`).
     package var rules = DataAccessRules()
+    /// Indexes the app makes when it opens (`indexes:`).
+    public var indexes: [IndexDeclaration]
 
     /// App Services' own limit on a function's run time.
     public static let defaultFunctionTimeout = Duration.seconds(300)
@@ -23,7 +25,8 @@ public struct AppDefinition: Sendable, Equatable {
     public init(
         appId: String? = nil, triggers: [TriggerDefinition] = [], functions: [String: FunctionSettings] = [:],
         auth: AuthSettings = AuthSettings(), functionTimeout: Duration = AppDefinition.defaultFunctionTimeout,
-        messaging: MessagingSettings = MessagingSettings(), allowedRequestOrigins: [String] = []
+        messaging: MessagingSettings = MessagingSettings(), allowedRequestOrigins: [String] = [],
+        indexes: [IndexDeclaration] = []
     ) {
         self.appId = appId
         self.triggers = triggers
@@ -32,6 +35,7 @@ public struct AppDefinition: Sendable, Equatable {
         self.functionTimeout = functionTimeout
         self.messaging = messaging
         self.allowedRequestOrigins = allowedRequestOrigins
+        self.indexes = indexes
     }
 
     /// The time limit for one run of `function`.

@@ -23,7 +23,11 @@ extension TriggerRuntime {
                 case .stopped, nil: definition.disabled ? .disabled : state.suspension != nil ? .suspended : .stopped
                 }
             var pending: Int?
-            if case .database(let trigger) = definition.kind, let logEnd, let position = state.position {
+            // A running trigger counts from what it has read and finished: the saved position lags behind by
+            // up to `skippedPositionSaveInterval` of entries it skipped, and more after its last skip.
+            if case .database(let trigger) = definition.kind, let logEnd,
+                let position = snapshot?.watermark?.position ?? state.position
+            {
                 // The log's own count when it cannot be read (closed under the status, pruned past the token).
                 pending =
                     (try? await pendingEvents(of: trigger, after: position, through: logEnd))

@@ -2,24 +2,29 @@ import BSON
 import DocumentStore
 
 extension TriggerRuntime {
-    /// How many change-log entries a status reads to count a trigger's pending events; entries past these are
-    /// counted without being read, so a status never reads a huge backlog.
-    static let pendingScanLimit = 10_000
+    /// How many change-log entries a status reads to count a trigger's pending events: one batch of the log.
+    /// Entries past these are counted as they stand in the log, without being read, so a status stays cheap
+    /// however large the backlog (the admin API is polled while triggers catch up).
+    static let pendingScanLimit = 256
 
-    /// The change-log entries after `position`, up to `logEnd`, that `trigger` receives: its namespace and
-    /// operation types, and its `match` (on the event as the function would get it, the current document
-    /// looked up where `fullDocument` asks for it), so the count is the trigger's own lag, not the log's.
+    /// The trigger's pending events after `position`, up to `logEnd`. Of the first `pendingScanLimit` log
+    /// entries, those `trigger` receives: its namespace and operation types, and its `match` (on the event as
+    /// the function would get it, the current document looked up where `fullDocument` asks for it and a
+    /// `match` or `project` could depend on it). Every log entry past them counts, whatever it is: beyond
+    /// the scan the number is an upper bound.
     func pendingEvents(of trigger: DatabaseTrigger, after position: Int64, through logEnd: Int64) async throws
         -> Int
     {
         let route = try ChangeEventRoute(trigger)
+        // Pre-images matter only to a `match` or `project` that reads them.
         let options = ChangeStreamOptions(
-            fullDocumentBeforeChange: trigger.fullDocumentBeforeChange ? .whenAvailable : .off)
+            fullDocumentBeforeChange: trigger.fullDocumentBeforeChange && route.pipeline != nil ? .whenAvailable : .off)
         var pending = 0
         var read = position
         while read < logEnd {
             if read - position >= Self.pendingScanLimit { return pending + Int(clamping: logEnd - read) }
-            let batch = try await store.changes(after: ResumeToken(sequence: read), limit: 256, options: options)
+            let limit = Int(clamping: min(Int64(Self.pendingScanLimit) - (read - position), logEnd - read))
+            let batch = try await store.changes(after: ResumeToken(sequence: read), limit: limit, options: options)
             guard batch.position > read else { break }
             for event in batch.events where event.id.sequence <= logEnd {
                 if try await receives(event, route: route) { pending += 1 }
@@ -31,6 +36,8 @@ extension TriggerRuntime {
 
     private func receives(_ event: ChangeEvent, route: ChangeEventRoute) async throws -> Bool {
         guard route.watches(event) else { return false }
+        // Without `match` or `project` every watched event is delivered, looked up or not.
+        guard route.pipeline != nil else { return true }
         if route.deliversUnchanged(event) { return true }
         var current: BSONDocument?
         if route.needsLookup(event), let namespace = event.namespace, let id = event.documentKey?["_id"] {

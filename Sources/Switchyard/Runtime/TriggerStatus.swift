@@ -25,7 +25,8 @@ public struct TriggerStatus: Sendable, Equatable {
     /// When its function finished.
     public var lastProcessedAt: Date?
     /// Database triggers: change-log entries after the saved resume token that the trigger receives (its
-    /// namespace, operation types and `match`).
+    /// namespace, operation types and `match`), judged over the first `TriggerRuntime.pendingScanLimit` (256)
+    /// entries; every entry past those counts, so a large backlog shows as an upper bound.
     public var pendingLogEntries: Int?
     /// Functions finished, attempts that failed, events given up on into the dead-letter queue.
     public var processed: Int
