@@ -190,6 +190,27 @@ import Testing
             ])
     }
 
+    @Test func aFunctionNameThatIsNoSwiftIdentifierIsRegisteredAsOne() throws {
+        let export = try TemporaryDirectory()
+        try export.write("functions/config.json", #"[{"name": "send-push", "private": true}]"#)
+        try export.write("functions/send-push.js", "exports = function(token, text) {};\n")
+        try export.write(
+            "triggers/t.json",
+            #"{"name": "t", "type": "SCHEDULED", "config": {"schedule": "0 * * * *"}, "event_processors": {"FUNCTION": {"config": {"function_name": "send-push"}}}}"#
+        )
+        let imported = try AppServicesImporter.read(exportDirectory: export.path)
+        #expect(imported.renamedFunctions == ["send-push": "send_push"])
+        #expect(imported.functionsToPort == ["send_push"])
+        #expect(imported.definition.triggers.map(\.function) == ["send_push"])
+        #expect(imported.definition.functions == ["send_push": FunctionSettings(isPrivate: true)])
+        let files = Dictionary(try imported.files(package: package), uniquingKeysWith: { first, _ in first })
+        #expect(files["functions/send_push.swift"]?.contains("func send_push(_ event: ScheduledEvent") == true)
+        #expect(files["functions/js/send_push.js"] == "exports = function(token, text) {};\n")
+
+        try export.write("functions/send_push.js", "exports = function() {};\n")
+        #expect(throws: ConfigurationErrors.self) { try AppServicesImporter.read(exportDirectory: export.path) }
+    }
+
     @Test func badEmailPasswordSettingsAreLocatedErrors() throws {
         let export = try TemporaryDirectory()
         try export.write(

@@ -65,7 +65,7 @@ extension ImportSession {
 
     /// `environments/<name>.json` for App Services' four environments. `no-environment.json` holds the values
     /// of an app with no environment set; Switchyard always runs in one, so they are left out by name.
-    mutating func readEnvironments(values: ValueDefinitions) -> [AppEnvironment: ValueDefinitions] {
+    mutating func readEnvironments() -> [AppEnvironment: ValueDefinitions] {
         var environments: [AppEnvironment: ValueDefinitions] = [:]
         for file in jsonFiles(in: "environments") {
             let name = String(file.dropFirst("environments/".count).dropLast(".json".count))

@@ -106,7 +106,7 @@ struct ImportSession {
         definition.functions = settings
         readAuth(into: &definition.auth)
         let values = readValues()
-        let environments = readEnvironments(values: values)
+        let environments = readEnvironments()
         let kept = keepVerbatim()
         noteWhatIsLeftOut()
 
@@ -129,6 +129,15 @@ struct ImportSession {
                     ))
             }
             let identifier = FunctionStub.identifier(for: name)
+            if let taken = functions.first(where: { $0.name == identifier }) {
+                errors.append(
+                    ConfigurationError(
+                        file: path(sources[name]?.path ?? "functions/config.json"), location: nil,
+                        message:
+                            "function '\(name)' would be the Swift function '\(identifier)', which '\(renamed.first { $0.value == identifier }?.key ?? taken.name)' already is; rename one of them"
+                    ))
+                continue
+            }
             if identifier != name {
                 renamed[name] = identifier
                 function.name = identifier
@@ -147,7 +156,7 @@ struct ImportSession {
             if let name = renamed[definition.triggers[index].function] { definition.triggers[index].function = name }
         }
         definition.functions = Dictionary(
-            uniqueKeysWithValues: definition.functions.map { (renamed[$0.key] ?? $0.key, $0.value) })
+            definition.functions.map { (renamed[$0.key] ?? $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         if var settings = definition.auth.emailPassword {
             settings.confirmationFunction = settings.confirmationFunction.map { renamed[$0] ?? $0 }
             settings.resetFunction = settings.resetFunction.map { renamed[$0] ?? $0 }
