@@ -39,8 +39,7 @@ struct InitCommand: Command {
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
-            arguments, options: ["--switchyard-path", "--switchyard-url", "--from", "--branch"], flags: [],
-            usage: Self.usage)
+            arguments, options: Self.dependencyOptions, flags: [], usage: Self.usage)
         guard let directory = parsed.positionals.first else {
             throw UsageError("missing DIR, the directory of the new app", usage: Self.usage)
         }
@@ -48,32 +47,39 @@ struct InitCommand: Command {
             throw UsageError("unexpected argument '\(parsed.positionals[1])'", usage: Self.usage)
         }
         self.directory = directory
+        dependency = try Self.dependency(parsed, usage: Self.usage)
+    }
+
+    static let dependencyOptions = ["--switchyard-path", "--switchyard-url", "--from", "--branch"]
+
+    /// Where the new package gets Switchyard from: `--switchyard-url` with `--from` or `--branch`, else
+    /// `--switchyard-path`, else the checkout this binary was built from.
+    static func dependency(_ parsed: Arguments, usage: String) throws(UsageError) -> AppScaffold.Dependency {
         let path = parsed.value("--switchyard-path")
         let from = parsed.value("--from")
         let branch = parsed.value("--branch")
         if let url = parsed.value("--switchyard-url") {
             guard path == nil else {
-                throw UsageError("give --switchyard-path or --switchyard-url, not both", usage: Self.usage)
+                throw UsageError("give --switchyard-path or --switchyard-url, not both", usage: usage)
             }
             guard from == nil || branch == nil else {
-                throw UsageError("give --from or --branch, not both", usage: Self.usage)
+                throw UsageError("give --from or --branch, not both", usage: usage)
             }
-            dependency = .url(url, branch.map { .branch($0) } ?? .from(from ?? CommandLineTool.version))
-            return
+            return .url(url, branch.map { .branch($0) } ?? .from(from ?? CommandLineTool.version))
         }
         guard from == nil && branch == nil else {
-            throw UsageError("--from and --branch go with --switchyard-url", usage: Self.usage)
+            throw UsageError("--from and --branch go with --switchyard-url", usage: usage)
         }
         guard let checkout = path ?? Self.builtFrom else {
             throw UsageError(
                 "the checkout this switchyard was built from is gone; give --switchyard-path or --switchyard-url",
-                usage: Self.usage)
+                usage: usage)
         }
         let absolute = URL(fileURLWithPath: checkout).standardizedFileURL.path
         guard FileManager.default.fileExists(atPath: "\(absolute)/Package.swift") else {
-            throw UsageError("\(checkout) holds no Package.swift; give a Switchyard checkout", usage: Self.usage)
+            throw UsageError("\(checkout) holds no Package.swift; give a Switchyard checkout", usage: usage)
         }
-        dependency = .path(absolute)
+        return .path(absolute)
     }
 
     func run() -> Int32 {

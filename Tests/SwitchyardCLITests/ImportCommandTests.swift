@@ -5,9 +5,10 @@ import Testing
 @Suite struct ImportCommandTests {
     let export = repositoryRoot.appendingPathComponent("Tests/SwitchyardTests/Fixtures/BooksExport").path
 
-    @Test func writesTheFilesAndSaysWhatIsLeftToDo() throws {
-        let output = try TemporaryDirectory()
-        let run = try switchyard(["import", export, "--output", output.path])
+    @Test func writesThePackageAndSaysWhatIsLeftToDo() throws {
+        let parent = try TemporaryDirectory()
+        let output = "\(parent.path)/books"
+        let run = try switchyard(["import", export, "--output", output, "--switchyard-path", repositoryRoot.path])
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
         let functions = [
@@ -15,33 +16,65 @@ import Testing
             "updateFCMUserToken",
         ]
         let files =
-            ["triggers.yaml", "values.json", "environments/testing.json", "environments/production.json"]
-            + functions.map { "functions/\($0).swift" } + ["functions/NotImplemented.swift"]
+            [
+                "Package.swift", ".gitignore", "README.md", "triggers.yaml", "values.json",
+                "environments/testing.json", "environments/production.json",
+            ]
+            + functions.flatMap { name in
+                ["functions/\(name).swift"]
+                    + (["sendBooksTopic", "updateFCMUserToken"].contains(name) ? ["functions/js/\(name).js"] : [])
+            }
+            + ["functions/_NotPortedYet.swift", "Sources/Books/main.swift", "Tests/BooksTests/BooksTests.swift"]
         #expect(
-            run.stdout == files.map { "wrote \(output.path)/\($0)\n" }.joined()
-                + "5 functions to implement in Swift (stubs in \(output.path)/functions): "
-                + functions.joined(separator: ", ") + "\n"
-                + "secret to set: fcmServiceAccountKey (set SWITCHYARD_SECRET_FCMSERVICEACCOUNTKEY or add it to secrets.json)\n"
+            run.stdout == files.map { "wrote \(output)/\($0)\n" }.joined()
+                + "secret to set: fcmServiceAccountKey (set SWITCHYARD_SECRET_FCMSERVICEACCOUNTKEY or add it to \(output)/secrets.json)\n"
+                + "\nnext:\n  cd \(output)\n  swift build                  # the stubs build as they are\n"
+                + "  port 5 stubs in functions/ from functions/js/: \(functions.joined(separator: ", "))\n"
+                + "  set the secrets above\n"
+                + "  swift test                   # the app loads with every function\n"
+                + "  swift run Books serve --watch\n"
         )
-        for file in files { #expect(output.read(file) != nil, "\(file)") }
+        for file in files { #expect(parent.read("books/\(file)") != nil, "\(file)") }
+    }
+
+    /// Finding: the closing lines said nothing of what to do next, nor of what was kept or left out.
+    @Test func namesWhatItKeptAndLeftOut() throws {
+        let tutorial = repositoryRoot.appendingPathComponent("Tests/SwitchyardTests/Fixtures/TutorialExport").path
+        let output = try TemporaryDirectory()
+        let run = try switchyard(["import", tutorial, "--output", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains(
+                "imported data_sources/mongodb-atlas/product/book/schema.json as the export holds it (App Services' layout, read from the app directory)"
+            ))
+        #expect(
+            lines.contains(
+                "imported http_endpoints/config.json as the export holds it (App Services' layout, read from the app directory)"
+            ))
+        #expect(lines.contains("\(tutorial)/graphql/: GraphQL left out: Switchyard serves no GraphQL API"))
+        #expect(lines.contains { $0.hasPrefix("\(tutorial)/sync/config.json: Device Sync (flexible sync) left out") })
+        #expect(lines.suffix(7).first == "next:")
+        #expect(lines.last?.hasPrefix("  swift run ") == true && lines.last?.hasSuffix(" serve --watch") == true)
     }
 
     @Test func refusesToOverwriteWithoutForce() throws {
         let output = try TemporaryDirectory()
         try output.write("triggers.yaml", "# mine\n")
-        let refused = try switchyard(["import", export], in: output.path)
+        let refused = try switchyard(["import", export, "--switchyard-path", repositoryRoot.path], in: output.path)
         #expect(refused.status == 2)
         #expect(refused.stdout.isEmpty)
         #expect(
             refused.stderr
                 == "switchyard import: refusing to overwrite existing files (use --force to replace them): ./triggers.yaml\n"
         )
+        #expect(output.read("Package.swift") == nil)
         #expect(output.read("triggers.yaml") == "# mine\n")
         #expect(output.read("values.json") == nil)
 
         let forced = try switchyard(["import", export, "--config", output.path, "--force"])
         #expect(forced.status == 0)
-        #expect(forced.stdout.hasPrefix("wrote \(output.path)/triggers.yaml\n"))
+        #expect(forced.stdout.hasPrefix("wrote \(output.path)/Package.swift\n"))
         #expect(output.read("triggers.yaml")?.hasPrefix("appId: books-qwert\n") == true)
     }
 
@@ -64,7 +97,7 @@ import Testing
         #expect(notAnExport.status == 2)
         #expect(
             notAnExport.stderr.hasPrefix(
-                "\(elsewhere.path): not an App Services export: an export (appservices pull, realm-cli export) holds realm_config.json"
+                "\(elsewhere.path): not an App Services export: an export (appservices pull, realm-cli export) holds root_config.json or realm_config.json"
             ))
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
 

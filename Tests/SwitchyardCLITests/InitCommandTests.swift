@@ -96,6 +96,32 @@ import Testing
         #expect(test.stdout.contains("Test run with 2 tests in 1 suite passed"), "\(test.stdout)")
     }
 
+    /// `switchyard import` of the tutorial-shaped export writes a package that builds, whose tests pass and
+    /// whose stubs say which function is not ported yet when they run.
+    @Test func theImportedTutorialExportBuildsAndItsTestsPass() throws {
+        let parent = try TemporaryDirectory()
+        let export = repositoryRoot.appendingPathComponent("Tests/SwitchyardTests/Fixtures/TutorialExport").path
+        let imported = try switchyard(
+            ["import", export, "--output", "book-shelf", "--switchyard-path", repositoryRoot.path], in: parent.path)
+        try #require(imported.status == 0, "\(imported.stderr)")
+        let app = "\(parent.path)/book-shelf"
+        let build = try swift(["build", "--build-tests", "--scratch-path", Self.scratch], in: app)
+        try #require(build.status == 0, "\(build.stdout)\n\(build.stderr)")
+        let test = try swift(["test", "--skip-build", "--scratch-path", Self.scratch], in: app)
+        #expect(test.status == 0, "\(test.stdout)\n\(test.stderr)")
+        #expect(test.stdout.contains("Test run with 2 tests in 1 suite passed"), "\(test.stdout)")
+
+        try parent.write("book-shelf/secrets.json", #"{"fcmServiceAccountKey": "{}"}"#)
+        let call = try swift(
+            [
+                "run", "--skip-build", "--scratch-path", Self.scratch, "BookShelf", "call", "updateFCMUserToken",
+                "\"t\"",
+            ],
+            in: app)
+        #expect(call.status == 1, "\(call.stdout)\n\(call.stderr)")
+        #expect(call.stderr.contains("not ported yet: updateFCMUserToken"), "\(call.stderr)")
+    }
+
     /// Runs the toolchain's `swift` in `directory`, once more when SwiftPM itself was killed by a signal (it now
     /// and then dies of SIGSEGV in libdispatch's event loop, swiftlang/swift#87033, whatever it builds).
     func swift(_ arguments: [String], in directory: String) throws -> SwitchyardRun {

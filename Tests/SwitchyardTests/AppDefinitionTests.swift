@@ -233,7 +233,7 @@ import Testing
                     collection: c
                     operations: [INSERT, INSERT]
                     ordered: false
-                    maxConcurrency: 1001
+                    maxConcurrency: 10001
                     retry:
                       initialBackoff: 2m
                       maxBackoff: 1m
@@ -242,7 +242,7 @@ import Testing
                 == [
                     "triggers.yaml:6:17: 'collection' needs a specific database, not '*'",
                     "triggers.yaml:7:26: duplicate operation type 'INSERT'",
-                    "triggers.yaml:9:21: 'maxConcurrency' must be a whole number from 1 to 1000",
+                    "triggers.yaml:9:21: 'maxConcurrency' must be a whole number from 1 to 10000",
                     "triggers.yaml:12:19: 'maxBackoff' (1m) must not be shorter than 'initialBackoff' (2m)",
                     "triggers.yaml:13:7: unknown key 'maxAttempt' (did you mean 'maxAttempts'?)",
                 ])

@@ -8,6 +8,7 @@ import Testing
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     let books = fixtures.appendingPathComponent("BooksExport").path
     let legacy = fixtures.appendingPathComponent("LegacyExport").path
+    let package = AppScaffold(directory: "/tmp/books", dependency: .path("/tmp/switchyard"))
 
     func errorLines(_ body: () throws -> Void) -> [String] {
         do {
@@ -50,7 +51,7 @@ import Testing
                                 "fullDocument.publisher": .objectId(ObjectId(hex: "6512c0f1a2b3c4d5e6f70899")!),
                             ],
                             project: ["fullDocument._id": .int32(1), "fullDocument.title": .int32(1)],
-                            delivery: .unordered(maxConcurrency: DeliveryOrder.defaultMaxConcurrency),
+                            delivery: .unordered(maxConcurrency: DeliveryOrder.appServicesMaxConcurrency),
                             skipCatchupEvents: true, tolerateResumeErrors: true))))
         #expect(
             byName["retryUnprocessedNotifications"]?.kind
@@ -63,6 +64,9 @@ import Testing
                 == FunctionSettings(isPrivate: true, runAsSystem: true))
         #expect(definition.functions["updateFCMUserToken"]?.canEvaluate == ["%%user.data.email": ["$exists": true]])
         #expect(definition.auth.providers == [.anonymous, .emailPassword])
+        #expect(
+            definition.auth.emailPassword
+                == EmailPasswordSettings(autoConfirm: true, resetPasswordURL: "https://example.com/reset"))
         #expect(
             definition.auth.customUserData
                 == AuthSettings.CustomUserData(database: "product", collection: "customUserData", userIdField: "userId")
@@ -125,7 +129,7 @@ import Testing
         let imported = try AppServicesImporter.read(exportDirectory: Self.fixtures.appendingPathComponent(export).path)
         #expect(try AppDefinition.parse(try imported.definition.yamlText()) == imported.definition)
         let output = try TemporaryDirectory()
-        try imported.write(to: output.path)
+        try imported.write(to: output.path, package: package)
         for environment in AppEnvironment.allCases {
             let configuration = try AppConfiguration.load(
                 directory: output.path, environment: environment, registeredFunctions: Set(imported.functionsToPort),
@@ -150,39 +154,39 @@ import Testing
         }
     }
 
-    @Test func writesStubsForEveryFunctionToPort() throws {
+    @Test func writesAPackageWithAStubForEveryFunctionToPort() throws {
         let imported = try AppServicesImporter.read(exportDirectory: legacy)
         let output = try TemporaryDirectory()
-        let written = try imported.write(to: output.path)
+        let written = try imported.write(to: output.path, package: package)
         #expect(
             written.map { String($0.dropFirst(output.path.count + 1)) }.sorted()
                 == [
-                    "environments/production.json", "functions/NotImplemented.swift", "functions/audit.swift",
-                    "functions/recordLogin.swift", "functions/sendQueuedNotification.swift", "triggers.yaml",
-                    "values.json",
+                    ".gitignore", "Package.swift", "README.md", "Sources/Books/main.swift",
+                    "Tests/BooksTests/BooksTests.swift", "environments/production.json",
+                    "functions/_NotPortedYet.swift",
+                    "functions/audit.swift", "functions/recordLogin.swift", "functions/sendQueuedNotification.swift",
+                    "triggers.yaml", "values.json",
                 ])
+        // The legacy export holds no JavaScript: the stubs say so, and the target excludes nothing.
         #expect(
             output.read("functions/audit.swift")
                 == """
-                /// `audit`, imported from an App Services export.
+                import Switchyard
+
+                /// `audit`, the `auditEverything` database trigger's function, imported from App Services.
                 ///
-                /// Its JavaScript source is `functions/audit.js` in the export; port that logic here in Swift.
-                /// Until then, triggers that call it fail with a `NotImplemented` error naming it.
-                func audit() throws {
-                    throw NotImplemented("audit")
+                /// The export holds no JavaScript for it; write it in Swift. Until then every run fails with
+                /// `NotPortedYet` naming it.
+                func audit(_ event: ChangeEvent, _ context: FunctionContext) async throws {
+                    throw NotPortedYet("audit")
                 }
 
                 """)
-        #expect(
-            output.read("functions/NotImplemented.swift")?.contains(
-                "not implemented yet: port \\(function) from the export") == true)
+        #expect(output.read("Package.swift")?.contains("exclude:") == false)
+        #expect(output.read("functions/_NotPortedYet.swift")?.contains("not ported yet: \\(function)") == true)
         #expect(FunctionStub.identifier(for: "utils/send-push") == "utils_send_push")
         #expect(FunctionStub.identifier(for: "2fa") == "_2fa")
-        #expect(FunctionStub.identifier(for: "default") == "`default`")
-        #expect(
-            FunctionStub.files(for: ["default"]).map(\.path) == [
-                "functions/default.swift", "functions/NotImplemented.swift",
-            ])
+        #expect(FunctionStub.identifier(for: "default") == "default_")
         // No temporary files are left behind.
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: output.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty)
@@ -193,12 +197,12 @@ import Testing
         let output = try TemporaryDirectory()
         try output.write("triggers.yaml", "# mine\n")
         #expect(
-            errorLines { try imported.write(to: output.path) }
+            errorLines { try imported.write(to: output.path, package: package) }
                 == ["refusing to overwrite existing files (use --force to replace them): \(output.path)/triggers.yaml"])
         // Nothing was written: not even the files that did not exist.
         #expect(output.read("triggers.yaml") == "# mine\n")
         #expect(output.read("values.json") == nil)
-        try imported.write(to: output.path, force: true)
+        try imported.write(to: output.path, package: package, force: true)
         #expect(try AppDefinition.parse(output.read("triggers.yaml") ?? "") == imported.definition)
     }
 
@@ -239,7 +243,7 @@ import Testing
                 "\(root)/triggers/a.json:5:88: 'config.match' must be an object or a string holding a JSON object",
                 "\(root)/triggers/b.json:1:68: 8 is out of range for the weekday field (0-6)",
                 "\(root)/triggers/c.json:1:23: unsupported trigger type 'WEBHOOK'",
-                "\(root)/triggers/d.json:1:1: trigger calls no function (only function triggers are supported, not AWS EventBridge)",
+                "\(root)/triggers/d.json:1:1: trigger calls no function (give event_processors.FUNCTION.config.function_name)",
                 "\(root)/triggers/d.json:1:70: 'config.operation_type' must be one of CREATE, LOGIN or DELETE",
                 "\(root)/triggers/d.json:1:94: unsupported authentication provider 'local-userpas' (did you mean 'local-userpass'?)",
                 "\(root)/values/v.json:1:44: 'from_secret' must be true or false",

@@ -119,7 +119,7 @@ extension AppDefinition {
         return functions
     }
 
-    static let authKeys = ["providers", "customUserData"]
+    static let authKeys = ["providers", "customUserData", "emailPassword"]
     static let customUserDataKeys = ["database", "collection", "userIdField", "enabled"]
 
     private static func readAuth(_ node: YAMLNode, reader: inout ConfigurationReader) -> AuthSettings {
@@ -145,6 +145,37 @@ extension AppDefinition {
                     database: database, collection: collection, userIdField: userIdField, enabled: enabled)
             }
         }
+        if let v = pairs["emailPassword"], !v.isNull { auth.emailPassword = readEmailPassword(v, reader: &reader) }
         return auth
+    }
+
+    /// `auth.emailPassword`: a function it runs must be named, and a name without `run…: true` is kept but idle.
+    private static func readEmailPassword(_ node: YAMLNode, reader: inout ConfigurationReader) -> EmailPasswordSettings?
+    {
+        guard let pairs = reader.mapping(node, "'emailPassword'") else { return nil }
+        reader.rejectUnknownKeys(pairs, known: EmailPasswordSettings.keys)
+        var settings = EmailPasswordSettings()
+        func flag(_ key: String) -> Bool { pairs[key].flatMap { reader.bool($0, "'\(key)'") } ?? false }
+        func text(_ key: String) -> String? {
+            guard let v = pairs[key], !v.isNull, let text = reader.string(v, "'\(key)'") else { return nil }
+            if text.isEmpty { reader.error("'\(key)' must not be empty", at: v) }
+            return text.isEmpty ? nil : text
+        }
+        settings.autoConfirm = flag("autoConfirm")
+        settings.confirmEmailURL = text("confirmEmailUrl")
+        settings.runConfirmationFunction = flag("runConfirmationFunction")
+        settings.confirmationFunction = text("confirmationFunction")
+        settings.resetPasswordURL = text("resetPasswordUrl")
+        settings.runResetFunction = flag("runResetFunction")
+        settings.resetFunction = text("resetFunction")
+        for (run, function) in [
+            ("runConfirmationFunction", settings.confirmationFunction), ("runResetFunction", settings.resetFunction),
+        ] where function == nil {
+            if let v = pairs[run], reader.bool(v, "'\(run)'") == true {
+                let named = run == "runResetFunction" ? "resetFunction" : "confirmationFunction"
+                reader.error("'\(run): true' needs '\(named)', the function to run", at: v)
+            }
+        }
+        return settings
     }
 }

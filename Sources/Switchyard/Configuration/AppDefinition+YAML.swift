@@ -59,10 +59,26 @@ extension AppDefinition {
                 out.field(4, "userIdField", YAMLWriter.string(data.userIdField))
                 if !data.enabled { out.field(4, "enabled", "false") }
             }
+            if let settings = auth.emailPassword { write(settings, to: &out) }
         }
         writeMessaging(to: &out)
         writeIndexes(to: &out)
         return out.text
+    }
+
+    private func write(_ settings: EmailPasswordSettings, to out: inout YAMLWriter) {
+        guard settings != EmailPasswordSettings() else {
+            out.line(2, "emailPassword: {}")
+            return
+        }
+        out.line(2, "emailPassword:")
+        if settings.autoConfirm { out.field(4, "autoConfirm", "true") }
+        if let url = settings.confirmEmailURL { out.field(4, "confirmEmailUrl", YAMLWriter.string(url)) }
+        if settings.runConfirmationFunction { out.field(4, "runConfirmationFunction", "true") }
+        if let name = settings.confirmationFunction { out.field(4, "confirmationFunction", YAMLWriter.string(name)) }
+        if let url = settings.resetPasswordURL { out.field(4, "resetPasswordUrl", YAMLWriter.string(url)) }
+        if settings.runResetFunction { out.field(4, "runResetFunction", "true") }
+        if let name = settings.resetFunction { out.field(4, "resetFunction", YAMLWriter.string(name)) }
     }
 
     private func write(_ trigger: DatabaseTrigger, to out: inout YAMLWriter) throws(UnwritableValue) {
@@ -80,7 +96,10 @@ extension AppDefinition {
         if !trigger.project.isEmpty { try out.field(4, "project", .document(trigger.project)) }
         if case .unordered(let limit) = trigger.delivery {
             out.field(4, "ordered", "false")
-            out.field(4, "maxConcurrency", "\(limit)")
+            out.field(
+                4, "maxConcurrency",
+                limit == DeliveryOrder.appServicesMaxConcurrency
+                    ? "\(limit)  # App Services' own limit for unordered triggers" : "\(limit)")
         }
         if trigger.skipCatchupEvents { out.field(4, "skipCatchupEvents", "true") }
         if trigger.tolerateResumeErrors { out.field(4, "tolerateResumeErrors", "true") }

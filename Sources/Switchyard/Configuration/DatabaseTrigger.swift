@@ -80,5 +80,8 @@ public enum DeliveryOrder: Sendable, Hashable {
 
     /// Used when `ordered: false` does not say `maxConcurrency`.
     public static let defaultMaxConcurrency = 10
-    public static let maxConcurrencyRange = 1...1000
+    /// How many events App Services runs at once for an unordered trigger without maximum throughput; an
+    /// imported unordered trigger gets it, since an export names no limit of its own.
+    public static let appServicesMaxConcurrency = 10_000
+    public static let maxConcurrencyRange = 1...appServicesMaxConcurrency
 }

@@ -12,15 +12,15 @@ extension AppServicesImport {
         public var description: String
     }
 
-    /// Writes `files()` under `directory`, creating folders as needed. Without `force`, refuses before
+    /// Writes `files(package:)` under `directory`, creating folders as needed. Without `force`, refuses before
     /// writing anything when any of the files exists. Each file is written to a temporary file beside it
     /// and renamed into place only once all of them were written, so a failure leaves no half-written file.
     /// Returns the paths written.
     @discardableResult
-    public func write(to directory: String, force: Bool = false) throws(WriteError) -> [String] {
+    public func write(to directory: String, package: AppScaffold, force: Bool = false) throws(WriteError) -> [String] {
         let files: [(path: String, contents: String)]
         do {
-            files = try self.files()
+            files = try self.files(package: package)
         } catch {
             throw WriteError(description: error.description)
         }

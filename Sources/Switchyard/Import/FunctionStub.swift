@@ -1,55 +1,110 @@
-/// The generated Swift stand-in for a function an export implements in JavaScript. All generated stub text
-/// lives here, so it changes in one place when the function API exists.
+/// The generated Swift stand-in for a function an export implements in JavaScript: a function of the kind its
+/// use needs, its JavaScript quoted in its comment and kept beside it in `functions/js/`, throwing
+/// `NotPortedYet` until it is ported. All generated stub text lives here.
 public enum FunctionStub {
     public static let directory = "functions"
-    /// The error type every stub throws, written once beside the stubs.
-    public static let errorFile = "NotImplemented.swift"
+    /// Where the JavaScript sources are kept, inside `functions/` and excluded from the functions target.
+    public static let javaScriptFolder = "js"
+    /// The error type every stub throws, written once beside the stubs; the leading `_` keeps the registry
+    /// generator from taking it for a function.
+    public static let errorFile = "_NotPortedYet.swift"
 
-    /// One stub per function plus the shared error type; nothing for no functions.
-    public static func files(for functions: [String]) -> [(path: String, contents: String)] {
-        guard !functions.isEmpty else { return [] }
-        var files = functions.map { ("\(directory)/\(sanitized($0)).swift", source(for: $0)) }
+    /// One stub per function and its JavaScript, plus the shared error type.
+    public static func files(for functions: [ImportedFunction]) -> [(path: String, contents: String)] {
+        var files: [(path: String, contents: String)] = []
+        for function in functions {
+            files.append(("\(directory)/\(identifier(for: function.name)).swift", source(for: function)))
+            if let javaScript = function.javaScript {
+                files.append((javaScriptPath(for: function.name), javaScript))
+            }
+        }
         files.append(("\(directory)/\(errorFile)", errorSource))
         return files
     }
 
-    public static func source(for function: String) -> String {
-        let name = identifier(for: function)
-        let literal = YAMLWriter.quoted(function)
-        return """
-            /// `\(function)`, imported from an App Services export.
-            ///
-            /// Its JavaScript source is `functions/\(function).js` in the export; port that logic here in Swift.
-            /// Until then, triggers that call it fail with a `NotImplemented` error naming it.
-            func \(name)() throws {
-                throw NotImplemented(\(literal))
-            }
+    /// `functions/js/<name>.js`, relative to the package.
+    public static func javaScriptPath(for function: String) -> String {
+        "\(directory)/\(javaScriptFolder)/\(identifier(for: function)).js"
+    }
 
-            """
+    public static func source(for function: ImportedFunction) -> String {
+        let name = identifier(for: function.name)
+        let literal = YAMLWriter.quoted(function.name)
+        var lines = ["import Switchyard", ""]
+        let role = function.usedBy.isEmpty ? "a callable function" : function.usedBy.joined(separator: " and ")
+        lines.append("/// `\(function.name)`, \(role), imported from App Services.")
+        lines.append("///")
+        if function.kind == .callable {
+            if function.parameters.isEmpty {
+                lines.append("/// Its JavaScript takes no arguments.")
+            } else {
+                lines.append(
+                    "/// Its JavaScript takes \(function.parameters.count == 1 ? "one argument" : "\(function.parameters.count) arguments"):"
+                )
+                for (index, parameter) in function.parameters.enumerated() {
+                    lines.append("/// - `arguments[\(index)]`: `\(parameter)`")
+                }
+            }
+            lines.append("///")
+        }
+        if let javaScript = function.javaScript {
+            lines.append(
+                "/// Port its JavaScript, kept in `\(javaScriptPath(for: function.name))` and quoted here, to Swift; until then"
+            )
+            lines.append("/// every run fails with `NotPortedYet` naming it.")
+            lines.append("///")
+            lines.append("/// ```javascript")
+            for line in javaScript.split(separator: "\n", omittingEmptySubsequences: false).dropLast(
+                javaScript.hasSuffix("\n") ? 1 : 0)
+            {
+                lines.append(line.isEmpty ? "///" : "/// \(line)")
+            }
+            lines.append("/// ```")
+        } else {
+            lines.append(
+                "/// The export holds no JavaScript for it; write it in Swift. Until then every run fails with")
+            lines.append("/// `NotPortedYet` naming it.")
+        }
+        switch function.kind {
+        case .callable:
+            lines.append("func \(name)(_ arguments: [BSON], _ context: FunctionContext) async throws -> BSON {")
+        case .database:
+            lines.append("func \(name)(_ event: ChangeEvent, _ context: FunctionContext) async throws {")
+        case .scheduled:
+            lines.append("func \(name)(_ event: ScheduledEvent, _ context: FunctionContext) async throws {")
+        case .authentication:
+            lines.append("func \(name)(_ event: AuthEvent, _ context: FunctionContext) async throws {")
+        }
+        lines += ["    throw NotPortedYet(\(literal))", "}", ""]
+        return lines.joined(separator: "\n")
     }
 
     static let errorSource = """
-        /// Thrown by functions imported from App Services that have not been ported to Swift yet.
-        struct NotImplemented: Error, CustomStringConvertible {
+        /// Thrown by a function imported from App Services whose JavaScript is not ported to Swift yet.
+        struct NotPortedYet: Error, CustomStringConvertible {
             let function: String
 
             init(_ function: String) {
                 self.function = function
             }
 
-            var description: String { "not implemented yet: port \\(function) from the export" }
+            var description: String {
+                "not ported yet: \\(function) still runs its JavaScript stub; port functions/js/\\(function).js to functions/\\(function).swift"
+            }
         }
 
         """
 
-    /// A Swift identifier for an App Services function name (`utils/send-push` → `utils_send_push`).
+    /// The Swift identifier, and so the registered name, for an App Services function name
+    /// (`utils/send-push` → `utils_send_push`, `default` → `default_`): a function file is named like its
+    /// function and registered under that name.
     public static func identifier(for function: String) -> String {
         let name = sanitized(function)
-        return keywords.contains(name) ? "`\(name)`" : name
+        return keywords.contains(name) ? name + "_" : name
     }
 
-    /// Letters, digits and `_` only, not starting with a digit; also the stub's file name.
-    static func sanitized(_ function: String) -> String {
+    /// Letters, digits and `_` only, not starting with a digit.
+    private static func sanitized(_ function: String) -> String {
         var name = String(
             String.UnicodeScalarView(
                 function.unicodeScalars.map { scalar in

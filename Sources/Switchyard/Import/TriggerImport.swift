@@ -2,9 +2,17 @@ import BSON
 
 /// Reads one `triggers/<name>.json` of an App Services export.
 enum TriggerImport {
-    /// The trigger and the position of its name.
-    static func read(_ node: YAMLNode, reader: inout ConfigurationReader) -> (TriggerDefinition, SourceLocation)? {
+    /// What one trigger file turns into.
+    enum Outcome {
+        /// The trigger, the position of its name, and what of its settings was left out.
+        case imported(TriggerDefinition, SourceLocation, leftOut: [String])
+        /// A trigger Switchyard cannot run, and why.
+        case leftOut(String)
+    }
+
+    static func read(_ node: YAMLNode, reader: inout ConfigurationReader) -> Outcome? {
         guard let pairs = reader.mapping(node, "a trigger") else { return nil }
+        var leftOut: [String] = []
         func require(_ key: String, in pairs: [(key: String, keyNode: YAMLNode, value: YAMLNode)], at node: YAMLNode)
             -> YAMLNode?
         {
@@ -22,17 +30,31 @@ enum TriggerImport {
         // The current form names the function under event_processors; the legacy form at the top level.
         var functionNode = pairs["function_name"]
         if let processors = pairs["event_processors"],
-            let processorPairs = reader.mapping(processors, "'event_processors'"),
-            let function = processorPairs["FUNCTION"], let functionPairs = reader.mapping(function, "'FUNCTION'"),
-            let config = functionPairs["config"], let configPairs = reader.mapping(config, "'config'"),
-            let nested = configPairs["function_name"]
+            let processorPairs = reader.mapping(processors, "'event_processors'")
         {
-            functionNode = nested
+            if let function = processorPairs["FUNCTION"], let functionPairs = reader.mapping(function, "'FUNCTION'"),
+                let config = functionPairs["config"], let configPairs = reader.mapping(config, "'config'"),
+                let nested = configPairs["function_name"]
+            {
+                functionNode = nested
+            } else if functionNode == nil, processorPairs["AWS_EVENTBRIDGE"] != nil {
+                return .leftOut(
+                    "trigger '\(name ?? "?")' left out: it sends its events to an AWS EventBridge event processor, which Switchyard cannot reach; only triggers that call a function run"
+                )
+            }
         }
         let function = functionNode.flatMap { reader.string($0, "'function_name'") }
         if functionNode == nil {
-            reader.error(
-                "trigger calls no function (only function triggers are supported, not AWS EventBridge)", at: node)
+            reader.error("trigger calls no function (give event_processors.FUNCTION.config.function_name)", at: node)
+        }
+        if let handler = pairs["error_handler"], let handlerPairs = reader.mapping(handler, "'error_handler'"),
+            let config = handlerPairs["config"].flatMap({ reader.mapping($0, "'error_handler.config'") }),
+            config["enabled"].flatMap({ reader.bool($0, "'error_handler.config.enabled'") }) == true
+        {
+            let handlerName = config["function_name"].flatMap { reader.string($0, "'function_name'") } ?? "?"
+            leftOut.append(
+                "error handler '\(handlerName)' left out: Switchyard retries a failed event, then suspends the trigger (ordered) or dead-letters the event (unordered)"
+            )
         }
 
         let configNode = require("config", in: pairs, at: node)
@@ -42,7 +64,13 @@ enum TriggerImport {
             let configNode
         {
             switch type {
-            case "DATABASE": kind = database(config, at: configNode, reader: &reader).map { .database($0) }
+            case "DATABASE":
+                kind = database(config, at: configNode, reader: &reader).map { .database($0) }
+                if config["maximum_throughput"].flatMap({ reader.bool($0, "'config.maximum_throughput'") }) == true {
+                    leftOut.append(
+                        "'maximum_throughput' left out: Switchyard runs at most \(DeliveryOrder.appServicesMaxConcurrency) of its events at once, App Services' limit without it"
+                    )
+                }
             case "SCHEDULED": kind = scheduled(config, at: configNode, reader: &reader).map { .scheduled($0) }
             case "AUTHENTICATION":
                 kind = authentication(config, at: configNode, reader: &reader).map { .authentication($0) }
@@ -53,7 +81,9 @@ enum TriggerImport {
             }
         }
         guard let name, let nameNode, let function, let kind else { return nil }
-        return (TriggerDefinition(name: name, function: function, disabled: disabled, kind: kind), nameNode.location)
+        return .imported(
+            TriggerDefinition(name: name, function: function, disabled: disabled, kind: kind), nameNode.location,
+            leftOut: leftOut)
     }
 
     /// Strings, or arrays of strings, as `operation_types` / `operation_type` come.
@@ -100,7 +130,8 @@ enum TriggerImport {
         trigger.fullDocumentBeforeChange = flag("full_document_before_change")
         trigger.skipCatchupEvents = flag("skip_catchup_events")
         trigger.tolerateResumeErrors = flag("tolerate_resume_errors")
-        if flag("unordered") { trigger.delivery = .unordered(maxConcurrency: DeliveryOrder.defaultMaxConcurrency) }
+        // App Services runs an unordered trigger's events up to its own limit at once; an export names no other.
+        if flag("unordered") { trigger.delivery = .unordered(maxConcurrency: DeliveryOrder.appServicesMaxConcurrency) }
         for key in ["match", "project"] {
             guard let documentNode = config[key], !documentNode.isNull else { continue }
             guard let document = expression(documentNode, "'config.\(key)'", reader: &reader) else {

@@ -15,6 +15,9 @@ extension AppScaffold {
 
     var packageManifest: String {
         let package = Self.quoted(dependency.packageIdentity)
+        let exclusion =
+            excludedFunctionFiles.isEmpty
+            ? "" : "\n            exclude: [\(excludedFunctionFiles.map(Self.quoted).joined(separator: ", "))],"
         return #"""
             // swift-tools-version:6.0
             import PackageDescription
@@ -33,7 +36,7 @@ extension AppScaffold {
                         dependencies: [
                             .product(name: "Switchyard", package: \#(package))
                         ],
-                        path: "functions",
+                        path: "functions",\#(exclusion)
                         plugins: [.plugin(name: "FunctionRegistryPlugin", package: \#(package))]),
                     // `swift run \#(name) serve` serves the app; the executable is Switchyard's command line with these functions.
                     .executableTarget(
@@ -203,7 +206,7 @@ extension AppScaffold {
         """
     }
 
-    private var switchyardLink: String {
+    var switchyardLink: String {
         switch dependency {
         case .path(let path): path
         case .url(let url, _): url

@@ -44,6 +44,10 @@ public struct AppScaffold: Sendable, Equatable {
     /// The package, its executable, and the prefix of its other targets.
     public var name: String
     public var dependency: Dependency
+    /// Paths inside `functions/` the functions target leaves out (an import keeps JavaScript there).
+    public var excludedFunctionFiles: [String] = []
+
+    static let gitignore = ".build/\n.switchyard/\nsecrets.json\n"
 
     /// Names the app after `directory`'s last component.
     public init(directory: String, dependency: Dependency) {
@@ -78,7 +82,7 @@ public struct AppScaffold: Sendable, Equatable {
     public var files: [(path: String, contents: String)] {
         [
             ("Package.swift", packageManifest),
-            (".gitignore", ".build/\n.switchyard/\nsecrets.json\n"),
+            (".gitignore", Self.gitignore),
             ("README.md", readme),
             ("triggers.yaml", Self.triggers),
             ("values.json", Self.values),

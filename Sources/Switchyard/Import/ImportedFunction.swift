@@ -1,0 +1,25 @@
+/// A function of an export, as its Swift stub needs it: the kind its use asks for and its JavaScript.
+public struct ImportedFunction: Sendable, Equatable {
+    /// The name in the export, which triggers, clients and `functions/config.json` use.
+    public var name: String
+    /// What runs it: the kind of the trigger that calls it, else callable.
+    public var kind: FunctionKind
+    /// Who uses it, for the stub's comment: "the `onBookChange` database trigger", "the email/password
+    /// provider's password reset"; empty for a function only clients or other functions call.
+    public var usedBy: [String]
+    /// Its JavaScript source (`functions/<name>.js`), nil when the export holds none.
+    public var javaScript: String?
+    /// The parameters its JavaScript's `exports` function takes.
+    public var parameters: [String]
+
+    public init(
+        name: String, kind: FunctionKind = .callable, usedBy: [String] = [], javaScript: String? = nil,
+        parameters: [String] = []
+    ) {
+        self.name = name
+        self.kind = kind
+        self.usedBy = usedBy
+        self.javaScript = javaScript
+        self.parameters = parameters
+    }
+}

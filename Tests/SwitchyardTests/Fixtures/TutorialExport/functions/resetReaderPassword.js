@@ -1,0 +1,3 @@
+exports = ({ token, tokenId, username, password }, currentPasswordValid) => {
+  return { status: "pending" };
+};
