@@ -11,7 +11,7 @@ public struct DocumentCollection: Sendable {
     var worker: CollectionWorker { CollectionWorker(store: database.store, namespace: namespace) }
 
     /// Moves after every write to this collection (see `CollectionWriteVersion`).
-    public var writeVersion: CollectionWriteVersion { database.store.writeVersions.version(of: namespace) }
+    package var writeVersion: CollectionWriteVersion { database.store.writeVersions.version(of: namespace) }
 
     // MARK: Reading
 
@@ -124,7 +124,7 @@ public struct DocumentCollection: Sendable {
     /// Inserts documents encoded already, in one commit, unordered: every document it can. Failures (a duplicate
     /// `_id`, a document over 16 MB) throw `BulkWriteError`. In a collection with no index in an unlogged database
     /// (`local`), a document goes in as its bytes, undecoded.
-    public func insertMany(encoded documents: [EncodedDocument]) async throws {
+    package func insertMany(encoded documents: [EncodedDocument]) async throws {
         guard !documents.isEmpty else { return }
         let namespace = self.namespace
         let errors = try await worker.write { core throws(StoreError) in

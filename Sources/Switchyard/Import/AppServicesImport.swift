@@ -1,13 +1,13 @@
 /// What an App Services export turns into: the `triggers.yaml` model, values per environment, and the
 /// functions that still need a Swift implementation.
-public struct AppServicesImport: Sendable, Equatable {
-    public var definition: AppDefinition
-    public var values: ValueDefinitions
-    public var environments: [AppEnvironment: ValueDefinitions]
+package struct AppServicesImport: Sendable, Equatable {
+    package var definition: AppDefinition
+    package var values: ValueDefinitions
+    package var environments: [AppEnvironment: ValueDefinitions]
     /// Every function a trigger calls or `functions/config.json` lists, sorted.
-    public var functionsToPort: [String]
+    package var functionsToPort: [String]
     /// Secrets the values refer to; they are not in an export and must be provided before loading.
-    public var secretsNeeded: [String] {
+    package var secretsNeeded: [String] {
         let all = ([values] + environments.values).flatMap(\.entries).compactMap { entry -> String? in
             if case .secret(let name) = entry.value { return name }
             return nil
@@ -15,7 +15,7 @@ public struct AppServicesImport: Sendable, Equatable {
         return Array(Set(all)).sorted()
     }
 
-    public init(
+    package init(
         definition: AppDefinition, values: ValueDefinitions = ValueDefinitions(),
         environments: [AppEnvironment: ValueDefinitions] = [:], functionsToPort: [String] = []
     ) {
@@ -26,7 +26,7 @@ public struct AppServicesImport: Sendable, Equatable {
     }
 
     /// The files to write, by path relative to the output directory, in a stable order.
-    public func files() throws(UnwritableValue) -> [(path: String, contents: String)] {
+    package func files() throws(UnwritableValue) -> [(path: String, contents: String)] {
         var files: [(path: String, contents: String)] = [(AppConfiguration.triggersFile, try definition.yamlText())]
         if !values.entries.isEmpty { files.append((AppConfiguration.valuesFile, try values.jsonText())) }
         for environment in AppEnvironment.allCases {

@@ -7,13 +7,13 @@ import Foundation
 /// one (top-level `function_name`), `values/*.json`, `environments/*.json`, `functions/config.json`,
 /// `auth/providers.json` and `auth/custom_user_data.json`. Settings Switchyard has no use for (service ids,
 /// cluster names, throughput flags) are ignored; every problem is reported with its file and position.
-public enum AppServicesImporter {
+package enum AppServicesImporter {
     /// What only an export has at its root: one of these is there, or the directory is something else.
     static let exportEntries = [
         "realm_config.json", "config.json", "triggers", "functions", "values", "auth", "environments", "data_sources",
     ]
 
-    public static func read(exportDirectory: String) throws(ConfigurationErrors) -> AppServicesImport {
+    package static func read(exportDirectory: String) throws(ConfigurationErrors) -> AppServicesImport {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: exportDirectory)) ?? []
         guard entries.contains(where: exportEntries.contains) else {
             throw ConfigurationErrors([

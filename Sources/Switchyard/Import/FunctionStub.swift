@@ -1,19 +1,19 @@
 /// The generated Swift stand-in for a function an export implements in JavaScript. All generated stub text
 /// lives here, so it changes in one place when the function API exists.
-public enum FunctionStub {
-    public static let directory = "functions"
+package enum FunctionStub {
+    package static let directory = "functions"
     /// The error type every stub throws, written once beside the stubs.
-    public static let errorFile = "NotImplemented.swift"
+    package static let errorFile = "NotImplemented.swift"
 
     /// One stub per function plus the shared error type; nothing for no functions.
-    public static func files(for functions: [String]) -> [(path: String, contents: String)] {
+    package static func files(for functions: [String]) -> [(path: String, contents: String)] {
         guard !functions.isEmpty else { return [] }
         var files = functions.map { ("\(directory)/\(sanitized($0)).swift", source(for: $0)) }
         files.append(("\(directory)/\(errorFile)", errorSource))
         return files
     }
 
-    public static func source(for function: String) -> String {
+    package static func source(for function: String) -> String {
         let name = identifier(for: function)
         let literal = YAMLWriter.quoted(function)
         return """
@@ -43,7 +43,7 @@ public enum FunctionStub {
         """
 
     /// A Swift identifier for an App Services function name (`utils/send-push` → `utils_send_push`).
-    public static func identifier(for function: String) -> String {
+    package static func identifier(for function: String) -> String {
         let name = sanitized(function)
         return keywords.contains(name) ? "`\(name)`" : name
     }

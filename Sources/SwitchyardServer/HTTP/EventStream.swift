@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The server's threads never wait for events: a stream with nothing to write suspends its connection, and the
 /// next event (or the keep-alive interval) resumes it.
-public final class EventStream: Sendable {
+package final class EventStream: Sendable {
     private struct State {
         var pending: [UInt8] = []
         var finished = false
@@ -32,12 +32,12 @@ public final class EventStream: Sendable {
     /// How long the writer waits for an event before it sends a keep-alive comment.
     let keepAliveInterval: TimeInterval
 
-    public init(keepAliveInterval: TimeInterval = 15) {
+    package init(keepAliveInterval: TimeInterval = 15) {
         self.keepAliveInterval = keepAliveInterval
     }
 
     /// Queues one event; `data` may span lines (each becomes a `data:` line). Ignored once finished.
-    public func send(event: String? = nil, id: String? = nil, data: String) {
+    package func send(event: String? = nil, id: String? = nil, data: String) {
         var text = ""
         if let id { text += "id: \(id)\n" }
         if let event { text += "event: \(event)\n" }
@@ -47,12 +47,12 @@ public final class EventStream: Sendable {
     }
 
     /// Queues a comment line (`: text`), which clients ignore.
-    public func comment(_ text: String) {
+    package func comment(_ text: String) {
         append(Array(": \(text)\n\n".utf8))
     }
 
     /// Ends the stream after what is queued has been written.
-    public func finish() {
+    package func finish() {
         let (handler, wake) = state.withLock { state -> ((@Sendable () -> Void)?, (@Sendable () -> Void)?) in
             guard !state.finished else { return (nil, nil) }
             state.finished = true
@@ -66,7 +66,7 @@ public final class EventStream: Sendable {
     }
 
     /// Runs once when the stream ends, whoever ends it; at once when it already has.
-    public func onTermination(_ handler: @escaping @Sendable () -> Void) {
+    package func onTermination(_ handler: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
             if state.finished { return true }
             state.onTermination = handler
@@ -75,7 +75,7 @@ public final class EventStream: Sendable {
         if runNow { handler() }
     }
 
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    package var isFinished: Bool { state.withLock { $0.finished } }
 
     private func append(_ bytes: [UInt8]) {
         let wake = state.withLock { state -> (@Sendable () -> Void)?? in
