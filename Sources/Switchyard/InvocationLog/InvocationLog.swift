@@ -66,7 +66,7 @@ package final class InvocationLog: Sendable {
         return (unwritten.held, unwritten.dropped)
     }
 
-    /// Drops what earlier versions kept beside the log.
+    /// Brings a log of the earlier layout to this one (`InvocationPages+Migrations.swift`).
     package func prepare() async throws {
         try await pages.prepare()
     }
