@@ -2,7 +2,7 @@
 /// and an update checks what it would grow a document to before it builds the result.
 extension BSON {
     /// The bytes of this value inside an element (type byte and key excluded).
-    public var encodedSize: Int {
+    package var encodedSize: Int {
         switch self {
         case .double, .datetime, .timestamp, .int64: return 8
         case .int32: return 4
@@ -27,10 +27,10 @@ extension BSON {
     }
 
     /// An element's type byte and key with its terminator.
-    public static func elementOverhead(keyBytes: Int) -> Int { 2 + keyBytes }
+    package static func elementOverhead(keyBytes: Int) -> Int { 2 + keyBytes }
 
     /// The length of `index` written in decimal, as array keys are.
-    public static func arrayKeyLength(_ index: Int) -> Int {
+    package static func arrayKeyLength(_ index: Int) -> Int {
         var digits = 1
         var rest = index / 10
         while rest > 0 {
@@ -43,7 +43,7 @@ extension BSON {
 
 extension BSONDocument {
     /// The bytes of this document encoded as BSON.
-    public var encodedSize: Int {
+    package var encodedSize: Int {
         var size = 5
         for (key, value) in self { size += BSON.elementOverhead(keyBytes: key.utf8.count) + value.encodedSize }
         return size

@@ -8,7 +8,7 @@
 /// writer.append("attempt", Int64(1))
 /// let bytes = writer.finish()
 /// ```
-public struct BSONDocumentWriter: ~Copyable, @unchecked Sendable {
+package struct BSONDocumentWriter: ~Copyable, @unchecked Sendable {
     // Unchecked: the buffer is this writer's alone (it cannot be copied) until `finish` hands its bytes on.
     /// Bytes written so far, then room; grown by doubling. Written through the pointer, so each of the thirty or so
     /// fields a record takes is a copy, without an `Array`'s uniqueness and capacity checks per append.
@@ -16,7 +16,7 @@ public struct BSONDocumentWriter: ~Copyable, @unchecked Sendable {
     private var count = 0
     private var capacity: Int
 
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
         buffer = .allocate(capacity: self.capacity)
         raw(4) { _ in }
@@ -24,38 +24,38 @@ public struct BSONDocumentWriter: ~Copyable, @unchecked Sendable {
 
     deinit { buffer.deallocate() }
 
-    public mutating func append(_ key: StaticString, _ value: String) {
+    package mutating func append(_ key: StaticString, _ value: String) {
         field(0x02, key)
         string(value)
     }
 
-    public mutating func append(_ key: StaticString, _ value: Int64) {
+    package mutating func append(_ key: StaticString, _ value: Int64) {
         field(0x12, key)
         integer(value)
     }
 
-    public mutating func append(_ key: StaticString, _ value: Double) {
+    package mutating func append(_ key: StaticString, _ value: Double) {
         field(0x01, key)
         integer(value.bitPattern)
     }
 
-    public mutating func append(_ key: StaticString, _ value: BSONDate) {
+    package mutating func append(_ key: StaticString, _ value: BSONDate) {
         field(0x09, key)
         integer(value.millisecondsSinceEpoch)
     }
 
-    public mutating func append(_ key: StaticString, _ value: ObjectId) {
+    package mutating func append(_ key: StaticString, _ value: ObjectId) {
         field(0x07, key)
         withUnsafeBytes(of: value.bytes) { bytes($0) }
     }
 
     /// An array of strings (keys "0", "1", …).
-    public mutating func append(_ key: StaticString, strings: [String]) {
+    package mutating func append(_ key: StaticString, strings: [String]) {
         array(key, of: 0x02, strings) { $0.string($1) }
     }
 
     /// An array of documents given as their BSON bytes (keys "0", "1", …).
-    public mutating func append(_ key: StaticString, documents: [[UInt8]]) {
+    package mutating func append(_ key: StaticString, documents: [[UInt8]]) {
         array(key, of: 0x03, documents) { writer, document in document.withUnsafeBytes { writer.bytes($0) } }
     }
 
@@ -78,7 +78,7 @@ public struct BSONDocumentWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// The document's bytes.
-    public consuming func finish() -> [UInt8] {
+    package consuming func finish() -> [UInt8] {
         byte(0)
         closeLength(at: 0)
         return Array(UnsafeBufferPointer(start: buffer, count: count))

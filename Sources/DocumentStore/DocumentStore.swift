@@ -10,7 +10,7 @@ import BSON
 /// let books = store.database("app").collection("books")
 /// try await books.insertOne(["title": "Dune"])
 /// ```
-public final class DocumentStore: Sendable {
+package final class DocumentStore: Sendable {
     let worker: StoreWorker
     /// Moved after every write, for caches (see `DocumentCollection.writeVersion`).
     let writeVersions = CollectionWriteVersions()
@@ -20,7 +20,7 @@ public final class DocumentStore: Sendable {
     }
 
     /// Opens the store (creating the SQLite file and its directory when missing).
-    public static func open(_ configuration: StoreConfiguration) async throws -> DocumentStore {
+    package static func open(_ configuration: StoreConfiguration) async throws -> DocumentStore {
         let retention = configuration.changeLogRetention
         let busyTimeout = configuration.busyTimeoutMilliseconds
         let engine = configuration.engine
@@ -60,26 +60,26 @@ public final class DocumentStore: Sendable {
     }
 
     /// Finishes queued work and closes the store; change streams end, later calls fail.
-    public func close() async {
+    package func close() async {
         await worker.close()
     }
 
     /// A database of this store; with `access`, its collections read and write only what it permits.
-    public func database(_ name: String, access: (any DocumentAccess)? = nil) -> Database {
+    package func database(_ name: String, access: (any DocumentAccess)? = nil) -> Database {
         Database(store: self, name: name, access: access)
     }
 
-    public func listDatabaseNames() async throws -> [String] {
+    package func listDatabaseNames() async throws -> [String] {
         try await worker.query { view in view.listDatabaseNames() }
     }
 
-    public func dropDatabase(_ name: String) async throws {
+    package func dropDatabase(_ name: String) async throws {
         defer { writeVersions.advance(database: name) }
         try await worker.write { core throws(StoreError) in try core.dropDatabase(name) }
     }
 
     /// Watches every database.
-    public func watch(_ pipeline: [BSONDocument] = [], options: ChangeStreamOptions = .init()) async throws
+    package func watch(_ pipeline: [BSONDocument] = [], options: ChangeStreamOptions = .init()) async throws
         -> ChangeStream
     {
         try await watch(scope: .store, pipeline: pipeline, options: options)
@@ -96,10 +96,10 @@ public final class DocumentStore: Sendable {
 
 /// A database: a name and the collections under it. Databases exist while they hold a collection.
 public struct Database: Sendable {
-    public let store: DocumentStore
+    package let store: DocumentStore
     public let name: String
     /// What its collections' reads and writes are held to; nil permits everything.
-    public let access: (any DocumentAccess)?
+    package let access: (any DocumentAccess)?
 
     public func collection(_ name: String) -> DocumentCollection {
         DocumentCollection(database: self, name: name)

@@ -1,13 +1,13 @@
 extension StoreError {
     /// Whether a store error of `code` is a failure of the storage under the store (`isStorageFailure`).
-    public static func isStorageFailure(code: Code) -> Bool {
+    package static func isStorageFailure(code: Code) -> Bool {
         code.isStorageFailure
     }
 
     /// The storage failure behind `error` (a store error, or a bulk write's first storage write error), told
     /// without its detail: a full disk's message already names no file, other failures' name files of the data
     /// directory, so they are told by what they are. Nil when `error` is no storage failure.
-    public static func storageFailure(causing error: any Error) -> StoreError? {
+    package static func storageFailure(causing error: any Error) -> StoreError? {
         let code: Code
         switch error {
         case let error as StoreError where error.isStorageFailure: code = error.code

@@ -17,59 +17,59 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(codeName) (\(code)): \(message)" }
 
-    public static func badValue(_ message: String) -> StoreError {
+    package static func badValue(_ message: String) -> StoreError {
         StoreError(code: .badValue, message: message)
     }
-    public static func failedToParse(_ message: String) -> StoreError {
+    package static func failedToParse(_ message: String) -> StoreError {
         StoreError(code: .failedToParse, message: message)
     }
-    public static func typeMismatch(_ message: String) -> StoreError {
+    package static func typeMismatch(_ message: String) -> StoreError {
         StoreError(code: .typeMismatch, message: message)
     }
-    public static func conflictingUpdateOperators(_ message: String) -> StoreError {
+    package static func conflictingUpdateOperators(_ message: String) -> StoreError {
         StoreError(code: .conflictingUpdateOperators, message: message)
     }
-    public static func immutableField(_ message: String) -> StoreError {
+    package static func immutableField(_ message: String) -> StoreError {
         StoreError(code: .immutableField, message: message)
     }
-    public static func pathNotViable(_ message: String) -> StoreError {
+    package static func pathNotViable(_ message: String) -> StoreError {
         StoreError(code: .pathNotViable, message: message)
     }
-    public static func duplicateKey(_ message: String) -> StoreError {
+    package static func duplicateKey(_ message: String) -> StoreError {
         StoreError(code: .duplicateKey, message: message)
     }
-    public static func namespaceNotFound(_ message: String) -> StoreError {
+    package static func namespaceNotFound(_ message: String) -> StoreError {
         StoreError(code: .namespaceNotFound, message: message)
     }
-    public static func changeStreamHistoryLost(_ message: String) -> StoreError {
+    package static func changeStreamHistoryLost(_ message: String) -> StoreError {
         StoreError(code: .changeStreamHistoryLost, message: message)
     }
-    public static func bsonObjectTooLarge(_ message: String) -> StoreError {
+    package static func bsonObjectTooLarge(_ message: String) -> StoreError {
         StoreError(code: .bsonObjectTooLarge, message: message)
     }
-    public static func cannotBackfillArray(_ message: String) -> StoreError {
+    package static func cannotBackfillArray(_ message: String) -> StoreError {
         StoreError(code: .cannotBackfillArray, message: message)
     }
-    public static func maxTimeMSExpired(_ message: String) -> StoreError {
+    package static func maxTimeMSExpired(_ message: String) -> StoreError {
         StoreError(code: .maxTimeMSExpired, message: message)
     }
     /// The disk holding the store is full (SQLite's `SQLITE_FULL`): the write was rolled back and can be retried
     /// once space is freed.
-    public static func outOfDiskSpace(_ message: String) -> StoreError {
+    package static func outOfDiskSpace(_ message: String) -> StoreError {
         StoreError(code: .outOfDiskSpace, message: message)
     }
     /// The store's files or its directory could not be opened or created.
-    public static func cannotOpenStore(_ message: String) -> StoreError {
+    package static func cannotOpenStore(_ message: String) -> StoreError {
         StoreError(code: .cannotOpenStore, message: message)
     }
     /// The store's files could not be read or written (an I/O error, a file that is not a database, the store
     /// closed): nothing the request did wrong.
-    public static func storageFailure(_ message: String) -> StoreError {
+    package static func storageFailure(_ message: String) -> StoreError {
         StoreError(code: .storageFailure, message: message)
     }
     /// The store's files hold less than was committed (a write-ahead log or database file deleted, truncated or
     /// damaged): the store refuses to open rather than go on without the missing data.
-    public static func dataCorruptionDetected(_ message: String) -> StoreError {
+    package static func dataCorruptionDetected(_ message: String) -> StoreError {
         StoreError(code: .dataCorruptionDetected, message: message)
     }
 
@@ -79,7 +79,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// An error MongoDB reports by the source location that raised it (`Location15998`) rather than by a named
     /// code: the number is the one MongoDB answers, so clients that test it see the same.
-    public static func location(_ code: Code, _ message: String) -> StoreError {
+    package static func location(_ code: Code, _ message: String) -> StoreError {
         StoreError(code: code, message: message)
     }
 }

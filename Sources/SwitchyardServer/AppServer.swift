@@ -9,31 +9,31 @@ import Switchyard
 /// print(server.http.baseURL)
 /// await server.stop()
 /// ```
-public final class AppServer: Sendable {
-    public struct Configuration: Sendable {
-        public var host: String
-        public var port: UInt16
+package final class AppServer: Sendable {
+    package struct Configuration: Sendable {
+        package var host: String
+        package var port: UInt16
         /// The app id clients must use; requests for any other get 404 `AppNotFound`. Nil: the configuration's
         /// `appId`, else `switchyard-app`.
-        public var appId: String?
+        package var appId: String?
         /// Password hashing cost and token lifetimes of the client API.
-        public var clientAPI: ClientAPI.Configuration
+        package var clientAPI: ClientAPI.Configuration
         /// When the app sends through its development outbox (it was opened without a transport of its own),
         /// point `context.services.messaging` at an `FCMClient` speaking to this server's FCM emulator while it
         /// serves, so functions' pushes take the real client's path (HTTP, OAuth2, retries). False keeps the
         /// in-process outbox.
-        public var routesMessagingThroughEmulator: Bool
+        package var routesMessagingThroughEmulator: Bool
         /// How that client retries (429, 5xx, lost connections).
-        public var emulatorClientRetry: Messaging.RetryPolicy
+        package var emulatorClientRetry: Messaging.RetryPolicy
         /// Where `admin.token` is written (mode 0600); nil writes it nowhere (an in-memory app).
-        public var dataDirectory: String?
+        package var dataDirectory: String?
         /// Connections open at once, in total and from one address, and how long one may stay without a request
         /// (see `HTTPServer.Configuration`).
-        public var maximumConnections: Int
-        public var maximumConnectionsPerPeer: Int
-        public var idleTimeout: Int
+        package var maximumConnections: Int
+        package var maximumConnectionsPerPeer: Int
+        package var idleTimeout: Int
 
-        public init(
+        package init(
             host: String = "127.0.0.1", port: UInt16 = 9090, appId: String? = nil,
             clientAPI: ClientAPI.Configuration = ClientAPI.Configuration(), dataDirectory: String? = nil,
             routesMessagingThroughEmulator: Bool = true,
@@ -53,20 +53,20 @@ public final class AppServer: Sendable {
         }
     }
 
-    public static let defaultAppId = "switchyard-app"
+    package static let defaultAppId = "switchyard-app"
 
-    public let app: SwitchyardApp
-    public let appId: String
-    public let http: HTTPServer
+    package let app: SwitchyardApp
+    package let appId: String
+    package let http: HTTPServer
     /// The Realm SDKs' API; its `users` and `tokens` serve the admin API too.
-    public let clientAPI: ClientAPI
+    package let clientAPI: ClientAPI
     /// FCM HTTP v1, topic management and OAuth2 on this server, recording into the app's outbox.
-    public let fcmEmulator: FCMEmulator
+    package let fcmEmulator: FCMEmulator
     /// The client `context.services.messaging` sends through while served (see
     /// `Configuration.routesMessagingThroughEmulator`); nil when the app keeps its own transport.
-    public let emulatorClient: FCMClient?
+    package let emulatorClient: FCMClient?
     /// What the admin API asks for; made anew at every start.
-    public let adminToken: AdminToken
+    package let adminToken: AdminToken
 
     private init(
         app: SwitchyardApp, appId: String, http: HTTPServer, clientAPI: ClientAPI, fcmEmulator: FCMEmulator,
@@ -82,7 +82,7 @@ public final class AppServer: Sendable {
     }
 
     /// Starts serving `app` (whose triggers the caller starts and stops).
-    public static func start(app: SwitchyardApp, configuration: Configuration = Configuration()) async throws
+    package static func start(app: SwitchyardApp, configuration: Configuration = Configuration()) async throws
         -> AppServer
     {
         let appId = configuration.appId ?? app.configuration.definition.appId ?? defaultAppId
@@ -163,7 +163,7 @@ public final class AppServer: Sendable {
 
     /// Stops serving (open event streams end); the app itself keeps running until the caller stops it, sending
     /// through its own transport again.
-    public func stop() async {
+    package func stop() async {
         if emulatorClient != nil { app.routeMessaging(to: nil) }
         await http.stop()
     }

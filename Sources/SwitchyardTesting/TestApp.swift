@@ -21,7 +21,7 @@ import Synchronization
 /// trigger's function directly.
 public final class TestApp: Sendable {
     /// The app under test.
-    public let app: SwitchyardApp
+    package let app: SwitchyardApp
     /// What `context.services.messaging` recorded, with fault injection.
     public let outbox: TestOutbox
     /// The next synthetic event's resume token: counting down from the top, far from the change log's.
@@ -93,7 +93,7 @@ public final class TestApp: Sendable {
     }
 
     /// The app's store.
-    public var store: DocumentStore { app.store }
+    package var store: DocumentStore { app.store }
 
     /// A collection by its namespace, `"<database>.<collection>"` (the collection may contain dots).
     /// Writes to it fire the app's database triggers.

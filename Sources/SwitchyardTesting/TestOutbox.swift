@@ -13,9 +13,9 @@ import Messaging
 /// ```
 public struct TestOutbox: Sendable {
     /// The transport behind `context.services.messaging`.
-    public let messaging: OutboxMessaging
+    package let messaging: OutboxMessaging
 
-    public init(messaging: OutboxMessaging) {
+    package init(messaging: OutboxMessaging) {
         self.messaging = messaging
     }
 

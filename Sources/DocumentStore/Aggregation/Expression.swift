@@ -5,21 +5,21 @@ import BSON
 ///
 /// A field path that leads nowhere evaluates to *missing*, which is not null: `$project` and `$addFields`
 /// omit a field whose expression is missing, `$ifNull` treats both alike, `$eq` does not.
-public struct Expression: Sendable {
+package struct Expression: Sendable {
     let node: ExpressionNode
 
-    public init(_ expression: BSON) throws(StoreError) {
+    package init(_ expression: BSON) throws(StoreError) {
         node = try ExpressionNode(parsing: expression, depth: 0)
     }
 
     /// Evaluates against `root` (`$$ROOT`, and what `$field` paths read) with `$$name` variables; missing
     /// reads as null.
-    public func evaluate(_ root: BSONDocument, variables: [String: BSON] = [:]) throws(StoreError) -> BSON {
+    package func evaluate(_ root: BSONDocument, variables: [String: BSON] = [:]) throws(StoreError) -> BSON {
         try evaluateIfPresent(root, variables: variables) ?? .null
     }
 
     /// Evaluates like `evaluate`, but returns nil when the result is missing (`"$nope"`, `"$$REMOVE"`).
-    public func evaluateIfPresent(_ root: BSONDocument, variables: [String: BSON] = [:]) throws(StoreError)
+    package func evaluateIfPresent(_ root: BSONDocument, variables: [String: BSON] = [:]) throws(StoreError)
         -> BSON?
     {
         try node.evaluate(in: EvaluationScope(root: root, variables: variables))
@@ -31,7 +31,7 @@ public struct Expression: Sendable {
 
     /// Truth as `$cond`, `$and`, `$filter` and `$expr` see it: false, null, undefined, missing and numeric
     /// zero are false; everything else (empty strings and arrays included) is true.
-    public static func isTrue(_ value: BSON?) -> Bool {
+    package static func isTrue(_ value: BSON?) -> Bool {
         switch value {
         case nil, .null?, .undefined?: false
         case .bool(let b)?: b

@@ -1,13 +1,13 @@
 import BSON
 
 /// A compiled aggregation pipeline.
-public struct Pipeline: Sendable {
+package struct Pipeline: Sendable {
     let stages: [any AggregationStage]
 
     /// Sub-pipelines (`$lookup`, `$facet`) nested deeper than this are refused.
     static let maximumNesting = 20
 
-    public init(_ stages: [BSONDocument]) throws(StoreError) {
+    package init(_ stages: [BSONDocument]) throws(StoreError) {
         try self.init(stages, nesting: 0, inFacet: false)
     }
 
@@ -24,7 +24,7 @@ public struct Pipeline: Sendable {
     }
 
     /// Runs the pipeline over `input`; `$lookup` reads other collections of the same database through `source`.
-    public func run(_ input: [BSONDocument], source: any PipelineSource) throws(StoreError) -> [BSONDocument] {
+    package func run(_ input: [BSONDocument], source: any PipelineSource) throws(StoreError) -> [BSONDocument] {
         try run(input, context: StageContext(source: source, variables: [:]))
     }
 
@@ -68,7 +68,7 @@ public struct Pipeline: Sendable {
 }
 
 /// Where `$lookup` finds the documents of another collection in the same database.
-public protocol PipelineSource: Sendable {
+package protocol PipelineSource: Sendable {
     func documents(inCollection name: String) throws(StoreError) -> [BSONDocument]
 }
 

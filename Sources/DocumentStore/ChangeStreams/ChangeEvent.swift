@@ -24,7 +24,7 @@ public struct ChangeEvent: Sendable, Equatable {
     /// An event read back from its document (one a change stream emitted, saved as Extended JSON):
     /// `_id` must be one of this store's resume tokens and `operationType` a known type; events that change
     /// a document must also name it (`ns` with `db` and `coll`, and `documentKey`).
-    public init(raw: BSONDocument) throws(StoreError) {
+    package init(raw: BSONDocument) throws(StoreError) {
         guard let id = raw["_id"] else { throw .badValue("change event has no _id (its resume token)") }
         guard let document = id.documentValue, let token = ResumeToken(document) else {
             throw .badValue(

@@ -40,7 +40,7 @@ public struct ChangeStreamOptions: Sendable {
 }
 
 /// What a change stream watches.
-public enum ChangeStreamScope: Sendable, Equatable {
+package enum ChangeStreamScope: Sendable, Equatable {
     /// Every database.
     case store
     case database(String)

@@ -3,11 +3,11 @@ import BSON
 /// A change event's `_id`: `{"_data": "<hex>"}`, where the hex is the event's change-log sequence
 /// (16 digits, so tokens sort like sequences), followed by `01` for the `invalidate` that ended a stream.
 public struct ResumeToken: Sendable, Hashable, CustomStringConvertible {
-    public var sequence: Int64
+    package var sequence: Int64
     /// True for an `invalidate` event's token, which only `startAfter` accepts.
-    public var isInvalidate: Bool
+    package var isInvalidate: Bool
 
-    public init(sequence: Int64, isInvalidate: Bool = false) {
+    package init(sequence: Int64, isInvalidate: Bool = false) {
         self.sequence = sequence
         self.isInvalidate = isInvalidate
     }

@@ -11,12 +11,12 @@ import Foundation
 /// let sessions = CollectionReadCache<String, BSONDocument?>(collection: store.database("local").collection("s"))
 /// let session = try await sessions.value(for: id) { try await $0.findOne(["_id": .string(id)]) }
 /// ```
-public final class CollectionReadCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
+package final class CollectionReadCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     // Unchecked: `entries` is only touched with `lock` held, shared for lookups and exclusive for changes.
     // Readers (every request of a busy server) take it together; a mutex would have them wait on each other.
-    public let collection: DocumentCollection
+    package let collection: DocumentCollection
     /// Entries kept at most; when full, it starts over empty.
-    public let capacity: Int
+    package let capacity: Int
     private let version: CollectionWriteVersion
     private let lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
     private var entries: [Key: Entry] = [:]
@@ -32,7 +32,7 @@ public final class CollectionReadCache<Key: Hashable & Sendable, Value: Sendable
         }
     }
 
-    public init(collection: DocumentCollection, capacity: Int = 1024) {
+    package init(collection: DocumentCollection, capacity: Int = 1024) {
         self.collection = collection
         self.capacity = max(1, capacity)
         version = collection.writeVersion
@@ -46,7 +46,7 @@ public final class CollectionReadCache<Key: Hashable & Sendable, Value: Sendable
 
     /// The value kept for `key` while the collection has not been written since it was read; otherwise what
     /// `read` returns now, kept for next time (errors are not kept).
-    nonisolated(nonsending) public func value(for key: Key, read: (DocumentCollection) async throws -> Value)
+    nonisolated(nonsending) package func value(for key: Key, read: (DocumentCollection) async throws -> Value)
         async throws -> Value
     {
         let stamp = version.current
@@ -61,7 +61,7 @@ public final class CollectionReadCache<Key: Hashable & Sendable, Value: Sendable
 
     /// The value kept for `key` while the collection has not been written since it was read; nil otherwise.
     /// Synchronous, for callers on a hot path whose every `await` costs them a switch back to their executor.
-    public func kept(for key: Key) -> Value? {
+    package func kept(for key: Key) -> Value? {
         kept(for: key, at: version.current)
     }
 

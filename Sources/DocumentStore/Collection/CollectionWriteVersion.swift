@@ -16,13 +16,13 @@ import Synchronization
 /// let user = try await users.findOne(["_id": id])
 /// // later: `user` is still current while `version.current == stamp`
 /// ```
-public final class CollectionWriteVersion: Sendable {
+package final class CollectionWriteVersion: Sendable {
     private let count = Atomic<UInt64>(0)
 
     init() {}
 
     /// Moves at every write; compare it, never order by it.
-    public var current: UInt64 { count.load(ordering: .acquiring) }
+    package var current: UInt64 { count.load(ordering: .acquiring) }
 
     func advance() {
         count.add(1, ordering: .releasing)

@@ -9,7 +9,7 @@ import BSON
 /// documents a rule decides one by one). Writes are restricted by `writeFilter` (what an update or delete can
 /// match) and authorized document by document inside the write by `authorizeWrite`, whose refusal rolls the
 /// whole write back.
-public protocol DocumentAccess: Sendable {
+package protocol DocumentAccess: Sendable {
     /// The filter every read of `namespace` is restricted to; nil reads every document. Throwing refuses the read.
     func readFilter(_ namespace: Namespace) throws(StoreError) -> BSONDocument?
 
@@ -29,7 +29,7 @@ public protocol DocumentAccess: Sendable {
 }
 
 /// What `DocumentAccess.redact` does to the documents its read filter lets through.
-public enum DocumentRedaction: Sendable, Equatable {
+package enum DocumentRedaction: Sendable, Equatable {
     /// Every document as it is stored: reads need no redaction.
     case none
     /// Fields may be removed; every document is kept.

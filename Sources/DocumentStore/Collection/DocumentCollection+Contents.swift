@@ -16,7 +16,7 @@ extension DocumentCollection {
     ///   `_id` that cannot be one, a duplicate `_id` or unique-index key, a document over 16 MiB), with
     ///   nothing written; a `StoreError` for an invalid name or index specification.
     @discardableResult
-    public func replaceContents(_ documents: [BSONDocument], indexes: [BSONDocument], changeLogged: Bool)
+    package func replaceContents(_ documents: [BSONDocument], indexes: [BSONDocument], changeLogged: Bool)
         async throws -> Int
     {
         do {
@@ -150,7 +150,7 @@ extension StoreCore {
 extension Namespace {
     /// Fails for names the store refuses (empty, `$`, NUL; for databases also `/\. "*<>:|?`; collections
     /// starting with `system.`), so a caller can check every name before it writes anything.
-    public func validate() throws(StoreError) {
+    package func validate() throws(StoreError) {
         try Self.validate(database: database)
         try Self.validate(collection: collection, in: database)
     }
@@ -159,7 +159,7 @@ extension Namespace {
 extension DocumentCollection {
     /// Fails for an index specification `replaceContents` would refuse (no `key`, an invalid key pattern or
     /// option), so a caller can check them all before it writes anything.
-    public static func validateIndexSpecification(_ spec: BSONDocument) throws(StoreError) {
+    package static func validateIndexSpecification(_ spec: BSONDocument) throws(StoreError) {
         guard let request = try IndexRequest(spec) else { return }
         _ = try IndexDefinition(
             id: 0, name: request.name ?? IndexDefinition.defaultName(for: request.keys), keyPattern: request.keys,

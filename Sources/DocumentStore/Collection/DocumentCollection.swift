@@ -12,10 +12,10 @@ public struct DocumentCollection: Sendable {
         CollectionWorker(store: database.store, namespace: namespace, access: database.access)
     }
     /// What reads and writes are held to (`Database.access`).
-    public var access: (any DocumentAccess)? { database.access }
+    package var access: (any DocumentAccess)? { database.access }
 
     /// Moves after every write to this collection (see `CollectionWriteVersion`).
-    public var writeVersion: CollectionWriteVersion { database.store.writeVersions.version(of: namespace) }
+    package var writeVersion: CollectionWriteVersion { database.store.writeVersions.version(of: namespace) }
 
     // MARK: Reading
 
@@ -200,7 +200,7 @@ public struct DocumentCollection: Sendable {
     /// Inserts documents encoded already, in one commit, unordered: every document it can. Failures (a duplicate
     /// `_id`, a document over 16 MB) throw `BulkWriteError`. In a collection with no index in an unlogged database
     /// (`local`), a document goes in as its bytes, undecoded.
-    public func insertMany(encoded documents: [EncodedDocument]) async throws {
+    package func insertMany(encoded documents: [EncodedDocument]) async throws {
         guard !documents.isEmpty else { return }
         let namespace = self.namespace
         let errors = try await worker.write { core throws(StoreError) in

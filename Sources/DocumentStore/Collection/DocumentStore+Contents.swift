@@ -15,7 +15,7 @@ extension DocumentStore {
     /// - Returns: the number of documents stored.
     /// - Throws: `ContentsReplacementError` naming the collection (and document) the store refused.
     @discardableResult
-    public func replaceContents(_ collections: [CollectionContents], changeLogged: Bool)
+    package func replaceContents(_ collections: [CollectionContents], changeLogged: Bool)
         async throws(ContentsReplacementError) -> Int
     {
         var replacements: [ContentsReplacement] = []

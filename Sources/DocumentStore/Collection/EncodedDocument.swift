@@ -3,12 +3,12 @@ import BSON
 /// A document already encoded as BSON, with its ObjectId `_id` first: what a log that writes many small documents
 /// and never changes them hands the store (`DocumentCollection.insertMany(encoded:)`), so that nothing is built as a
 /// `BSONDocument`, encoded or decoded on the way in.
-public struct EncodedDocument: Sendable {
-    public let id: ObjectId
-    public let bytes: [UInt8]
+package struct EncodedDocument: Sendable {
+    package let id: ObjectId
+    package let bytes: [UInt8]
 
     /// Writes `_id`, then the fields `write` appends.
-    public init(id: ObjectId = ObjectId(), capacity: Int = 256, fields write: (inout BSONDocumentWriter) -> Void) {
+    package init(id: ObjectId = ObjectId(), capacity: Int = 256, fields write: (inout BSONDocumentWriter) -> Void) {
         var writer = BSONDocumentWriter(capacity: capacity)
         writer.append("_id", id)
         write(&writer)

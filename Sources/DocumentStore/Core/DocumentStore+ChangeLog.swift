@@ -5,7 +5,7 @@ extension DocumentStore {
     /// stream waits at the log's end): what counting a backlog needs. `position` is the last sequence read,
     /// past entries no event came from (internal databases), so the next read starts after it; it equals
     /// `token`'s sequence once the log's end is reached.
-    public func changes(after token: ResumeToken, limit: Int, options: ChangeStreamOptions = .init()) async throws
+    package func changes(after token: ResumeToken, limit: Int, options: ChangeStreamOptions = .init()) async throws
         -> (events: [ChangeEvent], position: Int64)
     {
         let batch = try await worker.query { view throws(StoreError) in

@@ -13,10 +13,10 @@ public struct Namespace: Hashable, Sendable, CustomStringConvertible {
     /// Databases whose writes are not change-logged, as in MongoDB, where change streams cannot watch
     /// `admin`, `local` or `config`. Switchyard keeps its own bookkeeping (trigger state, invocation logs)
     /// in `local`, so that it never triggers anything.
-    public static let unloggedDatabases: Set<String> = ["admin", "local", "config"]
+    package static let unloggedDatabases: Set<String> = ["admin", "local", "config"]
 
     /// False for namespaces in `unloggedDatabases`.
-    public var isChangeLogged: Bool { !Self.unloggedDatabases.contains(database) }
+    package var isChangeLogged: Bool { !Self.unloggedDatabases.contains(database) }
 
     /// Rejects names MongoDB rejects (empty, `$`, NUL, and for databases `/\. "*<>:|?`).
     static func validate(database: String) throws(StoreError) {

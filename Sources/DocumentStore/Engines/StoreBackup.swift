@@ -4,17 +4,17 @@ import Foundation
 /// holds only what the last checkpoint copied into it (the recent commits are in its write-ahead log), so
 /// copying the file is no backup. The copy gets its own `store.identity`, so that a data directory restored
 /// from it starts without a refusal.
-public enum StoreBackup {
+package enum StoreBackup {
     /// What a backup holds.
-    public struct Summary: Sendable {
+    package struct Summary: Sendable {
         /// The last change-log position in the copy.
-        public var committedThrough: Int64
+        package var committedThrough: Int64
         /// The copy's database file.
-        public var file: String
+        package var file: String
     }
 
     /// Copies the store in `directory` into `destination` (created when missing), which must not hold a store.
-    public static func copy(storeIn directory: String, to destination: String) throws(StoreError) -> Summary {
+    package static func copy(storeIn directory: String, to destination: String) throws(StoreError) -> Summary {
         let source = directory + "/store.sqlite"
         guard FileManager.default.fileExists(atPath: source) else {
             throw .namespaceNotFound("no store in \(directory) (\(source) does not exist)")

@@ -1,24 +1,24 @@
 /// How a `DocumentStore` keeps its data.
-public struct StoreConfiguration: Sendable {
-    public enum Engine: Sendable {
+package struct StoreConfiguration: Sendable {
+    package enum Engine: Sendable {
         /// Durable storage in `directory/store.sqlite` (the directory is created when missing).
         case sqlite(directory: String, synchronous: SQLiteSynchronous = .normal)
         /// Nothing survives `close()`; for tests.
         case memory
     }
 
-    public var engine: Engine
+    package var engine: Engine
     /// How long SQLite waits for a lock held by another process before failing.
-    public var busyTimeoutMilliseconds: Int32
+    package var busyTimeoutMilliseconds: Int32
     /// How much change history is kept for resuming change streams.
-    public var changeLogRetention: ChangeLogRetention
+    package var changeLogRetention: ChangeLogRetention
     /// The most writes committed together in one transaction.
-    public var maximumGroupCommitSize: Int
+    package var maximumGroupCommitSize: Int
     /// Opens a SQLite store even when its files hold less than was committed (see `StoreError.dataCorruptionDetected`),
     /// going on with what is left; by default such a store refuses to open.
-    public var acceptingDataLoss = false
+    package var acceptingDataLoss = false
 
-    public init(
+    package init(
         engine: Engine, busyTimeoutMilliseconds: Int32 = 5_000, changeLogRetention: ChangeLogRetention = .init(),
         maximumGroupCommitSize: Int = 1_000
     ) {
@@ -28,9 +28,9 @@ public struct StoreConfiguration: Sendable {
         self.maximumGroupCommitSize = maximumGroupCommitSize
     }
 
-    public static let memory = StoreConfiguration(engine: .memory)
+    package static let memory = StoreConfiguration(engine: .memory)
 
-    public static func sqlite(directory: String, acceptingDataLoss: Bool = false) -> StoreConfiguration {
+    package static func sqlite(directory: String, acceptingDataLoss: Bool = false) -> StoreConfiguration {
         var configuration = StoreConfiguration(engine: .sqlite(directory: directory))
         configuration.acceptingDataLoss = acceptingDataLoss
         return configuration
@@ -43,7 +43,7 @@ public struct StoreConfiguration: Sendable {
 /// OS) before it returns, so an acknowledged write survives the process crashing or being killed; only
 /// a power loss or kernel crash can drop the last commits, since the WAL is not fsynced per commit.
 /// `.full` fsyncs the WAL on every commit (one fsync per group commit), surviving power loss too.
-public enum SQLiteSynchronous: String, Sendable {
+package enum SQLiteSynchronous: String, Sendable {
     case off, normal, full, extra
 
     var pragmaValue: String { rawValue.uppercased() }
@@ -51,13 +51,13 @@ public enum SQLiteSynchronous: String, Sendable {
 
 /// How much change history to keep. Events beyond every limit are pruned after commits; a change
 /// stream resuming from a pruned token fails with `ChangeStreamHistoryLost` (286).
-public struct ChangeLogRetention: Sendable {
+package struct ChangeLogRetention: Sendable {
     /// Events older than this many seconds are pruned (nil: no age limit).
-    public var maximumAgeSeconds: Double?
-    public var maximumEvents: Int?
-    public var maximumBytes: Int?
+    package var maximumAgeSeconds: Double?
+    package var maximumEvents: Int?
+    package var maximumBytes: Int?
 
-    public init(maximumAgeSeconds: Double? = 7 * 24 * 3600, maximumEvents: Int? = nil, maximumBytes: Int? = nil) {
+    package init(maximumAgeSeconds: Double? = 7 * 24 * 3600, maximumEvents: Int? = nil, maximumBytes: Int? = nil) {
         self.maximumAgeSeconds = maximumAgeSeconds
         self.maximumEvents = maximumEvents
         self.maximumBytes = maximumBytes

@@ -7,12 +7,12 @@ import BSON
 /// The conditions are necessary, not sufficient: a document found through an index must still pass
 /// `QueryFilter.match`. Conditions involving null, undefined, arrays or regular expressions are left out,
 /// because they also match missing fields, whole arrays or patterns that an index range cannot express.
-public struct IndexableCondition: Sendable, Equatable {
+package struct IndexableCondition: Sendable, Equatable {
     /// The dotted field path as written in the filter (`"volumeInfo.title"`).
-    public var path: String
-    public var bounds: Bounds
+    package var path: String
+    package var bounds: Bounds
 
-    public enum Bounds: Sendable, Equatable {
+    package enum Bounds: Sendable, Equatable {
         /// `{path: value}` or `{path: {$eq: value}}`.
         case equal(BSON)
         /// `$gt`/`$gte` and `$lt`/`$lte` from one operator document. MongoDB compares only within the bound's
@@ -23,17 +23,17 @@ public struct IndexableCondition: Sendable, Equatable {
         case `in`([BSON])
     }
 
-    public struct Bound: Sendable, Equatable {
-        public var value: BSON
-        public var inclusive: Bool
+    package struct Bound: Sendable, Equatable {
+        package var value: BSON
+        package var inclusive: Bool
 
-        public init(_ value: BSON, inclusive: Bool) {
+        package init(_ value: BSON, inclusive: Bool) {
             self.value = value
             self.inclusive = inclusive
         }
     }
 
-    public init(path: String, bounds: Bounds) {
+    package init(path: String, bounds: Bounds) {
         self.path = path
         self.bounds = bounds
     }

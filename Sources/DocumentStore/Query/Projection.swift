@@ -5,7 +5,7 @@ import BSON
 ///
 /// A projection either includes fields (and `_id`, unless `_id: 0`) or excludes them; `$slice` fits either.
 /// Dotted paths reach into embedded documents and into the documents inside arrays.
-public struct Projection: Sendable {
+package struct Projection: Sendable {
     enum Mode: Sendable {
         case inclusion
         case exclusion
@@ -14,7 +14,7 @@ public struct Projection: Sendable {
     let mode: Mode
     let root: ProjectionLevel
 
-    public init(_ specification: BSONDocument) throws(StoreError) {
+    package init(_ specification: BSONDocument) throws(StoreError) {
         var builder = ProjectionBuilder()
         try builder.add(specification, prefix: [])
         mode = builder.mode ?? (builder.idRule == .include ? .inclusion : .exclusion)
@@ -27,11 +27,11 @@ public struct Projection: Sendable {
     }
 
     /// True for `{}`: documents are returned whole.
-    public var isEmpty: Bool { root.fields.isEmpty }
+    package var isEmpty: Bool { root.fields.isEmpty }
 
     /// The projected document. `match` is the filter's match, whose array position a positional
     /// projection (`grades.$`) needs.
-    public func apply(to document: BSONDocument, match: QueryMatch? = nil) throws(StoreError) -> BSONDocument {
+    package func apply(to document: BSONDocument, match: QueryMatch? = nil) throws(StoreError) -> BSONDocument {
         if root.fields.isEmpty { return document }
         let context = ProjectionContext(root: document, arrayPosition: match?.arrayPosition, mode: mode)
         return try context.apply(root, to: document)

@@ -5,19 +5,19 @@ import BSON
 /// The filter is parsed once into a tree of matchers, with MongoDB's semantics: dotted paths through embedded
 /// documents and arrays, implicit matching of array elements, null matching missing fields, comparisons
 /// within one type bracket, and numbers equal across int, long, double and decimal.
-public struct QueryFilter: Sendable {
+package struct QueryFilter: Sendable {
     let root: QueryMatcher
 
     /// Top-level, AND-ed conditions an index on `path` can serve; see `IndexableCondition`.
-    public let indexableConditions: [IndexableCondition]
+    package let indexableConditions: [IndexableCondition]
 
-    public init(_ filter: BSONDocument) throws(StoreError) {
+    package init(_ filter: BSONDocument) throws(StoreError) {
         root = try QueryFilterParser().parse(filter, level: .predicateTop, depth: 0)
         indexableConditions = IndexableCondition.conditions(of: filter)
     }
 
     /// True when the filter matches every document (`{}`, or only `$comment`).
-    public var matchesAllDocuments: Bool {
+    package var matchesAllDocuments: Bool {
         if case .always(true) = root { return true }
         return false
     }
@@ -25,16 +25,16 @@ public struct QueryFilter: Sendable {
     /// The match, or nil when the document does not match (or when a `$expr` fails to evaluate on it; use
     /// `evaluate(_:)` to see that error). The match carries the array position that the positional update
     /// operator `$` refers to.
-    public func match(_ document: BSONDocument) -> QueryMatch? {
+    package func match(_ document: BSONDocument) -> QueryMatch? {
         (try? evaluate(document)) ?? nil
     }
 
     /// Like `match(_:)`, but throws what a `$expr` raises (`$divide` by zero, …) as MongoDB fails the query.
-    public func evaluate(_ document: BSONDocument) throws(StoreError) -> QueryMatch? {
+    package func evaluate(_ document: BSONDocument) throws(StoreError) -> QueryMatch? {
         try root.match(document)
     }
 
-    public func matches(_ document: BSONDocument) -> Bool { match(document) != nil }
+    package func matches(_ document: BSONDocument) -> Bool { match(document) != nil }
 
     /// `{$gt: 1}` is an operator document; `{a: 1}`, `{}` and DBRefs (`{$ref, $id}`) are plain values.
     static func isOperatorDocument(_ document: BSONDocument, allowIncompleteDBRef: Bool = false) -> Bool {
@@ -47,11 +47,11 @@ public struct QueryFilter: Sendable {
 }
 
 /// What a successful match learned on the way.
-public struct QueryMatch: Sendable, Equatable {
+package struct QueryMatch: Sendable, Equatable {
     /// Index of the array element matched, for the positional `$` update operator and `field.$` projection:
     /// the offset in the first array traversed on the matching path (as MongoDB records it, the last AND-ed
     /// condition that matched through an array wins).
-    public var arrayPosition: Int?
+    package var arrayPosition: Int?
 
-    public init(arrayPosition: Int? = nil) { self.arrayPosition = arrayPosition }
+    package init(arrayPosition: Int? = nil) { self.arrayPosition = arrayPosition }
 }

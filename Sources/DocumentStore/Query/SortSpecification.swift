@@ -4,7 +4,7 @@ import BSON
 /// ascending sort orders an array by its smallest element and a descending sort by its largest, a missing
 /// field sorts as null, an empty array sorts before null, and values of different types follow
 /// `BSON.compare`.
-public struct SortSpecification: Sendable {
+package struct SortSpecification: Sendable {
     struct Key: Sendable {
         let path: FieldPath
         let ascending: Bool
@@ -12,7 +12,7 @@ public struct SortSpecification: Sendable {
 
     let keys: [Key]
 
-    public init(_ specification: BSONDocument) throws(StoreError) {
+    package init(_ specification: BSONDocument) throws(StoreError) {
         var keys: [Key] = []
         for (field, direction) in specification {
             try Self.validate(field)
@@ -28,10 +28,10 @@ public struct SortSpecification: Sendable {
     }
 
     /// True for `{}`: the documents keep their order.
-    public var isEmpty: Bool { keys.isEmpty }
+    package var isEmpty: Bool { keys.isEmpty }
 
     /// Negative, zero or positive as `lhs` sorts before, with, or after `rhs`.
-    public func compare(_ lhs: BSONDocument, _ rhs: BSONDocument) -> Int {
+    package func compare(_ lhs: BSONDocument, _ rhs: BSONDocument) -> Int {
         for key in keys {
             let order = BSON.compare(Self.sortValue(of: lhs, for: key), Self.sortValue(of: rhs, for: key))
             if order != 0 { return key.ascending ? order : -order }
@@ -41,7 +41,7 @@ public struct SortSpecification: Sendable {
 
     /// The documents in sort order; documents with equal keys keep their relative order. Each document's
     /// keys are computed once.
-    public func sorted(_ documents: [BSONDocument]) -> [BSONDocument] {
+    package func sorted(_ documents: [BSONDocument]) -> [BSONDocument] {
         guard !keys.isEmpty else { return documents }
         let decorated = documents.enumerated().map { index, document in
             (index: index, values: keys.map { Self.sortValue(of: document, for: $0) }, document: document)

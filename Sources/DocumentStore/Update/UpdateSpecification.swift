@@ -8,7 +8,7 @@ import Foundation
 /// at 'a'`), array filters. Fields are applied in MongoDB 5.0+ order (string names lexicographically,
 /// array indexes numerically), so new fields are appended in that order. As in MongoDB 5.0+, an operator
 /// with no fields (`{$set: {}}`) is accepted and does nothing.
-public struct UpdateSpecification: Sendable {
+package struct UpdateSpecification: Sendable {
     private enum Form: Sendable {
         case replacement(BSONDocument)
         case operators(Operators)
@@ -24,7 +24,7 @@ public struct UpdateSpecification: Sendable {
 
     private let form: Form
 
-    public init(_ update: BSONDocument, arrayFilters: [BSONDocument] = []) throws(StoreError) {
+    package init(_ update: BSONDocument, arrayFilters: [BSONDocument] = []) throws(StoreError) {
         guard let first = update.keys.first, first.hasPrefix("$") else {
             guard arrayFilters.isEmpty else {
                 throw .failedToParse("arrayFilters may not be specified for replacement-style updates")
@@ -81,7 +81,7 @@ public struct UpdateSpecification: Sendable {
     }
 
     /// True when the update is a replacement document rather than operators.
-    public var isReplacement: Bool {
+    package var isReplacement: Bool {
         if case .replacement = form { return true }
         return false
     }
@@ -91,7 +91,7 @@ public struct UpdateSpecification: Sendable {
     /// `$currentDate` writes; a timestamp is its seconds with increment 1.
     ///
     /// Fails without a partial result: the input is a value, and nothing is returned on error.
-    public func apply(
+    package func apply(
         to document: BSONDocument, match: QueryMatch? = nil, isInsert: Bool = false, now: BSONDate? = nil
     ) throws(StoreError) -> BSONDocument {
         switch form {
@@ -122,7 +122,7 @@ public struct UpdateSpecification: Sendable {
 
     /// Checks a replacement document (or a document to insert): no `$`-prefixed top-level field. Dots in
     /// field names are allowed, as in MongoDB 5.0+.
-    public static func validateReplacement(_ document: BSONDocument) throws(StoreError) {
+    package static func validateReplacement(_ document: BSONDocument) throws(StoreError) {
         for key in document.keys where key.hasPrefix("$") {
             throw StoreError(
                 code: .dollarPrefixedFieldName,

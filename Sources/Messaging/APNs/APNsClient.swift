@@ -11,25 +11,25 @@ import Foundation
 ///
 /// Retries are those of `FCMClient` (429, 500, 503 and transport failures, by `Configuration.retry`); an
 /// `ExpiredProviderToken` answer makes a new provider token and sends once more.
-public final class APNsClient: PushMessaging {
-    public struct Configuration: Sendable {
-        public static let productionURL = "https://api.push.apple.com"
-        public static let sandboxURL = "https://api.sandbox.push.apple.com"
+package final class APNsClient: PushMessaging {
+    package struct Configuration: Sendable {
+        package static let productionURL = "https://api.push.apple.com"
+        package static let sandboxURL = "https://api.sandbox.push.apple.com"
 
         /// `https://api.push.apple.com`, the sandbox's, or a test server's.
-        public var baseURL: String
+        package var baseURL: String
         /// `apns-topic` for notifications that name none (the app's bundle id).
-        public var defaultTopic: String?
-        public var retry: RetryPolicy
-        public var http: HTTPClient.Configuration
-        public var httpVersion: HTTPVersion
+        package var defaultTopic: String?
+        package var retry: RetryPolicy
+        package var http: HTTPClient.Configuration
+        package var httpVersion: HTTPVersion
         /// How long one provider token is used; kept between 20 and 60 minutes.
-        public var tokenLifetime: Duration
-        public var requestTimeout: Duration
+        package var tokenLifetime: Duration
+        package var requestTimeout: Duration
         /// The clock provider tokens are dated and aged by.
-        public var now: @Sendable () -> Date
+        package var now: @Sendable () -> Date
 
-        public init(
+        package init(
             baseURL: String = Configuration.productionURL, defaultTopic: String? = nil,
             retry: RetryPolicy = RetryPolicy(),
             http: HTTPClient.Configuration = HTTPClient.Configuration(maximumConcurrentTransfers: 100),
@@ -49,15 +49,15 @@ public final class APNsClient: PushMessaging {
         }
     }
 
-    public let configuration: Configuration
-    public let http: HTTPClient
+    package let configuration: Configuration
+    package let http: HTTPClient
     private let providerToken: APNsProviderToken
 
     /// - Parameters:
     ///   - keyId: the key's id in the developer account (the `kid`).
     ///   - teamId: the developer team id (the `iss`).
     ///   - privateKey: the `.p8` file's text (a PEM P-256 private key).
-    public init(
+    package init(
         keyId: String, teamId: String, privateKey: String, configuration: Configuration = Configuration()
     ) throws(PushError) {
         let key: SigningKey
@@ -80,7 +80,7 @@ public final class APNsClient: PushMessaging {
     }
 
     /// Reads the key from a `.p8` file.
-    public convenience init(
+    package convenience init(
         keyId: String, teamId: String, keyFile path: String, configuration: Configuration = Configuration()
     ) throws(PushError) {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -94,7 +94,7 @@ public final class APNsClient: PushMessaging {
     // MARK: APNs
 
     /// Sends one notification; returns its `apns-id`.
-    public func send(_ notification: APNsNotification) async throws(APNsError) -> String {
+    package func send(_ notification: APNsNotification) async throws(APNsError) -> String {
         let first = await attemptAll(notification)
         guard case .failure(let error) = first.result, error.reason == .expiredProviderToken else {
             return try first.result.get()
@@ -195,7 +195,7 @@ public final class APNsClient: PushMessaging {
 
     /// Sends an FCM-shaped message to the iOS device token it targets; returns the `apns-id`. APNs has no dry
     /// run: `validateOnly` checks the message and returns the id it would have sent under.
-    public func send(_ message: PushMessage, validateOnly: Bool = false) async throws(PushError) -> String {
+    package func send(_ message: PushMessage, validateOnly: Bool = false) async throws(PushError) -> String {
         try message.validate()
         var notification = try APNsNotification(message)
         if notification.id == nil { notification.id = UUID().uuidString.lowercased() }
@@ -208,7 +208,7 @@ public final class APNsClient: PushMessaging {
     }
 
     /// Sends the message to each device token (at most 500) and reports each token's result in order.
-    public func sendEachForMulticast(
+    package func sendEachForMulticast(
         _ message: MulticastMessage, validateOnly: Bool = false
     ) async throws(PushError) -> BatchResponse {
         try message.validate()

@@ -2,34 +2,34 @@ import Foundation
 
 /// Why APNs did not take a notification: its `reason`, the HTTP status, and for `Unregistered` since when the
 /// token has been invalid. A struct wrapping a reason, so new reasons don't break users.
-public struct APNsError: Error, Sendable, Equatable, CustomStringConvertible {
-    public struct Reason: RawRepresentable, Sendable, Hashable {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+package struct APNsError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Reason: RawRepresentable, Sendable, Hashable {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
 
-        public static let badDeviceToken = Reason(rawValue: "BadDeviceToken")
-        public static let unregistered = Reason(rawValue: "Unregistered")
-        public static let deviceTokenNotForTopic = Reason(rawValue: "DeviceTokenNotForTopic")
-        public static let expiredProviderToken = Reason(rawValue: "ExpiredProviderToken")
-        public static let invalidProviderToken = Reason(rawValue: "InvalidProviderToken")
-        public static let tooManyRequests = Reason(rawValue: "TooManyRequests")
-        public static let internalServerError = Reason(rawValue: "InternalServerError")
-        public static let serviceUnavailable = Reason(rawValue: "ServiceUnavailable")
-        public static let payloadTooLarge = Reason(rawValue: "PayloadTooLarge")
+        package static let badDeviceToken = Reason(rawValue: "BadDeviceToken")
+        package static let unregistered = Reason(rawValue: "Unregistered")
+        package static let deviceTokenNotForTopic = Reason(rawValue: "DeviceTokenNotForTopic")
+        package static let expiredProviderToken = Reason(rawValue: "ExpiredProviderToken")
+        package static let invalidProviderToken = Reason(rawValue: "InvalidProviderToken")
+        package static let tooManyRequests = Reason(rawValue: "TooManyRequests")
+        package static let internalServerError = Reason(rawValue: "InternalServerError")
+        package static let serviceUnavailable = Reason(rawValue: "ServiceUnavailable")
+        package static let payloadTooLarge = Reason(rawValue: "PayloadTooLarge")
         /// No answer: the connection failed or timed out.
-        public static let transport = Reason(rawValue: "Transport")
+        package static let transport = Reason(rawValue: "Transport")
     }
 
-    public var reason: Reason
+    package var reason: Reason
     /// The HTTP status; nil when no answer came.
-    public var status: Int?
+    package var status: Int?
     /// For `Unregistered` (410): when APNs last knew the token to be invalid.
-    public var timestamp: Date?
+    package var timestamp: Date?
     /// The notification's `apns-id`.
-    public var apnsId: String?
-    public var message: String
+    package var apnsId: String?
+    package var message: String
 
-    public init(reason: Reason, status: Int?, timestamp: Date? = nil, apnsId: String? = nil, message: String) {
+    package init(reason: Reason, status: Int?, timestamp: Date? = nil, apnsId: String? = nil, message: String) {
         self.reason = reason
         self.status = status
         self.timestamp = timestamp
@@ -37,11 +37,11 @@ public struct APNsError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(reason.rawValue): \(message)" }
+    package var description: String { "\(reason.rawValue): \(message)" }
 
     /// The same failure in FCM's terms, for `PushMessaging` callers: a bad or unregistered token invalidates it
     /// (`PushError.invalidatesToken`), throttling is `QUOTA_EXCEEDED`, credential trouble `THIRD_PARTY_AUTH_ERROR`.
-    public var pushError: PushError {
+    package var pushError: PushError {
         let code: PushError.Code
         var field: String?
         switch reason {

@@ -1,24 +1,24 @@
 import BSON
 
 /// One request to APNs: the device, the JSON payload (`aps` plus the app's keys) and the `apns-*` headers.
-public struct APNsNotification: Sendable, Equatable {
-    public var deviceToken: String
+package struct APNsNotification: Sendable, Equatable {
+    package var deviceToken: String
     /// `{"aps":{"alert":…,"badge":…,"sound":…},…}`.
-    public var payload: BSONDocument
+    package var payload: BSONDocument
     /// `apns-topic`: the app's bundle id (the client's default when nil).
-    public var topic: String?
+    package var topic: String?
     /// `apns-push-type`: `alert`, `background`, `voip`, `liveactivity`, …
-    public var pushType: String
+    package var pushType: String
     /// `apns-priority`: 10 now, 5 when convenient for the device, 1 prioritising power.
-    public var priority: Int?
+    package var priority: Int?
     /// `apns-expiration`: UNIX seconds until which APNs keeps retrying delivery; 0 tries once.
-    public var expiration: Int64?
+    package var expiration: Int64?
     /// `apns-collapse-id`: notifications with the same id replace each other (at most 64 bytes).
-    public var collapseId: String?
+    package var collapseId: String?
     /// `apns-id`: a UUID naming the notification; APNs makes one when nil.
-    public var id: String?
+    package var id: String?
 
-    public init(
+    package init(
         deviceToken: String, payload: BSONDocument, topic: String? = nil, pushType: String = "alert",
         priority: Int? = nil, expiration: Int64? = nil, collapseId: String? = nil, id: String? = nil
     ) {

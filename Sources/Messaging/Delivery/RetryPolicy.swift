@@ -2,20 +2,20 @@
 /// exponential backoff with full jitter, or the server's `Retry-After` when it gave one, within a bounded number
 /// of attempts and a bounded total time. Errors that retrying cannot fix (400, 401, 403, 404) are never retried,
 /// and a send that succeeded is never sent again.
-public struct RetryPolicy: Sendable {
+package struct RetryPolicy: Sendable {
     /// Attempts in all, the first included (1: never retry).
-    public var maximumAttempts: Int
+    package var maximumAttempts: Int
     /// The backoff ceiling before the first retry; it doubles for each further retry.
-    public var initialBackoff: Duration
+    package var initialBackoff: Duration
     /// The ceiling's ceiling.
-    public var maximumBackoff: Duration
+    package var maximumBackoff: Duration
     /// No retry starts once waiting for it would pass this much time since the first attempt began; a
     /// `Retry-After` longer than what is left ends the send with the error at once.
-    public var maximumTotalTime: Duration
+    package var maximumTotalTime: Duration
     /// How the client waits between attempts (`Task.sleep`); a test can record the waits instead.
-    public var sleep: @Sendable (Duration) async throws -> Void
+    package var sleep: @Sendable (Duration) async throws -> Void
 
-    public init(
+    package init(
         maximumAttempts: Int = 5, initialBackoff: Duration = .milliseconds(500),
         maximumBackoff: Duration = .seconds(30),
         maximumTotalTime: Duration = .seconds(60),
@@ -29,11 +29,11 @@ public struct RetryPolicy: Sendable {
     }
 
     /// One attempt and no retries.
-    public static var none: RetryPolicy { RetryPolicy(maximumAttempts: 1) }
+    package static var none: RetryPolicy { RetryPolicy(maximumAttempts: 1) }
 
     /// Full jitter: uniformly between zero and `min(maximumBackoff, initialBackoff · 2^(retry − 1))`, so clients
     /// that failed together do not come back together.
-    public func backoff(beforeRetry retry: Int) -> Duration {
+    package func backoff(beforeRetry retry: Int) -> Duration {
         let initial = Self.seconds(initialBackoff)
         let ceiling = min(Self.seconds(maximumBackoff), initial * Double(1 << min(max(retry - 1, 0), 30)))
         guard ceiling > 0 else { return .zero }

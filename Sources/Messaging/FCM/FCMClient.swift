@@ -14,18 +14,18 @@ import BSON
 /// let response = try await client.sendEachForMulticast(MulticastMessage(tokens: tokens, notification: note))
 /// try await removeTokens(response.tokensToDelete)
 /// ```
-public final class FCMClient: PushMessaging {
-    public struct Configuration: Sendable {
-        public var endpoints: FCMEndpoints
-        public var retry: RetryPolicy
+package final class FCMClient: PushMessaging {
+    package struct Configuration: Sendable {
+        package var endpoints: FCMEndpoints
+        package var retry: RetryPolicy
         /// Concurrency, connections and trusted certificates of the HTTP client the FCM client makes.
-        public var http: HTTPClient.Configuration
+        package var http: HTTPClient.Configuration
         /// `.http2` (HTTP/2 over TLS) for Google; `.http2PriorKnowledge` for a cleartext HTTP/2 test server.
-        public var httpVersion: HTTPVersion
+        package var httpVersion: HTTPVersion
         /// One attempt's limit.
-        public var requestTimeout: Duration
+        package var requestTimeout: Duration
 
-        public init(
+        package init(
             endpoints: FCMEndpoints = .google, retry: RetryPolicy = RetryPolicy(),
             http: HTTPClient.Configuration = HTTPClient.Configuration(maximumConcurrentTransfers: 100),
             httpVersion: HTTPVersion = .http2, requestTimeout: Duration = .seconds(30)
@@ -39,18 +39,18 @@ public final class FCMClient: PushMessaging {
     }
 
     /// FCM's limit on the messages of one `sendEach`.
-    public static let maximumBatchSize = 500
+    package static let maximumBatchSize = 500
     /// The Instance ID service's limit on the tokens of one subscription request; larger lists are split.
-    public static let maximumTopicBatchSize = 1000
+    package static let maximumTopicBatchSize = 1000
 
-    public let projectId: String
-    public let configuration: Configuration
-    public let accessTokens: any AccessTokenProvider
+    package let projectId: String
+    package let configuration: Configuration
+    package let accessTokens: any AccessTokenProvider
     /// The HTTP client underneath (its `connectionsOpened` shows connection reuse).
-    public let http: HTTPClient
+    package let http: HTTPClient
 
     /// A client for the service account's project, with OAuth2 tokens from its key.
-    public convenience init(
+    package convenience init(
         serviceAccount: ServiceAccount, configuration: Configuration = Configuration()
     ) throws(PushError) {
         let http = try Self.makeHTTPClient(configuration)
@@ -63,7 +63,7 @@ public final class FCMClient: PushMessaging {
 
     /// A client with tokens from `accessTokens` (`StaticAccessToken` for the emulator).
     /// - Parameter http: shares an HTTP client (and its connections) with `accessTokens`; nil makes one.
-    public init(
+    package init(
         projectId: String, accessTokens: any AccessTokenProvider, configuration: Configuration = Configuration(),
         http: HTTPClient? = nil
     ) throws(PushError) {
@@ -93,14 +93,15 @@ public final class FCMClient: PushMessaging {
 
     /// Validates and sends one message; returns its name (`projects/p/messages/123`). With `validateOnly`, FCM
     /// checks it without delivering.
-    public func send(_ message: PushMessage, validateOnly: Bool = false) async throws(PushError) -> String {
+    package func send(_ message: PushMessage, validateOnly: Bool = false) async throws(PushError) -> String {
         try message.validate()
         return try await deliver(message, validateOnly: validateOnly).get()
     }
 
     /// Sends up to 500 messages at once and reports each one's result, in order. A message that fails
     /// validation is reported failed (`INVALID_ARGUMENT`) without being sent; the others go.
-    public func sendEach(_ messages: [PushMessage], validateOnly: Bool = false) async throws(PushError) -> BatchResponse
+    package func sendEach(_ messages: [PushMessage], validateOnly: Bool = false) async throws(PushError)
+        -> BatchResponse
     {
         guard !messages.isEmpty, messages.count <= Self.maximumBatchSize else {
             throw PushError(
@@ -111,7 +112,7 @@ public final class FCMClient: PushMessaging {
     }
 
     /// Sends the message to each of its tokens (at most 500) and reports each token's result, in order.
-    public func sendEachForMulticast(
+    package func sendEachForMulticast(
         _ message: MulticastMessage, validateOnly: Bool = false
     ) async throws(PushError) -> BatchResponse {
         try message.validate()
@@ -164,12 +165,13 @@ public final class FCMClient: PushMessaging {
 
     /// Subscribes registration tokens to `topic` (with or without `/topics/`), 1,000 per request; reports each
     /// token's result in order.
-    public func subscribeToTopic(_ tokens: [String], topic: String) async throws(PushError) -> TopicManagementResponse {
+    package func subscribeToTopic(_ tokens: [String], topic: String) async throws(PushError) -> TopicManagementResponse
+    {
         try await manageTopic(.subscribe, tokens: tokens, topic: topic)
     }
 
     /// Unsubscribes registration tokens from `topic`, 1,000 per request; reports each token's result in order.
-    public func unsubscribeFromTopic(
+    package func unsubscribeFromTopic(
         _ tokens: [String], topic: String
     ) async throws(PushError) -> TopicManagementResponse {
         try await manageTopic(.unsubscribe, tokens: tokens, topic: topic)

@@ -1,14 +1,14 @@
 /// Where `FCMClient` sends: Google's services by default, or a local stand-in (the FCM emulator of
 /// `switchyard serve`, a test server) that answers the same paths.
-public struct FCMEndpoints: Sendable, Equatable {
+package struct FCMEndpoints: Sendable, Equatable {
     /// `POST {messagesBaseURL}/v1/projects/{project}/messages:send`.
-    public var messagesBaseURL: String
+    package var messagesBaseURL: String
     /// `POST {instanceIdBaseURL}/iid/v1:batchAdd` and `:batchRemove` (topic subscriptions).
-    public var instanceIdBaseURL: String
+    package var instanceIdBaseURL: String
     /// Replaces the service account's `token_uri` when set.
-    public var tokenURI: String?
+    package var tokenURI: String?
 
-    public init(
+    package init(
         messagesBaseURL: String = "https://fcm.googleapis.com",
         instanceIdBaseURL: String = "https://iid.googleapis.com",
         tokenURI: String? = nil
@@ -19,11 +19,11 @@ public struct FCMEndpoints: Sendable, Equatable {
     }
 
     /// Google's FCM and Instance ID services; tokens from the service account's `token_uri`.
-    public static let google = FCMEndpoints()
+    package static let google = FCMEndpoints()
 
     /// One server answering every path, as the emulator does: messages and topic management under `baseURL`,
     /// tokens from `{baseURL}/oauth2/token`.
-    public static func emulator(_ baseURL: String) -> FCMEndpoints {
+    package static func emulator(_ baseURL: String) -> FCMEndpoints {
         let base = trimmed(baseURL)
         return FCMEndpoints(messagesBaseURL: base, instanceIdBaseURL: base, tokenURI: base + "/oauth2/token")
     }

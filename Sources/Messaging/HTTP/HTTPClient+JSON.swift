@@ -3,21 +3,21 @@ import BSON
 extension HTTPClient {
     /// POSTs `body` as relaxed Extended JSON (`Content-Type: application/json`); read the reply with
     /// `HTTPResponse.json`.
-    public func post(
+    package func post(
         url: String, body: BSONDocument, headers: HTTPHeaders = [:], timeout: Duration = .seconds(30)
     ) async throws(HTTPClientError) -> HTTPResponse {
         try await send(Self.jsonRequest(.post, url: url, body: body, headers: headers, timeout: timeout))
     }
 
     /// PUTs `body` as relaxed Extended JSON.
-    public func put(
+    package func put(
         url: String, body: BSONDocument, headers: HTTPHeaders = [:], timeout: Duration = .seconds(30)
     ) async throws(HTTPClientError) -> HTTPResponse {
         try await send(Self.jsonRequest(.put, url: url, body: body, headers: headers, timeout: timeout))
     }
 
     /// PATCHes `body` as relaxed Extended JSON.
-    public func patch(
+    package func patch(
         url: String, body: BSONDocument, headers: HTTPHeaders = [:], timeout: Duration = .seconds(30)
     ) async throws(HTTPClientError) -> HTTPResponse {
         try await send(Self.jsonRequest(.patch, url: url, body: body, headers: headers, timeout: timeout))

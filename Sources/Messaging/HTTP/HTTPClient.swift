@@ -8,19 +8,19 @@ import Synchronization
 /// let response = try await client.post(url: "https://example.com/hook", body: ["book": "Dune"])
 /// if response.isSuccess, let reply = response.json { … }
 /// ```
-public final class HTTPClient: Sendable {
+package final class HTTPClient: Sendable {
     /// How many requests run at once and over how many connections; what TLS trusts.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// Requests in flight at once; more wait in a queue (cheaply: no curl handle until they start).
-        public var maximumConcurrentTransfers: Int
+        package var maximumConcurrentTransfers: Int
         /// HTTP/2 streams per connection before curl opens another connection to the same origin.
-        public var maximumStreamsPerConnection: Int
+        package var maximumStreamsPerConnection: Int
         /// Connections to one host at most (0: no limit).
-        public var maximumConnectionsPerHost: Int
+        package var maximumConnectionsPerHost: Int
         /// A PEM file of certificates to trust instead of the system's (a test server's self-signed one).
-        public var trustedCertificatesFile: String?
+        package var trustedCertificatesFile: String?
 
-        public init(
+        package init(
             maximumConcurrentTransfers: Int = 128, maximumStreamsPerConnection: Int = 100,
             maximumConnectionsPerHost: Int = 0, trustedCertificatesFile: String? = nil
         ) {
@@ -31,23 +31,23 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Made by the first request: a client that never sends (a served app whose functions make no HTTP calls)
     /// keeps no thread and leaves curl and OpenSSL uninitialised, a few megabytes of an idle server.
     private let loop = Mutex<CurlTransferLoop?>(nil)
 
     /// Makes the client; curl is set up by the first request, whose error says so if that fails.
-    public init(configuration: Configuration = Configuration()) throws(HTTPClientError) {
+    package init(configuration: Configuration = Configuration()) throws(HTTPClientError) {
         self.configuration = configuration
     }
 
     deinit { loop.withLock { $0?.stop() } }
 
     /// Connections opened so far; requests that reused a kept-alive connection or joined an HTTP/2 one add none.
-    public var connectionsOpened: Int { loop.withLock { $0?.connectionsOpened.load(ordering: .relaxed) ?? 0 } }
+    package var connectionsOpened: Int { loop.withLock { $0?.connectionsOpened.load(ordering: .relaxed) ?? 0 } }
 
     /// Sends the request and waits for the whole response. Cancelling the task aborts the exchange.
-    public func send(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws(HTTPClientError) -> HTTPResponse {
         let loop = try startedLoop()
         let id = loop.nextId()
         // The transfer exists only once the continuation does; a cancellation before that is remembered.
@@ -92,26 +92,26 @@ private enum SendState {
 }
 
 extension HTTPClient {
-    public func get(
+    package func get(
         url: String, headers: HTTPHeaders = [:], timeout: Duration = .seconds(30), followRedirects: Bool = false
     ) async throws(HTTPClientError) -> HTTPResponse {
         try await send(
             HTTPRequest(method: .get, url: url, headers: headers, timeout: timeout, followRedirects: followRedirects))
     }
 
-    public func post(
+    package func post(
         url: String, body: [UInt8], headers: HTTPHeaders = [:], timeout: Duration = .seconds(30)
     ) async throws(HTTPClientError) -> HTTPResponse {
         try await send(HTTPRequest(method: .post, url: url, headers: headers, body: body, timeout: timeout))
     }
 
-    public func put(
+    package func put(
         url: String, body: [UInt8], headers: HTTPHeaders = [:], timeout: Duration = .seconds(30)
     ) async throws(HTTPClientError) -> HTTPResponse {
         try await send(HTTPRequest(method: .put, url: url, headers: headers, body: body, timeout: timeout))
     }
 
-    public func delete(
+    package func delete(
         url: String, headers: HTTPHeaders = [:], timeout: Duration = .seconds(30)
     ) async throws(HTTPClientError) -> HTTPResponse {
         try await send(HTTPRequest(method: .delete, url: url, headers: headers, timeout: timeout))

@@ -1,6 +1,6 @@
 /// Why an HTTP exchange produced no response. Messages name the URL without credentials or query and never
 /// contain header values.
-public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The request cannot be sent as given (bad URL, a header with a line break).
     case invalidRequest(String)
     /// No connection: refused, unreachable, or the host name did not resolve.
@@ -14,7 +14,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     /// Any other transport failure, with libcurl's error code.
     case other(code: Int, message: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidRequest(let message): "invalid request: \(message)"
         case .couldNotConnect(let message): "could not connect: \(message)"

@@ -14,21 +14,21 @@ public struct HTTPRequest: Sendable, Equatable {
         public static let options = Method(rawValue: "OPTIONS")
     }
 
-    public var method: Method
+    package var method: Method
     /// An absolute `http` or `https` URL.
-    public var url: String
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+    package var url: String
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
     /// The whole exchange (connect, send, receive) must finish within this.
-    public var timeout: Duration
+    package var timeout: Duration
     /// Follow `3xx` responses (up to 10) instead of returning them.
-    public var followRedirects: Bool
+    package var followRedirects: Bool
     /// A larger response body fails the request instead of filling memory.
-    public var maximumResponseBytes: Int
+    package var maximumResponseBytes: Int
     /// Concurrent HTTP/2 requests to one origin share a connection as multiplexed streams.
-    public var httpVersion: HTTPVersion
+    package var httpVersion: HTTPVersion
 
-    public init(
+    package init(
         method: Method = .get, url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
         timeout: Duration = .seconds(30), followRedirects: Bool = false, maximumResponseBytes: Int = 64 << 20,
         httpVersion: HTTPVersion = .http2

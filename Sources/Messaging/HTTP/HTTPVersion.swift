@@ -1,5 +1,5 @@
 /// Which HTTP version a request asks for.
-public enum HTTPVersion: Sendable, Equatable {
+package enum HTTPVersion: Sendable, Equatable {
     /// HTTP/1.1 only.
     case http1_1
     /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise and for cleartext `http://` URLs.

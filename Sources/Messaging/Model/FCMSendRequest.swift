@@ -1,28 +1,28 @@
 import BSON
 
 /// The body of an FCM v1 `messages:send` request: the message and the dry-run flag.
-public struct FCMSendRequest: Sendable, Equatable {
-    public var message: PushMessage
+package struct FCMSendRequest: Sendable, Equatable {
+    package var message: PushMessage
     /// FCM checks the message and answers without delivering it.
-    public var validateOnly: Bool
+    package var validateOnly: Bool
 
-    public init(message: PushMessage, validateOnly: Bool = false) {
+    package init(message: PushMessage, validateOnly: Bool = false) {
         self.message = message
         self.validateOnly = validateOnly
     }
 
     /// `{"message":{…}}`, plus `"validate_only":true` after it when set.
-    public var document: BSONDocument {
+    package var document: BSONDocument {
         var document: BSONDocument = ["message": .document(message.document)]
         if validateOnly { document.append("validate_only", .bool(true)) }
         return document
     }
 
     /// The request as compact JSON.
-    public var json: [UInt8] { document.extendedJSONBytes(mode: .relaxed) }
+    package var json: [UInt8] { document.extendedJSONBytes(mode: .relaxed) }
 
     /// Reads a request body as the FCM endpoint does (`validate_only` or `validateOnly`).
-    public init(document: BSONDocument) throws(PushError) {
+    package init(document: BSONDocument) throws(PushError) {
         let reader = try FCMObjectReader(.document(document), path: "request", fields: ["validate_only", "message"])
         guard let message = try reader.value("message") else {
             throw PushError(code: .invalidArgument, message: "Missing required field 'message'.", field: "message")
@@ -37,7 +37,7 @@ public struct FCMSendRequest: Sendable, Equatable {
 
     /// Reads a JSON request body as plain JSON, as FCM does (`{"$numberLong": "5"}` is an object, not a number);
     /// malformed JSON is an `invalidArgument` error with its line and column.
-    public init(json: some Collection<UInt8>) throws(PushError) {
+    package init(json: some Collection<UInt8>) throws(PushError) {
         let document: BSONDocument
         do {
             document = try PlainJSON.parseDocument(Array(json))

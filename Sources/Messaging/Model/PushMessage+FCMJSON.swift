@@ -12,7 +12,7 @@ extension PushMessage {
     /// `webpush`, `apns`, `fcm_options`, then the target (`token` | `topic` | `condition` | `fid`); unset fields are
     /// left out, map keys (`data`, `headers`) are sorted by their UTF-8 bytes, and `apns.payload` and
     /// `webpush.notification` keep their own order.
-    public var document: BSONDocument {
+    package var document: BSONDocument {
         var document = BSONDocument()
         if !data.isEmpty { document.appendIfPresent("data", data) }
         document.appendIfPresent("notification", notification?.fcmDocument)
@@ -27,7 +27,7 @@ extension PushMessage {
     /// Reads a `message` object as FCM does: snake_case or camelCase names, unknown names and wrong types
     /// rejected, exactly one target. Errors are `invalidArgument` and name the field (`message.android.ttl`).
     /// The output-only `name` field is accepted and ignored.
-    public init(document: BSONDocument, path: String = "message") throws(PushError) {
+    package init(document: BSONDocument, path: String = "message") throws(PushError) {
         let reader = try FCMObjectReader(.document(document), path: path, fields: Self.fieldNames)
         _ = try reader.string("name")
         var targets: [Target] = []
@@ -70,12 +70,12 @@ extension PushMessage {
 
     /// The body of `POST /v1/projects/{project}/messages:send`: `{"message":{…}}`, then
     /// `"validate_only":true` only when asked (FCM's default is false).
-    public func sendRequestDocument(validateOnly: Bool = false) -> BSONDocument {
+    package func sendRequestDocument(validateOnly: Bool = false) -> BSONDocument {
         FCMSendRequest(message: self, validateOnly: validateOnly).document
     }
 
     /// The send request as compact JSON bytes.
-    public func sendRequestJSON(validateOnly: Bool = false) -> [UInt8] {
+    package func sendRequestJSON(validateOnly: Bool = false) -> [UInt8] {
         sendRequestDocument(validateOnly: validateOnly).extendedJSONBytes(mode: .relaxed)
     }
 }

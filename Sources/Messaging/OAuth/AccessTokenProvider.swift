@@ -1,5 +1,5 @@
 /// Where a push client gets the bearer token for its requests.
-public protocol AccessTokenProvider: Sendable {
+package protocol AccessTokenProvider: Sendable {
     /// A token valid for a while yet; fetches a new one when needed.
     func accessToken() async throws(PushError) -> String
     /// The server refused `token` (HTTP 401): forget it, so the next call fetches another.
@@ -7,11 +7,11 @@ public protocol AccessTokenProvider: Sendable {
 }
 
 /// A fixed token: the FCM emulator accepts any (firebase-admin sends `owner` to emulators).
-public struct StaticAccessToken: AccessTokenProvider {
-    public let token: String
+package struct StaticAccessToken: AccessTokenProvider {
+    package let token: String
 
-    public init(_ token: String = "owner") { self.token = token }
+    package init(_ token: String = "owner") { self.token = token }
 
-    public func accessToken() async throws(PushError) -> String { token }
-    public func invalidate(_ token: String) async {}
+    package func accessToken() async throws(PushError) -> String { token }
+    package func invalidate(_ token: String) async {}
 }

@@ -6,19 +6,19 @@ import Foundation
 /// `private_key`, `token_uri`; `private_key_id` when present).
 ///
 /// Descriptions and errors never show the private key.
-public struct ServiceAccount: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public static let googleTokenURI = "https://oauth2.googleapis.com/token"
+package struct ServiceAccount: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    package static let googleTokenURI = "https://oauth2.googleapis.com/token"
 
-    public let projectId: String
-    public let clientEmail: String
+    package let projectId: String
+    package let clientEmail: String
     /// The key's id, sent as the assertion's `kid`.
-    public let privateKeyId: String?
+    package let privateKeyId: String?
     /// Where access tokens are obtained.
-    public let tokenURI: String
-    public let signingKey: SigningKey
+    package let tokenURI: String
+    package let signingKey: SigningKey
 
     /// - Parameter privateKey: the PEM text of an RSA private key.
-    public init(
+    package init(
         projectId: String, clientEmail: String, privateKey: String, privateKeyId: String? = nil,
         tokenURI: String = ServiceAccount.googleTokenURI, source: String = "the service account"
     ) throws(CredentialError) {
@@ -38,7 +38,7 @@ public struct ServiceAccount: Sendable, CustomStringConvertible, CustomDebugStri
     }
 
     /// An account with a key already in hand (a generated one, for a local emulator).
-    public init(
+    package init(
         projectId: String, clientEmail: String, signingKey: SigningKey, privateKeyId: String? = nil, tokenURI: String
     ) throws(CredentialError) {
         guard signingKey.algorithm == .rs256 else {
@@ -52,7 +52,7 @@ public struct ServiceAccount: Sendable, CustomStringConvertible, CustomDebugStri
     }
 
     /// Reads the fields of a service-account object (the JSON file's, or a value's).
-    public init(document: BSONDocument, source: String = "the service account") throws(CredentialError) {
+    package init(document: BSONDocument, source: String = "the service account") throws(CredentialError) {
         func field(_ name: String, required: Bool = true) throws(CredentialError) -> String? {
             switch document[name] {
             case .string(let value)?: return value
@@ -73,7 +73,7 @@ public struct ServiceAccount: Sendable, CustomStringConvertible, CustomDebugStri
     }
 
     /// Reads service-account JSON text (the downloaded file's contents, or a secret holding them).
-    public init(json: some Collection<UInt8>, source: String = "the service account JSON") throws(CredentialError) {
+    package init(json: some Collection<UInt8>, source: String = "the service account JSON") throws(CredentialError) {
         let document: BSONDocument
         do {
             document = try ExtendedJSON.parseDocument(json)
@@ -83,25 +83,25 @@ public struct ServiceAccount: Sendable, CustomStringConvertible, CustomDebugStri
         try self.init(document: document, source: source)
     }
 
-    public init(json: String, source: String = "the service account JSON") throws(CredentialError) {
+    package init(json: String, source: String = "the service account JSON") throws(CredentialError) {
         try self.init(json: Array(json.utf8), source: source)
     }
 
     /// Reads a service-account JSON file.
-    public init(contentsOfFile path: String) throws(CredentialError) {
+    package init(contentsOfFile path: String) throws(CredentialError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CredentialError("cannot read the service account file \(path)")
         }
         try self.init(json: Array(data), source: path)
     }
 
-    public var description: String {
+    package var description: String {
         "ServiceAccount(\(clientEmail), project \(projectId), token_uri \(tokenURI), private_key <redacted>)"
     }
 
-    public var debugDescription: String { description }
+    package var debugDescription: String { description }
 
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(
             self,
             children: [

@@ -4,15 +4,15 @@ import Foundation
 /// OAuth2 access tokens for a service account, by the JWT-bearer grant (RFC 7523): an RS256-signed assertion
 /// posted to the token URI. The token is cached and replaced `refreshMargin` before it expires; however many
 /// sends wait for a token at once, one request to the token endpoint is in flight.
-public actor ServiceAccountTokenProvider: AccessTokenProvider {
+package actor ServiceAccountTokenProvider: AccessTokenProvider {
     /// What firebase-admin asks for: FCM sends and topic management.
-    public static let messagingScopes = [
+    package static let messagingScopes = [
         "https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/firebase.messaging",
     ]
 
-    public let account: ServiceAccount
+    package let account: ServiceAccount
     /// Where tokens come from: the account's `token_uri` unless overridden.
-    public let tokenURI: String
+    package let tokenURI: String
     private let scopes: [String]
     private let http: HTTPClient
     private let retry: RetryPolicy
@@ -27,7 +27,7 @@ public actor ServiceAccountTokenProvider: AccessTokenProvider {
     ///   - tokenURI: replaces the account's `token_uri` (a local emulator's).
     ///   - refreshMargin: how long before expiry a token is replaced.
     ///   - now: the clock expiry is judged by.
-    public init(
+    package init(
         account: ServiceAccount, http: HTTPClient, tokenURI: String? = nil,
         scopes: [String] = ServiceAccountTokenProvider.messagingScopes, retry: RetryPolicy = RetryPolicy(),
         httpVersion: HTTPVersion = .http2, refreshMargin: Duration = .seconds(300),
@@ -43,7 +43,7 @@ public actor ServiceAccountTokenProvider: AccessTokenProvider {
         self.now = now
     }
 
-    public func accessToken() async throws(PushError) -> String {
+    package func accessToken() async throws(PushError) -> String {
         if let cached, now().addingTimeInterval(RetryPolicy.seconds(refreshMargin)) < cached.expiresAt {
             return cached.token
         }
@@ -57,7 +57,7 @@ public actor ServiceAccountTokenProvider: AccessTokenProvider {
         return try result.get().token
     }
 
-    public func invalidate(_ token: String) async {
+    package func invalidate(_ token: String) async {
         if cached?.token == token { cached = nil }
     }
 

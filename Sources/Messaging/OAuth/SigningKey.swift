@@ -5,19 +5,19 @@ import COpenSSL
 ///
 /// `@unchecked Sendable`: the `EVP_PKEY` is written once in `init` and only read afterwards; OpenSSL 3 allows one
 /// key to sign on several threads at once, each signature using its own digest context.
-public final class SigningKey: @unchecked Sendable {
-    public enum Algorithm: String, Sendable {
+package final class SigningKey: @unchecked Sendable {
+    package enum Algorithm: String, Sendable {
         case rs256 = "RS256"
         case es256 = "ES256"
     }
 
     private let key: OpaquePointer
     /// RS256 for RSA keys, ES256 for P-256 keys.
-    public let algorithm: Algorithm
+    package let algorithm: Algorithm
 
     /// Reads a PEM private key (`BEGIN PRIVATE KEY`, `BEGIN RSA PRIVATE KEY`, `BEGIN EC PRIVATE KEY`).
     /// Encrypted keys are refused rather than prompting for a passphrase. `source` names the key in errors.
-    public init(pem: String, source: String = "the private key") throws(CredentialError) {
+    package init(pem: String, source: String = "the private key") throws(CredentialError) {
         guard pem.contains("-----BEGIN") else {
             throw CredentialError("\(source) is not a PEM private key: it has no -----BEGIN line")
         }
@@ -45,7 +45,7 @@ public final class SigningKey: @unchecked Sendable {
 
     /// A fresh key: RSA 2048 for RS256, P-256 for ES256 (for development credentials, such as the ones
     /// `switchyard serve` gives its own FCM client for its emulator).
-    public static func generate(_ algorithm: Algorithm) throws(CredentialError) -> SigningKey {
+    package static func generate(_ algorithm: Algorithm) throws(CredentialError) -> SigningKey {
         let made = algorithm == .rs256 ? copenssl_rsa_generate(2048) : copenssl_ec_p256_generate()
         guard let made else {
             throw CredentialError(
@@ -63,7 +63,7 @@ public final class SigningKey: @unchecked Sendable {
 
     /// Signs `message` with SHA-256: PKCS #1 v1.5 for RSA, and for P-256 the JWS form `r || s` (64 bytes), not
     /// the DER that OpenSSL produces.
-    public func sign(_ message: [UInt8]) throws(CredentialError) -> [UInt8] {
+    package func sign(_ message: [UInt8]) throws(CredentialError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw CredentialError("EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(context) }
         var length = 0
@@ -82,7 +82,7 @@ public final class SigningKey: @unchecked Sendable {
     }
 
     /// The public half as PEM (`BEGIN PUBLIC KEY`), to hand to whoever verifies the tokens.
-    public var publicKeyPEM: String {
+    package var publicKeyPEM: String {
         guard let bio = BIO_new(BIO_s_mem()) else { return "" }
         defer { BIO_free(bio) }
         guard PEM_write_bio_PUBKEY(bio, key) == 1 else { return "" }

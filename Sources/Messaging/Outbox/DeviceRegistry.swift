@@ -14,24 +14,24 @@ import Synchronization
 /// try await devices.register("token-a", platform: .ios)
 /// devices.platform(of: "token-a") // .ios
 /// ```
-public final class DeviceRegistry: Sendable {
+package final class DeviceRegistry: Sendable {
     /// One registration, for whoever keeps them: a nil platform forgets the token's.
-    public struct Change: Sendable, Equatable {
-        public var token: String
-        public var platform: DevicePlatform?
+    package struct Change: Sendable, Equatable {
+        package var token: String
+        package var platform: DevicePlatform?
 
-        public init(token: String, platform: DevicePlatform?) {
+        package init(token: String, platform: DevicePlatform?) {
             self.token = token
             self.platform = platform
         }
     }
 
-    public typealias Sink = @Sendable (Change) async throws -> Void
+    package typealias Sink = @Sendable (Change) async throws -> Void
 
-    public static let defaultCapacity = 10_000
+    package static let defaultCapacity = 10_000
 
     /// The most tokens kept.
-    public let capacity: Int
+    package let capacity: Int
     private let state: Mutex<State>
     private let sink: Sink
 
@@ -61,7 +61,7 @@ public final class DeviceRegistry: Sendable {
     ///   - platforms: platforms by token, as an earlier run left them (beyond `capacity`, an arbitrary few).
     ///   - capacity: the most tokens kept (at least 1).
     ///   - sink: receives each change before it takes effect; when it throws, nothing changes.
-    public init(
+    package init(
         _ platforms: [String: DevicePlatform] = [:], capacity: Int = DeviceRegistry.defaultCapacity,
         sink: @escaping Sink = { _ in }
     ) {
@@ -77,7 +77,7 @@ public final class DeviceRegistry: Sendable {
 
     /// Records `token` as a device of `platform` (nil: of an unknown platform), replacing what it was; beyond
     /// `capacity`, forgets the least recently registered token.
-    public func register(_ token: String, platform: DevicePlatform?) async throws {
+    package func register(_ token: String, platform: DevicePlatform?) async throws {
         try await sink(Change(token: token, platform: platform))
         let forgotten = state.withLock { state -> [String] in
             state.nextSerial += 1
@@ -90,10 +90,10 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// The platform `token` was registered with; nil when unknown.
-    public func platform(of token: String) -> DevicePlatform? {
+    package func platform(of token: String) -> DevicePlatform? {
         state.withLock { $0.platforms[token]?.platform }
     }
 
     /// Every token with a known platform.
-    public var all: [String: DevicePlatform] { state.withLock { $0.platforms.mapValues(\.platform) } }
+    package var all: [String: DevicePlatform] { state.withLock { $0.platforms.mapValues(\.platform) } }
 }

@@ -18,18 +18,18 @@ import BSON
 /// ```
 /// Injected failures are recorded in the outbox as failed entries; connection resets record nothing (FCM
 /// never saw the request), and in-process sends have no connection to lose.
-public struct FaultSettings: Sendable, Equatable {
-    public var unregisteredTokens: Set<String>
-    public var unavailable: Int
-    public var internalErrors: Int
-    public var quotaExceeded: Int
+package struct FaultSettings: Sendable, Equatable {
+    package var unregisteredTokens: Set<String>
+    package var unavailable: Int
+    package var internalErrors: Int
+    package var quotaExceeded: Int
     /// Sends per second beyond which FCM answers 429; 0 for no limit.
-    public var rateLimit: Int
-    public var retryAfterSeconds: Int
-    public var latency: Duration
-    public var connectionResets: Int
+    package var rateLimit: Int
+    package var retryAfterSeconds: Int
+    package var latency: Duration
+    package var connectionResets: Int
 
-    public init(
+    package init(
         unregisteredTokens: Set<String> = [], unavailable: Int = 0, internalErrors: Int = 0, quotaExceeded: Int = 0,
         rateLimit: Int = 0, retryAfterSeconds: Int = 1, latency: Duration = .zero, connectionResets: Int = 0
     ) {
@@ -44,16 +44,16 @@ public struct FaultSettings: Sendable, Equatable {
     }
 
     /// `latency` in whole milliseconds.
-    public var latencyMilliseconds: Int {
+    package var latencyMilliseconds: Int {
         let (seconds, attoseconds) = latency.components
         return Int(clamping: min(max(seconds, 0), 1_000_000_000)) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
     /// Whether any failure or delay is set.
-    public var isEmpty: Bool { self == FaultSettings() }
+    package var isEmpty: Bool { self == FaultSettings() }
 
     /// The document form described above; tokens sorted.
-    public var document: BSONDocument {
+    package var document: BSONDocument {
         [
             "unregisteredTokens": .array(unregisteredTokens.sorted().map { .string($0) }),
             "unavailable": .int64(Int64(unavailable)),
@@ -68,7 +68,7 @@ public struct FaultSettings: Sendable, Equatable {
 
     /// Reads the document form; fields left out keep their value in `base` (so a partial document changes only
     /// what it names). Errors name the field and what it must be.
-    public init(document: BSONDocument, base: FaultSettings = FaultSettings()) throws(FaultSettingsError) {
+    package init(document: BSONDocument, base: FaultSettings = FaultSettings()) throws(FaultSettingsError) {
         self = base
         for (key, value) in document {
             switch key {
@@ -98,13 +98,13 @@ public struct FaultSettings: Sendable, Equatable {
         }
     }
 
-    public static let fieldNames = [
+    package static let fieldNames = [
         "unregisteredTokens", "unavailable", "internalErrors", "quotaExceeded", "rateLimit", "retryAfterSeconds",
         "latencyMilliseconds", "connectionResets",
     ]
 
     /// Counts and limits: whole numbers from 0 to `maximum`.
-    public static let maximumCount = 1_000_000_000
+    package static let maximumCount = 1_000_000_000
 
     private static func count(_ value: BSON, _ key: String, maximum: Int = maximumCount) throws(FaultSettingsError)
         -> Int
@@ -124,8 +124,8 @@ public struct FaultSettings: Sendable, Equatable {
 }
 
 /// A fault settings document that cannot be applied, and why.
-public struct FaultSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct FaultSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

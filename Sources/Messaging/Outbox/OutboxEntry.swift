@@ -38,7 +38,7 @@ public struct OutboxEntry: Sendable, Equatable {
     /// Why the message was not delivered (an injected `UNREGISTERED` or `UNAVAILABLE`).
     public var error: PushError?
 
-    public init(
+    package init(
         name: String, target: PushMessage.Target, request: BSONDocument, payload: BSONDocument?, time: BSONDate,
         error: PushError? = nil, reachedTokens: [String]? = nil, ios: IOSDelivery? = nil,
         android: AndroidDelivery? = nil, web: WebDelivery? = nil, platforms: [String: DevicePlatform] = [:]
@@ -68,7 +68,7 @@ public struct OutboxEntry: Sendable, Equatable {
     /// `{"name", "target": {"token"|"topic"|"condition"|"fid": …}, "time", "request", "payload"?, "ios"?,
     /// "android"?, "web"?, "reachedTokens": […], "platforms"?: {"ios"|"android"|"web": [token, …]},
     /// "error"?: {"code","message"}}`.
-    public var document: BSONDocument {
+    package var document: BSONDocument {
         var document: BSONDocument = [
             "name": .string(name),
             "target": [target.fieldName: .string(target.value)],
@@ -95,7 +95,7 @@ public struct OutboxEntry: Sendable, Equatable {
     }
 
     /// Reads an entry written by `document`; errors name the missing or mistyped field.
-    public init(document: BSONDocument) throws(PushError) {
+    package init(document: BSONDocument) throws(PushError) {
         func field(_ key: String) throws(PushError) -> BSON {
             guard let value = document[key] else { throw Self.malformed("missing field '\(key)'") }
             return value

@@ -14,21 +14,21 @@ import Synchronization
 /// `QUOTA_EXCEEDED`, a rate limit and latency. Injected failures are recorded as failed entries (with `error`
 /// set and no payload). `validateOnly` sends are checked (including unregistered tokens) but never recorded and
 /// use up no injected failure, and return `projects/<project>/messages/fake_message_id` as FCM does.
-public final class OutboxMessaging: PushMessaging {
+package final class OutboxMessaging: PushMessaging {
     /// Receives each entry before it is added to `entries`; if it throws, the send fails with `INTERNAL`.
-    public typealias Sink = @Sendable (OutboxEntry) async throws -> Void
+    package typealias Sink = @Sendable (OutboxEntry) async throws -> Void
 
-    public let project: String
+    package let project: String
     /// The `from` a device sees for token and condition messages (FCM's sender id).
-    public let senderId: String
+    package let senderId: String
     /// Who is subscribed to which topic: what topic and condition messages reach.
-    public let topics: TopicSubscriptions
+    package let topics: TopicSubscriptions
     /// Which platform each token belongs to: what decides the views an entry records.
-    public let devices: DeviceRegistry
+    package let devices: DeviceRegistry
     private let sink: Sink
     private let clock: @Sendable () -> BSONDate
     /// The most entries `entries` keeps; older ones are dropped (the sink's copies are the sink's business).
-    public let entryLimit: Int
+    package let entryLimit: Int
     private let state: Mutex<State>
 
     private struct State {
@@ -54,7 +54,7 @@ public final class OutboxMessaging: PushMessaging {
     ///   - devices: the platforms tokens were registered with.
     ///   - faults: the failures to inject from the start.
     ///   - entryLimit: the most entries `entries` keeps (at least 1).
-    public init(
+    package init(
         project: String = "switchyard-local", senderId: String? = nil,
         clock: @escaping @Sendable () -> BSONDate = OutboxMessaging.now,
         topics: TopicSubscriptions = TopicSubscriptions(), devices: DeviceRegistry = DeviceRegistry(),
@@ -73,19 +73,19 @@ public final class OutboxMessaging: PushMessaging {
         self.state = Mutex(State(nextId: start, faults: faults))
     }
 
-    public static let defaultEntryLimit = 1000
+    package static let defaultEntryLimit = 1000
 
-    public static let now: @Sendable () -> BSONDate = {
+    package static let now: @Sendable () -> BSONDate = {
         BSONDate(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
     /// The newest `entryLimit` entries recorded, oldest first.
-    public var entries: [OutboxEntry] {
+    package var entries: [OutboxEntry] {
         state.withLock { Array($0.entries[$0.oldest...] + $0.entries[..<$0.oldest]) }
     }
 
     /// Forgets the recorded entries (the sink's copies are the sink's business).
-    public func removeAllEntries() {
+    package func removeAllEntries() {
         state.withLock {
             $0.entries.removeAll()
             $0.oldest = 0
@@ -93,14 +93,14 @@ public final class OutboxMessaging: PushMessaging {
     }
 
     /// The failures injected from now on; counts go down as failures are injected.
-    public var faults: FaultSettings {
+    package var faults: FaultSettings {
         get { state.withLock { $0.faults } }
         set { state.withLock { $0.faults = newValue } }
     }
 
     /// Registration tokens that answer `UNREGISTERED`, like a token whose app was uninstalled
     /// (`faults.unregisteredTokens`).
-    public var unregisteredTokens: Set<String> {
+    package var unregisteredTokens: Set<String> {
         get { state.withLock { $0.faults.unregisteredTokens } }
         set { state.withLock { $0.faults.unregisteredTokens = newValue } }
     }
@@ -108,14 +108,14 @@ public final class OutboxMessaging: PushMessaging {
     /// Registration tokens that FCM refuses as not being tokens at all: `INVALID_ARGUMENT` about `message.token`,
     /// as FCM answers for a string that never was a token (strings that cannot be one, see `RegistrationToken`,
     /// are refused so without being listed here).
-    public var malformedTokens: Set<String> {
+    package var malformedTokens: Set<String> {
         get { state.withLock { $0.malformedTokens } }
         set { state.withLock { $0.malformedTokens = newValue } }
     }
 
     /// Makes the next `count` deliveries fail with `code` (each token of a multicast is one delivery): sets
     /// `faults.unavailable`, `.internalErrors` or `.quotaExceeded` for those codes.
-    public func failNextSends(_ count: Int, with code: PushError.Code = .unavailable) {
+    package func failNextSends(_ count: Int, with code: PushError.Code = .unavailable) {
         state.withLock {
             let count = max(0, count)
             switch code {
@@ -131,7 +131,7 @@ public final class OutboxMessaging: PushMessaging {
 
     /// Uses up one of `faults.connectionResets`: true when the caller (an HTTP endpoint) should drop this
     /// request's connection unanswered.
-    public func takeConnectionReset() -> Bool {
+    package func takeConnectionReset() -> Bool {
         state.withLock {
             guard $0.faults.connectionResets > 0 else { return false }
             $0.faults.connectionResets -= 1
@@ -139,7 +139,7 @@ public final class OutboxMessaging: PushMessaging {
         }
     }
 
-    public func send(_ message: PushMessage, validateOnly: Bool = false) async throws(PushError) -> String {
+    package func send(_ message: PushMessage, validateOnly: Bool = false) async throws(PushError) -> String {
         try message.validate()
         await delay()
         if validateOnly {
@@ -149,7 +149,7 @@ public final class OutboxMessaging: PushMessaging {
         return try await deliver(message).get()
     }
 
-    public func sendEachForMulticast(
+    package func sendEachForMulticast(
         _ message: MulticastMessage, validateOnly: Bool = false
     ) async throws(PushError) -> BatchResponse {
         try message.validate()

@@ -11,14 +11,14 @@ import Synchronization
 /// try await topics.subscribe(["token-a", "token-b"], to: "books")
 /// topics.tokens(reachedBy: .condition("'books' in topics")) // ["token-a", "token-b"]
 /// ```
-public final class TopicSubscriptions: Sendable {
+package final class TopicSubscriptions: Sendable {
     /// One change, for whoever keeps the subscriptions (topic names without `/topics/`).
-    public enum Change: Sendable, Equatable {
+    package enum Change: Sendable, Equatable {
         case subscribed(topic: String, tokens: [String])
         case unsubscribed(topic: String, tokens: [String])
     }
 
-    public typealias Sink = @Sendable (Change) async throws -> Void
+    package typealias Sink = @Sendable (Change) async throws -> Void
 
     private struct State {
         var tokensByTopic: [String: Set<String>] = [:]
@@ -46,7 +46,7 @@ public final class TopicSubscriptions: Sendable {
     /// - Parameters:
     ///   - subscriptions: tokens by topic, as an earlier run left them.
     ///   - sink: receives each change before it takes effect; when it throws, nothing changes.
-    public init(_ subscriptions: [String: Set<String>] = [:], sink: @escaping Sink = { _ in }) {
+    package init(_ subscriptions: [String: Set<String>] = [:], sink: @escaping Sink = { _ in }) {
         self.sink = sink
         state.withLock { state in
             for (topic, tokens) in subscriptions where !tokens.isEmpty {
@@ -56,7 +56,7 @@ public final class TopicSubscriptions: Sendable {
     }
 
     /// Subscribes `tokens` to `topic` (with or without `/topics/`); already subscribed tokens stay.
-    public func subscribe(_ tokens: [String], to topic: String) async throws {
+    package func subscribe(_ tokens: [String], to topic: String) async throws {
         guard !tokens.isEmpty else { return }
         let change = Change.subscribed(topic: Self.name(topic), tokens: tokens)
         try await sink(change)
@@ -64,7 +64,7 @@ public final class TopicSubscriptions: Sendable {
     }
 
     /// Unsubscribes `tokens` from `topic`; tokens that were not subscribed are left alone.
-    public func unsubscribe(_ tokens: [String], from topic: String) async throws {
+    package func unsubscribe(_ tokens: [String], from topic: String) async throws {
         guard !tokens.isEmpty else { return }
         let change = Change.unsubscribed(topic: Self.name(topic), tokens: tokens)
         try await sink(change)
@@ -72,21 +72,21 @@ public final class TopicSubscriptions: Sendable {
     }
 
     /// The tokens subscribed to `topic`, sorted.
-    public func tokens(subscribedTo topic: String) -> [String] {
+    package func tokens(subscribedTo topic: String) -> [String] {
         state.withLock { $0.tokensByTopic[Self.name(topic)].map { $0.sorted() } ?? [] }
     }
 
     /// The topics `token` is subscribed to, sorted.
-    public func topics(of token: String) -> [String] {
+    package func topics(of token: String) -> [String] {
         state.withLock { $0.topicsByToken[token].map { $0.sorted() } ?? [] }
     }
 
     /// Every subscription: tokens by topic name.
-    public var all: [String: Set<String>] { state.withLock { $0.tokensByTopic } }
+    package var all: [String: Set<String>] { state.withLock { $0.tokensByTopic } }
 
     /// The registered tokens a message to `target` reaches, sorted: a topic's subscribers, the tokens whose
     /// topics satisfy a condition, or the token (or FID) itself.
-    public func tokens(reachedBy target: PushMessage.Target) -> [String] {
+    package func tokens(reachedBy target: PushMessage.Target) -> [String] {
         switch target {
         case .token(let device), .fid(let device):
             return [device]

@@ -1,10 +1,10 @@
 extension MulticastMessage {
     /// FCM's limit on tokens in one multicast.
-    public static let maximumTokens = 500
+    package static let maximumTokens = 500
 
     /// Checks the token list (1…500 tokens, none empty), then the shared message as `PushMessage.validate()`
     /// does for a token target.
-    public func validate() throws(PushError) {
+    package func validate() throws(PushError) {
         guard !tokens.isEmpty else {
             throw PushMessage.invalid("tokens", "a multicast message needs at least one registration token")
         }

@@ -2,11 +2,11 @@ import BSON
 
 extension PushMessage {
     /// The payload limit FCM applies to a message (4 KB).
-    public static let maximumPayloadBytes = 4096
+    package static let maximumPayloadBytes = 4096
     /// The stricter limit for messages sent to a topic (2 KB).
-    public static let maximumTopicPayloadBytes = 2048
+    package static let maximumTopicPayloadBytes = 2048
     /// FCM keeps a message for an offline device at most four weeks.
-    public static let maximumTTLSeconds: Double = 4 * 7 * 24 * 3600
+    package static let maximumTTLSeconds: Double = 4 * 7 * 24 * 3600
 
     /// Data keys FCM reserves for itself.
     static let reservedDataKeys: Set<String> = ["from", "message_type"]
@@ -33,7 +33,7 @@ extension PushMessage {
     ///   64 bytes; `apns.payload.aps` an object;
     /// - `fcm_options.analytics_label` (all of them) matching `[a-zA-Z0-9-_.~%]{1,50}`; `webpush.fcm_options.link`
     ///   an HTTPS URL.
-    public func validate() throws(PushError) {
+    package func validate() throws(PushError) {
         try validateTarget()
         try Self.validateData(data, path: "message.data")
         if let analyticsLabel = fcmOptions?.analyticsLabel {
@@ -46,7 +46,7 @@ extension PushMessage {
     }
 
     /// The number of bytes the size limit is checked against: `document` as compact JSON without the target.
-    public var payloadByteCount: Int {
+    package var payloadByteCount: Int {
         var document = document
         document.removeValue(forKey: target.fieldName)
         return document.extendedJSONBytes(mode: .relaxed).count

@@ -2,11 +2,11 @@
 /// characters without spaces (real ones are about 160, `[A-Za-z0-9_:-]`). Anything else FCM refuses with
 /// `INVALID_ARGUMENT`, "The registration token is not a valid FCM registration token", before it looks the token
 /// up; a well-formed token it never issued is `UNREGISTERED` instead.
-public enum RegistrationToken {
+package enum RegistrationToken {
     /// Longer strings are no registration token.
-    public static let maximumLength = 4096
+    package static let maximumLength = 4096
 
-    public static func isWellFormed(_ token: String) -> Bool {
+    package static func isWellFormed(_ token: String) -> Bool {
         !token.isEmpty && token.utf8.count <= maximumLength && token.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 }

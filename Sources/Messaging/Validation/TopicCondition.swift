@@ -8,19 +8,19 @@
 /// ```
 /// Topic names are quoted with `'` or `"` and must be valid topic names; a condition names at most
 /// `maximumTopics` topics.
-public indirect enum TopicCondition: Sendable, Equatable {
+package indirect enum TopicCondition: Sendable, Equatable {
     case topic(String)
     case not(TopicCondition)
     case and(TopicCondition, TopicCondition)
     case or(TopicCondition, TopicCondition)
 
     /// FCM's limit on topics in one condition.
-    public static let maximumTopics = 5
+    package static let maximumTopics = 5
     /// Parentheses and `!` nested deeper than this are refused, so parsing never recurses without bound.
-    public static let maximumDepth = 16
+    package static let maximumDepth = 16
 
     /// Parses a condition; errors are `invalidArgument` and say at which character (1-based) and why.
-    public init(parsing text: String, path: String = "message.condition") throws(PushError) {
+    package init(parsing text: String, path: String = "message.condition") throws(PushError) {
         var parser = Parser(characters: Array(text), path: path)
         let condition = try parser.parseOr(depth: 0)
         parser.skipSpaces()
@@ -38,7 +38,7 @@ public indirect enum TopicCondition: Sendable, Equatable {
     }
 
     /// The topics named, in order of appearance.
-    public var topics: [String] {
+    package var topics: [String] {
         switch self {
         case .topic(let name): [name]
         case .not(let inner): inner.topics
@@ -47,7 +47,7 @@ public indirect enum TopicCondition: Sendable, Equatable {
     }
 
     /// Whether a device subscribed to `subscriptions` receives the message.
-    public func matches(subscriptions: Set<String>) -> Bool {
+    package func matches(subscriptions: Set<String>) -> Bool {
         switch self {
         case .topic(let name): subscriptions.contains(name)
         case .not(let inner): !inner.matches(subscriptions: subscriptions)

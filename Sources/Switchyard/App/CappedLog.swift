@@ -13,7 +13,7 @@ final class CappedLog: Sendable {
     let pruneInterval: Int
     private let insertsSincePrune = Atomic(0)
     /// The log's order, kept in memory once a prune needed it, so that later prunes delete the oldest documents
-    /// by `_id` instead of sorting the whole log (which every prune did, every `pruneInterval` inserts).
+    /// by `_id` instead of sorting the whole log every `pruneInterval` inserts.
     private let order = Mutex(LogOrder())
 
     init(collection: DocumentCollection, timeField: String, retention: Int, pruneInterval: Int = 100) {
@@ -25,13 +25,10 @@ final class CappedLog: Sendable {
 
     private var newestFirst: BSONDocument { [timeField: -1, "_id": -1] }
 
-    /// Prunes what an earlier run left beyond the retention.
-    ///
-    /// The log keeps no index of its own: the store sorts a query's matches in memory and plans no range on a
-    /// descending index, so the `{time: -1, _id: -1}` index earlier versions made served no query and cost every
-    /// record two index writes (its insert and its prune). One left by such a version is dropped.
+    /// Brings a log of the earlier layout to this one (`CappedLog+Migrations.swift`), then prunes what an earlier
+    /// run left beyond the retention.
     func prepare() async throws {
-        try await collection.dropIndex(keyed: [timeField: -1, "_id": -1])
+        try await dropEarlierLayoutIndex()
         try await prune()
     }
 

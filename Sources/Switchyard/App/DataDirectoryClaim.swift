@@ -3,10 +3,10 @@ import Foundation
 /// The data directory's lock, taken by whoever writes there (a command, `switchyard serve`), and whether that
 /// writer created the directory: one that fails before it did its work (a taken port, an import the store refuses)
 /// removes what it created, so a failed first try leaves nothing behind.
-public final class DataDirectoryClaim: Sendable {
-    public let directory: String
-    public let lock: DataDirectoryLock
-    public let created: Bool
+package final class DataDirectoryClaim: Sendable {
+    package let directory: String
+    package let lock: DataDirectoryLock
+    package let created: Bool
 
     private init(directory: String, lock: DataDirectoryLock, created: Bool) {
         self.directory = directory
@@ -16,14 +16,14 @@ public final class DataDirectoryClaim: Sendable {
 
     /// Takes the lock on `directory`, creating the directory when missing.
     /// - Throws: when another process holds it or it cannot be created.
-    public static func take(_ directory: String) throws(DataDirectoryLock.Failure) -> DataDirectoryClaim {
+    package static func take(_ directory: String) throws(DataDirectoryLock.Failure) -> DataDirectoryClaim {
         let existed = FileManager.default.fileExists(atPath: directory)
         return DataDirectoryClaim(
             directory: directory, lock: try DataDirectoryLock.acquire(directory), created: !existed)
     }
 
     /// Removes the directory if this claim created it; called once the store in it is closed.
-    public func discard() {
+    package func discard() {
         guard created else { return }
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -10,14 +10,14 @@ import Foundation
 /// position in memory, so two processes writing the same SQLite file would hand out the same change sequence;
 /// whoever opens the app to write (`run`, `call`, `fire`) holds this lock until it is released or the process
 /// ends (the kernel drops `flock` locks with the process, so a crash never leaves it stale).
-public final class DataDirectoryLock: Sendable {
-    public static let fileName = "lock"
+package final class DataDirectoryLock: Sendable {
+    package static let fileName = "lock"
 
     private let descriptor: Int32
 
     /// Why the lock could not be taken.
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
     }
 
     private init(descriptor: Int32) {
@@ -26,7 +26,7 @@ public final class DataDirectoryLock: Sendable {
 
     /// Takes the lock on `directory` (creating it when missing) without waiting.
     /// - Throws: when another process holds it, or the directory cannot be created.
-    public static func acquire(_ directory: String) throws(Failure) -> DataDirectoryLock {
+    package static func acquire(_ directory: String) throws(Failure) -> DataDirectoryLock {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -52,7 +52,7 @@ public final class DataDirectoryLock: Sendable {
     /// Whether a process holds the lock on `directory` now (a command that only reads asks, to know whether
     /// the app is running there). Creates nothing, and on Linux takes nothing either: it reads the kernel's lock
     /// table, since probing with a lock of its own would refuse a writer that tried at that instant.
-    public static func isHeld(_ directory: String) -> Bool {
+    package static func isHeld(_ directory: String) -> Bool {
         let path = "\(directory)/\(fileName)"
         var status = stat()
         guard stat(path, &status) == 0 else { return false }

@@ -3,7 +3,7 @@ import DocumentStore
 
 extension DocumentCollection {
     /// Drops the index whose key is `key`, if the collection has one (a collection not made yet has none): for
-    /// logs whose earlier versions kept an index that served no query.
+    /// logs whose earlier layout keeps an index that serves no query (their `+Migrations` files).
     func dropIndex(keyed key: BSONDocument) async throws {
         let indexes: [BSONDocument]
         do {

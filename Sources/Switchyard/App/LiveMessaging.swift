@@ -4,9 +4,9 @@ import Messaging
 /// The transport `switchyard serve --push live` delivers through: Google's FCM with the app's service account,
 /// or APNs with its `.p8` key, as `messaging.transport` in `triggers.yaml` says. Credentials come from values
 /// (link them to secrets) or a service-account file; errors say what is missing and where, never the key.
-public enum LiveMessaging {
+package enum LiveMessaging {
     /// - Parameter serviceAccountFile: a service-account JSON file, used instead of the configured value.
-    public static func transport(
+    package static func transport(
         for configuration: AppConfiguration, serviceAccountFile: String? = nil
     ) throws(LiveMessagingError) -> any PushMessaging {
         let settings = configuration.definition.messaging
@@ -78,8 +78,8 @@ public enum LiveMessaging {
 }
 
 /// Live delivery cannot start: no credentials, or unusable ones.
-public struct LiveMessagingError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct LiveMessagingError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

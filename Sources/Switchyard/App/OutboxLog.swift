@@ -6,26 +6,26 @@ import Messaging
 /// and followable live: what `switchyard outbox` and the dashboard show instead of real deliveries.
 ///
 /// Keeps the newest `retention` entries (10,000 by default), pruned when the app opens and every 100 entries.
-public final class OutboxLog: Sendable {
-    public static let database = "local"
-    public static let collection = "outbox"
-    public static let defaultRetention = 10_000
+package final class OutboxLog: Sendable {
+    package static let database = "local"
+    package static let collection = "outbox"
+    package static let defaultRetention = 10_000
 
     private let log: CappedLog
     private let feed = LiveFeed<OutboxEntry>()
 
-    public init(store: DocumentStore, retention: Int = OutboxLog.defaultRetention) {
+    package init(store: DocumentStore, retention: Int = OutboxLog.defaultRetention) {
         log = CappedLog(
             collection: store.database(Self.database).collection(Self.collection), timeField: "time",
             retention: retention)
     }
 
-    public func prepare() async throws {
+    package func prepare() async throws {
         try await log.prepare()
     }
 
     /// Stores an entry and hands it to followers: the `OutboxMessaging` sink.
-    public func record(_ entry: OutboxEntry) async throws {
+    package func record(_ entry: OutboxEntry) async throws {
         var document: BSONDocument = ["_id": .objectId(ObjectId())]
         for (key, value) in entry.document { document.append(key, value) }
         try await log.insert(document)
@@ -33,12 +33,12 @@ public final class OutboxLog: Sendable {
     }
 
     /// The newest `limit` entries, oldest first.
-    public func entries(limit: Int = 100) async throws -> [OutboxEntry] {
+    package func entries(limit: Int = 100) async throws -> [OutboxEntry] {
         try await log.latest([:], limit: limit).map { document throws in try OutboxEntry(document: document) }
     }
 
     /// Every entry recorded from now on, until the app stops or the follower stops iterating.
-    public func follow() -> AsyncStream<OutboxEntry> {
+    package func follow() -> AsyncStream<OutboxEntry> {
         feed.follow()
     }
 

@@ -13,7 +13,7 @@ extension SwitchyardApp {
     ///     function that has a rule.
     /// - Throws: `FunctionCallError`, ready for the client API's `{"error", "error_code"}` answer; its message
     ///   never carries a secret value.
-    nonisolated(nonsending) public func call(
+    nonisolated(nonsending) package func call(
         function name: String, arguments: [BSON] = [], user: FunctionUser,
         request: @autoclosure () -> BSONDocument = [:]
     ) async throws(FunctionCallError) -> BSON {
@@ -86,7 +86,7 @@ extension SwitchyardApp {
 
     /// The user's document in the configured custom user data collection (`auth.customUserData`); empty when
     /// none is configured or found. Kept between calls until that collection is next written.
-    public func customUserData(forUser id: String) async throws -> BSONDocument {
+    package func customUserData(forUser id: String) async throws -> BSONDocument {
         guard let settings = configuration.definition.auth.customUserData, settings.enabled else { return [:] }
         return try await customUserDataCache.document(forUser: id, settings: settings)
     }

@@ -3,9 +3,9 @@ import Messaging
 
 extension SwitchyardApp {
     /// How an app is opened, beyond its configuration: all defaulted.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// Where the app's data lives.
-        public enum Storage: Sendable {
+        package enum Storage: Sendable {
             /// SQLite in `<configuration directory>/.switchyard/` (in memory when opened without a directory).
             case configurationDirectory
             /// SQLite in this directory.
@@ -14,22 +14,22 @@ extension SwitchyardApp {
             case memory
         }
 
-        public var storage: Storage
+        package var storage: Storage
         /// What `context.services.messaging` sends through; nil uses the outbox, which delivers nothing and
         /// records every accepted message in `local.outbox` (see `SwitchyardApp.outbox`).
-        public var messaging: (any PushMessaging)?
+        package var messaging: (any PushMessaging)?
         /// Where `SWITCHYARD_SECRET_<NAME>` secrets are looked up.
-        public var variables: [String: String]
+        package var variables: [String: String]
         /// How many invocation records `local.invocations` keeps.
-        public var invocationRetention: Int
+        package var invocationRetention: Int
         /// How many outbox entries `local.outbox` keeps.
-        public var outboxRetention: Int
+        package var outboxRetention: Int
         /// The names `context.services.mongodb(_:)` answers to.
-        public var mongodbServiceNames: Set<String>
+        package var mongodbServiceNames: Set<String>
         /// The trigger dispatcher's clock and defaults (tests drive schedules with a fake clock).
-        public var triggers: TriggerRuntimeConfiguration
+        package var triggers: TriggerRuntimeConfiguration
 
-        public init(
+        package init(
             storage: Storage = .configurationDirectory, messaging: (any PushMessaging)? = nil,
             variables: [String: String] = ProcessInfo.processInfo.environment,
             invocationRetention: Int = InvocationLog.defaultRetention,

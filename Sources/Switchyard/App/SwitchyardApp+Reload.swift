@@ -8,7 +8,7 @@ extension SwitchyardApp {
     /// Nothing changes when the configuration does not fit the app's functions.
     /// - Throws: `ConfigurationErrors` (nothing applied); a trigger runtime error when saving state failed.
     @discardableResult
-    public func reload(_ new: AppConfiguration) async throws -> ConfigurationChange {
+    package func reload(_ new: AppConfiguration) async throws -> ConfigurationChange {
         let problems = registry.check(new.definition)
         guard problems.isEmpty else { throw ConfigurationErrors(problems) }
         let old = configuration
@@ -21,7 +21,7 @@ extension SwitchyardApp {
 
     /// Loads the configuration in `directory` (as `open(directory:…)` does) and applies it with `reload(_:)`.
     @discardableResult
-    public func reload(
+    package func reload(
         directory: String, environment: AppEnvironment? = nil,
         variables: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> ConfigurationChange {
@@ -39,13 +39,13 @@ extension SwitchyardApp {
 }
 
 /// What a reload changed, for the operator's log.
-public struct ConfigurationChange: Sendable, Equatable, CustomStringConvertible {
-    public var addedTriggers: [String]
-    public var removedTriggers: [String]
-    public var changedTriggers: [String]
-    public var changedValues: [String]
+package struct ConfigurationChange: Sendable, Equatable, CustomStringConvertible {
+    package var addedTriggers: [String]
+    package var removedTriggers: [String]
+    package var changedTriggers: [String]
+    package var changedValues: [String]
     /// Function settings, authentication or anything else outside triggers and values.
-    public var otherChanges: Bool
+    package var otherChanges: Bool
 
     init(from old: AppConfiguration, to new: AppConfiguration) {
         let before = Dictionary(old.definition.triggers.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -64,12 +64,12 @@ public struct ConfigurationChange: Sendable, Equatable, CustomStringConvertible 
         otherChanges = oldRest != newRest || old.environment != new.environment
     }
 
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         addedTriggers.isEmpty && removedTriggers.isEmpty && changedTriggers.isEmpty && changedValues.isEmpty
             && !otherChanges
     }
 
-    public var description: String {
+    package var description: String {
         var parts: [String] = []
         if !addedTriggers.isEmpty { parts.append("triggers added: \(addedTriggers.joined(separator: ", "))") }
         if !removedTriggers.isEmpty { parts.append("triggers removed: \(removedTriggers.joined(separator: ", "))") }

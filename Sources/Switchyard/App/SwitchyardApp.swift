@@ -13,38 +13,38 @@ import Synchronization
 /// let result = try await app.call(function: "ping", arguments: ["hello"], user: user)
 /// await app.stop()
 /// ```
-public final class SwitchyardApp: Sendable {
+package final class SwitchyardApp: Sendable {
     /// The configuration in effect (`reload(_:)` replaces it).
-    public var configuration: AppConfiguration { current.withLock { $0 } }
+    package var configuration: AppConfiguration { current.withLock { $0 } }
     let current: Mutex<AppConfiguration>
-    public let registry: FunctionRegistry
-    public let store: DocumentStore
+    package let registry: FunctionRegistry
+    package let store: DocumentStore
     /// Every function execution; see `InvocationLog`.
-    public let invocations: InvocationLog
+    package let invocations: InvocationLog
     /// What the development outbox recorded; see `OutboxLog` (and `outbox(limit:)`).
-    public let outboxLog: OutboxLog
+    package let outboxLog: OutboxLog
     /// What `context.services.messaging` sends through: the transport given in `Options.messaging`, else the
     /// development outbox, which `switchyard serve` replaces by an `FCMClient` speaking to its own FCM emulator
     /// endpoint while it serves (`routeMessaging(to:)`).
-    public let messaging: MessagingRoute
+    package let messaging: MessagingRoute
     /// The transport the app was opened with, which `routeMessaging(to: nil)` restores.
     private let openedTransport: any PushMessaging
     /// The development outbox when the app was opened without a transport of its own (for fault injection in
     /// tests; it also records what the served FCM emulator accepts); nil otherwise.
-    public let outboxMessaging: OutboxMessaging?
+    package let outboxMessaging: OutboxMessaging?
     /// The development outbox, whatever `messaging` is: what the FCM emulator endpoint of `switchyard serve`
     /// sends through, with its topic subscriptions (kept in `local.topicSubscriptions`), the platforms devices
     /// registered with (kept in `local.devices`) and fault injection (from `messaging.emulator` in
     /// `triggers.yaml`). The same object as `outboxMessaging` when that is set.
-    public let pushOutbox: OutboxMessaging
+    package let pushOutbox: OutboxMessaging
     /// The trigger dispatcher: status, suspend/resume, dead letters, authentication events.
-    public let triggers: TriggerRuntime
+    package let triggers: TriggerRuntime
     let runtime: FunctionRuntime
     /// Custom user data as last read (see `customUserData(forUser:)`).
     let customUserDataCache: CustomUserDataCache
 
     /// The directory `Options.Storage.configurationDirectory` keeps the store in, under the configuration's.
-    public static let dataDirectory = ".switchyard"
+    package static let dataDirectory = ".switchyard"
 
     private init(
         configuration: AppConfiguration, registry: FunctionRegistry, store: DocumentStore, invocations: InvocationLog,
@@ -70,7 +70,7 @@ public final class SwitchyardApp: Sendable {
     /// function exists and has the trigger's kind), and opens the store.
     /// - Throws: `ConfigurationErrors` listing every configuration problem; the store's or HTTP client's error
     ///   when they cannot start.
-    public static func open(
+    package static func open(
         directory: String, environment: AppEnvironment = .development, registry: FunctionRegistry,
         options: Options = Options()
     ) async throws -> SwitchyardApp {
@@ -93,7 +93,7 @@ public final class SwitchyardApp: Sendable {
 
     /// Assembles an app from a configuration already loaded (`options.storage` and `options.variables` are
     /// not used: `store` says where the data lives).
-    public static func open(
+    package static func open(
         configuration: AppConfiguration, registry: FunctionRegistry, store storeConfiguration: StoreConfiguration,
         options: Options = Options()
     ) async throws -> SwitchyardApp {
@@ -146,36 +146,36 @@ public final class SwitchyardApp: Sendable {
 
     /// Points `context.services.messaging` at `transport` (nil: back to what the app was opened with). Sends
     /// already under way finish on the transport they started with.
-    public func routeMessaging(to transport: (any PushMessaging)?) {
+    package func routeMessaging(to transport: (any PushMessaging)?) {
         messaging.transport = transport ?? openedTransport
     }
 
     /// The newest `limit` messages the outbox recorded (in this run or earlier ones), oldest first.
-    public func outbox(limit: Int = 100) async throws -> [OutboxEntry] {
+    package func outbox(limit: Int = 100) async throws -> [OutboxEntry] {
         try await outboxLog.entries(limit: limit)
     }
 
     /// Runs one trigger attempt: the trigger's function as the system user, within its time limit, recorded
     /// in `invocations`. Throws `FunctionCallError` when the attempt failed or timed out, and the `StoreError` when the
     /// store's storage failed under the function (a full disk).
-    public var triggerHandler: TriggerHandler {
+    package var triggerHandler: TriggerHandler {
         let runtime = self.runtime
         return { invocation in try await runtime.runTrigger(invocation) }
     }
 
     /// Starts the trigger dispatcher: each enabled trigger catches up from its saved resume token, then follows
     /// new changes. Client calls work without it.
-    public func start() async throws {
+    package func start() async throws {
         try await triggers.start()
     }
 
     /// Waits until every trigger has caught up with the change log and no function is running.
-    public func awaitIdle() async throws {
+    package func awaitIdle() async throws {
         try await triggers.awaitIdle()
     }
 
     /// Stops the dispatcher (running functions finish first), ends log and outbox followers and closes the store.
-    public func stop() async {
+    package func stop() async {
         await triggers.stop()
         await invocations.flush()
         invocations.finish()

@@ -2,12 +2,12 @@ import Synchronization
 
 /// Elements appended from any thread without a lock and taken whole, in the order they were appended, by one
 /// reader at a time: every function run appends its invocation record from whichever server thread ran it, and a
-/// lock they all take became the server's most contended one.
+/// lock they all took would be the server's most contended one.
 ///
 /// A stack of nodes whose head moves by compare-and-exchange; taking swaps the whole stack out at once, so no
 /// node is ever removed alone (which is what makes such stacks hard).
 ///
-/// Nodes are plain memory, not objects: a node object of a generic class was destroyed through the runtime's
+/// Nodes are plain memory, not objects: a node object of a generic class is destroyed through the runtime's
 /// generic metadata look-ups, which cost each element more than the rest of its trip.
 final class AppendList<Element: Sendable>: @unchecked Sendable {
     // Unchecked: a node's `next` is written only by the appender that made it, before the node is published by

@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 
 /// The pause a background writer takes after a batch so that the next one gathers more: at tens of thousands of
-/// function runs a second, a writer that went back to sleep after every batch was woken (a thread switch, and a
+/// function runs a second, a writer that goes back to sleep after every batch is woken (a thread switch, and a
 /// new task) for every one or two records. Whoever needs the writer now (a flush, a writer over its backlog) cuts
 /// the pause short, so a pause never delays a read.
 final class BatchPause: Sendable {

@@ -8,8 +8,8 @@ import Synchronization
 /// output to a terminal or pipe nobody reads) slows them to its pace instead of dropping elements or keeping
 /// them without bound. Iterate it once; dropping it (or its iterator) unsubscribes it. Stopping the app ends it
 /// after the elements published before.
-public final class FeedBatches<Item: Sendable>: AsyncSequence, Sendable {
-    public typealias Element = [Item]
+package final class FeedBatches<Item: Sendable>: AsyncSequence, Sendable {
+    package typealias Element = [Item]
 
     let queue: FeedQueue<Item>
     private let unsubscribe: @Sendable () -> Void
@@ -24,12 +24,12 @@ public final class FeedBatches<Item: Sendable>: AsyncSequence, Sendable {
         unsubscribe()
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         /// Held so the subscription lasts as long as the iteration.
         let batches: FeedBatches<Item>
 
         /// The next batch; nil once the feed finished and everything was taken, or when the task is cancelled.
-        public mutating func next() async -> [Item]? {
+        package mutating func next() async -> [Item]? {
             let queue = batches.queue
             return await withTaskCancellationHandler {
                 await queue.take()
@@ -39,7 +39,7 @@ public final class FeedBatches<Item: Sendable>: AsyncSequence, Sendable {
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator {
+    package func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(batches: self)
     }
 }

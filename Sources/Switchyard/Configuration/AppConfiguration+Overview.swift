@@ -5,7 +5,7 @@ extension AppConfiguration {
     /// A readable account of what the app would run, for `switchyard run`: one line per trigger (name,
     /// type, what it watches, the function it calls, whether it is disabled), then each value with secrets
     /// shown as `<secret>`. Scheduled triggers show their next fire time after `now`, in UTC.
-    public func overview(now: Date) -> String {
+    package func overview(now: Date) -> String {
         var lines = ["app: \(definition.appId ?? "(no appId)") (environment: \(environment.rawValue))"]
         lines.append("triggers (\(triggers.count)):")
         let rows = triggers.map { trigger in
@@ -41,7 +41,7 @@ extension AppConfiguration {
 extension TriggerDefinition {
     /// What fires the trigger: `db.coll INSERT, DELETE`, `*/5 * * * * (next 2026-01-01T00:05:00Z)`,
     /// or `create via anon-user, local-userpass`.
-    public func sourceDescription(now: Date) -> String {
+    package func sourceDescription(now: Date) -> String {
         switch kind {
         case .database(let trigger):
             let scope =

@@ -9,31 +9,31 @@ import Foundation
 ///   (`DataAccessRules`);
 /// - `secrets.json` (optional, git-ignored): name → secret value, after `SWITCHYARD_SECRET_<NAME>`
 ///   environment variables.
-public struct AppConfiguration: Sendable, Equatable {
-    public var definition: AppDefinition
-    public var environment: AppEnvironment
-    public var values: AppValues
+package struct AppConfiguration: Sendable, Equatable {
+    package var definition: AppDefinition
+    package var environment: AppEnvironment
+    package var values: AppValues
 
-    public init(definition: AppDefinition, environment: AppEnvironment, values: AppValues) {
+    package init(definition: AppDefinition, environment: AppEnvironment, values: AppValues) {
         self.definition = definition
         self.environment = environment
         self.values = values
     }
 
-    public var triggers: [TriggerDefinition] { definition.triggers }
-    public var functions: [String: FunctionSettings] { definition.functions }
+    package var triggers: [TriggerDefinition] { definition.triggers }
+    package var functions: [String: FunctionSettings] { definition.functions }
 
-    public static let triggersFile = "triggers.yaml"
-    public static let valuesFile = "values.json"
-    public static let secretsFile = "secrets.json"
-    public static let environmentsDirectory = "environments"
+    package static let triggersFile = "triggers.yaml"
+    package static let valuesFile = "values.json"
+    package static let secretsFile = "secrets.json"
+    package static let environmentsDirectory = "environments"
 
     /// Loads and validates everything, reporting all problems at once.
     /// - Parameters:
     ///   - registeredFunctions: the functions the app implements; nil skips the check that triggers and
     ///     function settings name existing functions.
     ///   - variables: where `SWITCHYARD_SECRET_<NAME>` secrets are looked up (the process environment).
-    public static func load(
+    package static func load(
         directory: String, environment: AppEnvironment = .development, registeredFunctions: Set<String>? = nil,
         variables: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationErrors) -> AppConfiguration {

@@ -3,7 +3,7 @@ import BSON
 extension AppDefinition {
     /// Parses and validates `triggers.yaml`. With `registeredFunctions`, every function a trigger calls or
     /// the `functions:` section configures must be one of them.
-    public static func parse(
+    package static func parse(
         _ text: String, file: String = "triggers.yaml", registeredFunctions: Set<String>? = nil
     ) throws(ConfigurationErrors) -> AppDefinition {
         var reader = ConfigurationReader(file: file)

@@ -3,7 +3,7 @@ import BSON
 extension AppDefinition {
     /// The `triggers.yaml` text that `AppDefinition.parse` reads back as this definition. Defaults are left
     /// out; function and auth sections appear only when they say something.
-    public func yamlText() throws(UnwritableValue) -> String {
+    package func yamlText() throws(UnwritableValue) -> String {
         var out = YAMLWriter()
         if let appId { out.field(0, "appId", YAMLWriter.string(appId)) }
         if functionTimeout != Self.defaultFunctionTimeout {

@@ -1,28 +1,28 @@
 /// Everything `triggers.yaml` declares: the app id, its triggers, function settings, auth settings, the
 /// function time limit, the messaging emulator's settings and the indexes the app needs.
-public struct AppDefinition: Sendable, Equatable {
-    public var appId: String?
-    public var triggers: [TriggerDefinition]
+package struct AppDefinition: Sendable, Equatable {
+    package var appId: String?
+    package var triggers: [TriggerDefinition]
     /// Settings by function name.
-    public var functions: [String: FunctionSettings]
-    public var auth: AuthSettings
+    package var functions: [String: FunctionSettings]
+    package var auth: AuthSettings
     /// How long a function may run before it fails as timed out, unless its settings say otherwise
     /// (`functionTimeout:` in `triggers.yaml`).
-    public var functionTimeout: Duration
+    package var functionTimeout: Duration
     /// The development FCM emulator (`messaging:`).
-    public var messaging: MessagingSettings
+    package var messaging: MessagingSettings
     /// Origins of web pages that may use the client API besides this machine's (`allowedRequestOrigins:`,
     /// App Services' "allowed request origins"); `*` allows any.
-    public var allowedRequestOrigins: [String]
+    package var allowedRequestOrigins: [String]
     /// Data access rules and schemas from `rules:` and the app's `data_sources/` (see `DataAccessRules`).
     package var rules = DataAccessRules()
     /// Indexes the app makes when it opens (`indexes:`).
-    public var indexes: [IndexDeclaration]
+    package var indexes: [IndexDeclaration]
 
     /// App Services' own limit on a function's run time.
-    public static let defaultFunctionTimeout = Duration.seconds(300)
+    package static let defaultFunctionTimeout = Duration.seconds(300)
 
-    public init(
+    package init(
         appId: String? = nil, triggers: [TriggerDefinition] = [], functions: [String: FunctionSettings] = [:],
         auth: AuthSettings = AuthSettings(), functionTimeout: Duration = AppDefinition.defaultFunctionTimeout,
         messaging: MessagingSettings = MessagingSettings(), allowedRequestOrigins: [String] = [],
@@ -39,7 +39,7 @@ public struct AppDefinition: Sendable, Equatable {
     }
 
     /// The time limit for one run of `function`.
-    public func timeout(for function: String) -> Duration {
+    package func timeout(for function: String) -> Duration {
         functions[function]?.timeout ?? functionTimeout
     }
 }

@@ -6,10 +6,10 @@ public enum AppEnvironment: String, Sendable, Hashable, CaseIterable {
     case qa
     case production
 
-    public static let variableName = "SWITCHYARD_ENV"
+    package static let variableName = "SWITCHYARD_ENV"
 
     /// The environment the flag names, else the one `SWITCHYARD_ENV` names, else development.
-    public static func select(flag: String?, variables: [String: String]) throws(UnknownName) -> AppEnvironment {
+    package static func select(flag: String?, variables: [String: String]) throws(UnknownName) -> AppEnvironment {
         let (name, source) =
             if let flag { (flag, "--environment") } else if let variable = variables[variableName], !variable.isEmpty {
                 (variable, variableName)
@@ -20,17 +20,17 @@ public enum AppEnvironment: String, Sendable, Hashable, CaseIterable {
         return environment
     }
 
-    public struct UnknownName: Error, Sendable, Equatable, CustomStringConvertible {
-        public var name: String
+    package struct UnknownName: Error, Sendable, Equatable, CustomStringConvertible {
+        package var name: String
         /// `--environment` or `SWITCHYARD_ENV`.
-        public var source: String
+        package var source: String
 
-        public init(name: String, source: String) {
+        package init(name: String, source: String) {
             self.name = name
             self.source = source
         }
 
-        public var description: String {
+        package var description: String {
             let names = AppEnvironment.allCases.map(\.rawValue)
             return
                 "\(source): unknown environment '\(name)'\(ClosestMatch.hint(for: name, among: names)) (expected \(names.joined(separator: ", ")))"

@@ -2,23 +2,23 @@ import BSON
 
 /// The app's values for one environment, with secrets resolved. Printing it (or dumping it) shows secret
 /// values as `<secret>`.
-public struct AppValues: Sendable, Equatable, CustomStringConvertible {
-    public enum Value: Sendable, Equatable {
+package struct AppValues: Sendable, Equatable, CustomStringConvertible {
+    package enum Value: Sendable, Equatable {
         case plain(BSON)
         case secret(Secret)
     }
 
     /// Names in declaration order (`values.json` first, then names only the environment file adds).
-    public private(set) var names: [String] = []
+    package private(set) var names: [String] = []
     private var storage: [String: Value] = [:]
 
-    public init() {}
+    package init() {}
 
-    public init(_ pairs: [(String, Value)]) {
+    package init(_ pairs: [(String, Value)]) {
         for (name, value) in pairs { self[name] = value }
     }
 
-    public subscript(name: String) -> Value? {
+    package subscript(name: String) -> Value? {
         get { storage[name] }
         set {
             if storage[name] == nil, newValue != nil { names.append(name) }
@@ -27,7 +27,7 @@ public struct AppValues: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         let entries = names.map { name -> String in
             switch storage[name] {
             case .plain(let value): "\(name): \(value)"

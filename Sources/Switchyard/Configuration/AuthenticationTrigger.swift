@@ -1,22 +1,22 @@
 /// A trigger that fires when a user is created, logs in, or is deleted through one of the given providers.
-public struct AuthenticationTrigger: Sendable, Equatable {
-    public var operation: AuthenticationOperation
-    public var providers: Set<AuthenticationProvider>
+package struct AuthenticationTrigger: Sendable, Equatable {
+    package var operation: AuthenticationOperation
+    package var providers: Set<AuthenticationProvider>
 
-    public init(operation: AuthenticationOperation, providers: Set<AuthenticationProvider>) {
+    package init(operation: AuthenticationOperation, providers: Set<AuthenticationProvider>) {
         self.operation = operation
         self.providers = providers
     }
 }
 
-public enum AuthenticationOperation: String, Sendable, Hashable, CaseIterable {
+package enum AuthenticationOperation: String, Sendable, Hashable, CaseIterable {
     case create
     case login
     case delete
 }
 
 /// App Services' authentication provider types, spelled as in its configuration files.
-public enum AuthenticationProvider: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum AuthenticationProvider: String, Sendable, Hashable, CaseIterable, Comparable {
     case anonymous = "anon-user"
     case emailPassword = "local-userpass"
     case apiKey = "api-key"
@@ -26,7 +26,7 @@ public enum AuthenticationProvider: String, Sendable, Hashable, CaseIterable, Co
     case apple = "oauth2-apple"
     case facebook = "oauth2-facebook"
 
-    public static func < (lhs: Self, rhs: Self) -> Bool {
+    package static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }

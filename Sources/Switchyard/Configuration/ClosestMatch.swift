@@ -1,9 +1,9 @@
 /// Finds the known word a misspelling was probably meant to be, for "did you mean …?" hints.
 /// Distance is Levenshtein (with swapped neighbours counting as one edit) over case-folded text, so `insrt` suggests `INSERT` and `Collection` suggests
 /// `collection`; a suggestion is offered only when the words are close for their length.
-public enum ClosestMatch {
+package enum ClosestMatch {
     /// The candidate closest to `word`, or nil when none is close enough to be a plausible typo.
-    public static func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
+    package static func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
         let folded = Array(word.lowercased().unicodeScalars)
         guard !folded.isEmpty, folded.count <= 200 else { return nil }
         let allowed = max(1, min(3, folded.count / 3))

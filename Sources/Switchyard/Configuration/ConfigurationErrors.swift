@@ -1,13 +1,13 @@
 /// Every problem found in an app's configuration, sorted by file and position, so one run shows them all.
 /// The description prints one `file:line:col: message` per line (notes on the lines after their error).
-public struct ConfigurationErrors: Error, Sendable, Equatable, CustomStringConvertible {
-    public private(set) var errors: [ConfigurationError]
+package struct ConfigurationErrors: Error, Sendable, Equatable, CustomStringConvertible {
+    package private(set) var errors: [ConfigurationError]
 
-    public init(_ errors: [ConfigurationError]) {
+    package init(_ errors: [ConfigurationError]) {
         self.errors = errors.sorted(by: Self.precedes)
     }
 
-    public var description: String {
+    package var description: String {
         errors.map(\.description).joined(separator: "\n")
     }
 

@@ -1,6 +1,6 @@
 extension CronSchedule {
     /// Parses a five-field expression; errors carry the offset of the offending field or value.
-    public init(_ expression: String) throws(ParseError) {
+    package init(_ expression: String) throws(ParseError) {
         let characters = Array(expression)
         var fields: [(text: [Character], offset: Int)] = []
         var index = 0

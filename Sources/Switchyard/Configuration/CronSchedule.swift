@@ -12,9 +12,9 @@ import Foundation
 ///   not apply).
 ///
 /// Schedules that can never fire (`0 0 31 2 *`) are rejected when parsed.
-public struct CronSchedule: Sendable, Hashable, CustomStringConvertible {
+package struct CronSchedule: Sendable, Hashable, CustomStringConvertible {
     /// The expression as written.
-    public let expression: String
+    package let expression: String
     // Bit `v` is set when value `v` is selected.
     let minutes: UInt64
     let hours: UInt64
@@ -22,19 +22,19 @@ public struct CronSchedule: Sendable, Hashable, CustomStringConvertible {
     let months: UInt64
     let weekdays: UInt64
 
-    public var description: String { expression }
+    package var description: String { expression }
 
     /// A problem in an expression; `offset` is the 0-based character position of the offending part.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var offset: Int
-        public var message: String
+    package struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var offset: Int
+        package var message: String
 
-        public init(offset: Int, message: String) {
+        package init(offset: Int, message: String) {
             self.offset = offset
             self.message = message
         }
 
-        public var description: String { message }
+        package var description: String { message }
     }
 
     init(expression: String, minutes: UInt64, hours: UInt64, daysOfMonth: UInt64, months: UInt64, weekdays: UInt64) {
@@ -50,7 +50,7 @@ public struct CronSchedule: Sendable, Hashable, CustomStringConvertible {
 extension CronSchedule {
     /// The first fire time strictly after `date` (fire times are whole minutes). Dates after the year 9999
     /// have no fire time and yield `Date.distantFuture`.
-    public func next(after date: Date) -> Date {
+    package func next(after date: Date) -> Date {
         nextFireTime(after: date) ?? .distantFuture
     }
 
@@ -63,25 +63,25 @@ extension CronSchedule {
 
     /// The fire times `t` with `start < t <= end`, in order: what a scheduler missed between its last fire
     /// time and now. Lazy, so a long outage of an every-minute schedule costs only what is read.
-    public func fireTimes(from start: Date, to end: Date) -> FireTimes {
+    package func fireTimes(from start: Date, to end: Date) -> FireTimes {
         FireTimes(schedule: self, start: start, end: end)
     }
 
-    public struct FireTimes: Sequence, Sendable {
+    package struct FireTimes: Sequence, Sendable {
         let schedule: CronSchedule
         let start: Date
         let end: Date
 
-        public func makeIterator() -> Iterator {
+        package func makeIterator() -> Iterator {
             Iterator(schedule: schedule, last: start, end: end)
         }
 
-        public struct Iterator: IteratorProtocol, Sendable {
+        package struct Iterator: IteratorProtocol, Sendable {
             let schedule: CronSchedule
             var last: Date
             let end: Date
 
-            public mutating func next() -> Date? {
+            package mutating func next() -> Date? {
                 guard let candidate = schedule.nextFireTime(after: last), candidate <= end else { return nil }
                 last = candidate
                 return candidate

@@ -1,25 +1,25 @@
 import BSON
 
 /// A trigger on the change stream of a collection, a database, or the whole deployment.
-public struct DatabaseTrigger: Sendable, Equatable {
-    public var scope: WatchScope
-    public var operations: Set<DatabaseOperation>
+package struct DatabaseTrigger: Sendable, Equatable {
+    package var scope: WatchScope
+    package var operations: Set<DatabaseOperation>
     /// Deliver the document as it is after an update (`fullDocument` in the change event).
-    public var fullDocument: Bool
+    package var fullDocument: Bool
     /// Deliver the document as it was before the change (`fullDocumentBeforeChange`).
-    public var fullDocumentBeforeChange: Bool
+    package var fullDocumentBeforeChange: Bool
     /// A `$match` filter on change events; empty matches everything.
-    public var match: BSONDocument
+    package var match: BSONDocument
     /// A `$project` applied to change events; empty keeps them whole.
-    public var project: BSONDocument
-    public var delivery: DeliveryOrder
+    package var project: BSONDocument
+    package var delivery: DeliveryOrder
     /// Skip events that happened while the trigger was disabled or the runtime was down.
-    public var skipCatchupEvents: Bool
+    package var skipCatchupEvents: Bool
     /// Start from the current position when the saved resume token no longer resumes.
-    public var tolerateResumeErrors: Bool
-    public var retry: RetryPolicy
+    package var tolerateResumeErrors: Bool
+    package var retry: RetryPolicy
 
-    public init(
+    package init(
         scope: WatchScope, operations: Set<DatabaseOperation>, fullDocument: Bool = false,
         fullDocumentBeforeChange: Bool = false, match: BSONDocument = [:], project: BSONDocument = [:],
         delivery: DeliveryOrder = .ordered, skipCatchupEvents: Bool = false, tolerateResumeErrors: Bool = false,
@@ -40,48 +40,48 @@ public struct DatabaseTrigger: Sendable, Equatable {
 
 /// What a database trigger watches. In `triggers.yaml`, `database` is required (as in App Services);
 /// `database: "*"` watches every database, and leaving out `collection` watches the whole database.
-public enum WatchScope: Sendable, Hashable {
+package enum WatchScope: Sendable, Hashable {
     case deployment
     case database(String)
     case collection(database: String, collection: String)
 
-    public var database: String? {
+    package var database: String? {
         switch self {
         case .deployment: nil
         case .database(let name), .collection(let name, _): name
         }
     }
 
-    public var collection: String? {
+    package var collection: String? {
         if case .collection(_, let name) = self { return name }
         return nil
     }
 }
 
 /// The change-stream operation types a database trigger can fire on.
-public enum DatabaseOperation: String, Sendable, Hashable, CaseIterable, Comparable {
+package enum DatabaseOperation: String, Sendable, Hashable, CaseIterable, Comparable {
     case insert = "INSERT"
     case update = "UPDATE"
     case replace = "REPLACE"
     case delete = "DELETE"
 
     /// The order `CaseIterable` lists them in, so written files are stable.
-    public static func < (lhs: Self, rhs: Self) -> Bool {
+    package static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }
 
 /// Whether events reach the function one at a time in order, or several at once.
-public enum DeliveryOrder: Sendable, Hashable {
+package enum DeliveryOrder: Sendable, Hashable {
     /// One event at a time, in change-stream order (App Services' default).
     case ordered
     /// Up to `maxConcurrency` events at once, in no particular order.
     case unordered(maxConcurrency: Int)
 
     /// Used when `ordered: false` does not say `maxConcurrency`.
-    public static let defaultMaxConcurrency = 10
+    package static let defaultMaxConcurrency = 10
     /// How many events App Services runs at once for an unordered trigger without maximum throughput; an
     /// imported unordered trigger gets it, since an export names no limit of its own.
-    public static let appServicesMaxConcurrency = 10_000
-    public static let maxConcurrencyRange = 1...appServicesMaxConcurrency
+    package static let appServicesMaxConcurrency = 10_000
+    package static let maxConcurrencyRange = 1...appServicesMaxConcurrency
 }

@@ -30,21 +30,21 @@ import Messaging
 ///
 /// With `--push emulator` (the default) functions always send through FCM to the emulator, whatever `transport`
 /// says: the emulator speaks FCM only.
-public struct MessagingSettings: Sendable, Equatable {
-    public enum Transport: String, Sendable, Equatable, CaseIterable {
+package struct MessagingSettings: Sendable, Equatable {
+    package enum Transport: String, Sendable, Equatable, CaseIterable {
         case fcm, apns
     }
 
-    public var transport: Transport
+    package var transport: Transport
     /// The value holding the FCM service account's JSON (an object, or its text).
-    public var fcmServiceAccountValue: String
+    package var fcmServiceAccountValue: String
     /// Required when `transport` is `.apns`.
-    public var apns: APNsSettings?
-    public var emulator: FCMEmulatorSettings
+    package var apns: APNsSettings?
+    package var emulator: FCMEmulatorSettings
 
-    public static let defaultServiceAccountValue = "fcmServiceAccount"
+    package static let defaultServiceAccountValue = "fcmServiceAccount"
 
-    public init(
+    package init(
         transport: Transport = .fcm, fcmServiceAccountValue: String = MessagingSettings.defaultServiceAccountValue,
         apns: APNsSettings? = nil, emulator: FCMEmulatorSettings = FCMEmulatorSettings()
     ) {
@@ -56,22 +56,22 @@ public struct MessagingSettings: Sendable, Equatable {
 }
 
 /// `messaging.apns` in `triggers.yaml`: how to reach APNs directly.
-public struct APNsSettings: Sendable, Equatable {
-    public enum Environment: String, Sendable, Equatable, CaseIterable {
+package struct APNsSettings: Sendable, Equatable {
+    package enum Environment: String, Sendable, Equatable, CaseIterable {
         case production, sandbox
     }
 
-    public var teamId: String
-    public var keyId: String
+    package var teamId: String
+    package var keyId: String
     /// The value holding the `.p8` key's PEM text (link it to a secret).
-    public var keyValue: String
+    package var keyValue: String
     /// The default `apns-topic` (the app's bundle id).
-    public var topic: String?
-    public var environment: Environment
+    package var topic: String?
+    package var environment: Environment
     /// Replaces Apple's host for `environment` (a test server).
-    public var host: String?
+    package var host: String?
 
-    public init(
+    package init(
         teamId: String, keyId: String, keyValue: String, topic: String? = nil, environment: Environment = .production,
         host: String? = nil
     ) {
@@ -84,18 +84,18 @@ public struct APNsSettings: Sendable, Equatable {
     }
 
     /// Where notifications go.
-    public var baseURL: String {
+    package var baseURL: String {
         host ?? (environment == .sandbox ? APNsClient.Configuration.sandboxURL : APNsClient.Configuration.productionURL)
     }
 }
 
 /// `messaging.emulator` in `triggers.yaml`.
-public struct FCMEmulatorSettings: Sendable, Equatable {
+package struct FCMEmulatorSettings: Sendable, Equatable {
     /// The Firebase project id in message names and URLs; nil: the app id, else `switchyard-local`.
-    public var project: String?
-    public var faults: FaultSettings
+    package var project: String?
+    package var faults: FaultSettings
 
-    public init(project: String? = nil, faults: FaultSettings = FaultSettings()) {
+    package init(project: String? = nil, faults: FaultSettings = FaultSettings()) {
         self.project = project
         self.faults = faults
     }

@@ -1,23 +1,23 @@
 /// Where secret values come from: an environment variable `SWITCHYARD_SECRET_<NAME>` (the name upper-cased,
 /// every character other than A–Z and 0–9 turned into `_`), else `secrets.json` beside the configuration
 /// (a JSON object of name → string, kept out of version control).
-public struct SecretStore: Sendable {
+package struct SecretStore: Sendable {
     let variables: [String: String]
     let file: [String: String]
 
-    public init(variables: [String: String], file: [String: String] = [:]) {
+    package init(variables: [String: String], file: [String: String] = [:]) {
         self.variables = variables
         self.file = file
     }
 
-    public static func variableName(for secret: String) -> String {
+    package static func variableName(for secret: String) -> String {
         let scalars = secret.uppercased().unicodeScalars.map { scalar -> Character in
             (("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)) ? Character(scalar) : "_"
         }
         return "SWITCHYARD_SECRET_" + String(scalars)
     }
 
-    public func secret(named name: String) -> Secret? {
+    package func secret(named name: String) -> Secret? {
         if let value = variables[Self.variableName(for: name)] { return Secret(name: name, value: value) }
         return file[name].map { Secret(name: name, value: $0) }
     }

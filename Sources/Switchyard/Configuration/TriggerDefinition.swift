@@ -1,19 +1,19 @@
 /// One trigger from `triggers.yaml`: what it watches and which registered function it calls.
-public struct TriggerDefinition: Sendable, Equatable {
+package struct TriggerDefinition: Sendable, Equatable {
     /// Unique within the app; letters, digits, `_` and `-` (App Services' rule).
-    public var name: String
+    package var name: String
     /// The registered function the trigger calls.
-    public var function: String
-    public var disabled: Bool
-    public var kind: Kind
+    package var function: String
+    package var disabled: Bool
+    package var kind: Kind
 
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case database(DatabaseTrigger)
         case scheduled(ScheduledTrigger)
         case authentication(AuthenticationTrigger)
 
         /// The word used for `type:` in `triggers.yaml`.
-        public var typeName: String {
+        package var typeName: String {
             switch self {
             case .database: "database"
             case .scheduled: "scheduled"
@@ -22,7 +22,7 @@ public struct TriggerDefinition: Sendable, Equatable {
         }
     }
 
-    public init(name: String, function: String, disabled: Bool = false, kind: Kind) {
+    package init(name: String, function: String, disabled: Bool = false, kind: Kind) {
         self.name = name
         self.function = function
         self.disabled = disabled
@@ -30,7 +30,7 @@ public struct TriggerDefinition: Sendable, Equatable {
     }
 
     /// App Services' naming rule for triggers: one or more ASCII letters, digits, `_` or `-`.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         !name.isEmpty
             && name.unicodeScalars.allSatisfy {
                 $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")

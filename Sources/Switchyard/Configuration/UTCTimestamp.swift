@@ -3,18 +3,18 @@ import Foundation
 /// `YYYY-MM-DDTHH:MM:SS[.mmm]Z` for reports and logs, computed without calendars or locales, digit by digit
 /// into the output's own storage (`serve` prints one per call). Years past 9999 take more digits; years
 /// before 0 a leading `-`.
-public enum UTCTimestamp {
+package enum UTCTimestamp {
     /// The longest timestamp: a sign, 19 year digits, `-MM-DDTHH:MM:SS` and `Z`, then `.mmm`.
     static let maximumLength = 1 + 19 + 16 + 4
 
-    public static func text(_ date: Date, milliseconds: Bool = false) -> String {
+    package static func text(_ date: Date, milliseconds: Bool = false) -> String {
         String(unsafeUninitializedCapacity: maximumLength) { buffer in
             write(date, milliseconds: milliseconds, into: buffer)
         }
     }
 
     /// Appends `text(date, milliseconds:)` as UTF-8, without making a string of it.
-    public static func append(_ date: Date, milliseconds: Bool = false, to bytes: inout [UInt8]) {
+    package static func append(_ date: Date, milliseconds: Bool = false, to bytes: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumLength) { buffer in
             let count = write(date, milliseconds: milliseconds, into: buffer)
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))

@@ -6,30 +6,30 @@ import BSON
 /// In JSON, `{"secret": "name"}` refers to a secret. App Services' own form is accepted as well:
 /// `{"value": "name", "from_secret": true}` refers to a secret and `{"value": X, "from_secret": false}` is the
 /// plain value X (which also lets a plain value be an object that looks like a secret reference).
-public enum ValueDefinition: Sendable, Equatable {
+package enum ValueDefinition: Sendable, Equatable {
     case plain(BSON)
     case secret(name: String)
 }
 
 /// Named values in file order, as `values.json` and `environments/<name>.json` declare them.
-public struct ValueDefinitions: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
-        public var name: String
-        public var value: ValueDefinition
+package struct ValueDefinitions: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var name: String
+        package var value: ValueDefinition
 
-        public init(name: String, value: ValueDefinition) {
+        package init(name: String, value: ValueDefinition) {
             self.name = name
             self.value = value
         }
     }
 
-    public var entries: [Entry]
+    package var entries: [Entry]
 
-    public init(_ entries: [Entry] = []) {
+    package init(_ entries: [Entry] = []) {
         self.entries = entries
     }
 
-    public subscript(name: String) -> ValueDefinition? {
+    package subscript(name: String) -> ValueDefinition? {
         entries.first { $0.name == name }?.value
     }
 }

@@ -2,7 +2,7 @@ import BSON
 
 extension ValueDefinitions {
     /// The `values.json` text for these definitions (secret references as `{"secret": "name"}`).
-    public func jsonText() throws(UnwritableValue) -> String {
+    package func jsonText() throws(UnwritableValue) -> String {
         try JSONWriter.text(.document(document), indent: 0) + "\n"
     }
 

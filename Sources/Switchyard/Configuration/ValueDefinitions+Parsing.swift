@@ -1,6 +1,6 @@
 extension ValueDefinitions {
     /// Parses `values.json`: an object of name → value (see `ValueDefinition` for secret references).
-    public static func parse(_ text: String, file: String = "values.json") throws(ConfigurationErrors)
+    package static func parse(_ text: String, file: String = "values.json") throws(ConfigurationErrors)
         -> ValueDefinitions
     {
         var reader = ConfigurationReader(file: file)

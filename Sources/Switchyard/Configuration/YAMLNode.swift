@@ -1,13 +1,13 @@
 /// A parsed YAML node with the position it started at, so every configuration error can point at it.
-public struct YAMLNode: Sendable, Equatable {
-    public enum Value: Sendable, Equatable {
+package struct YAMLNode: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         /// A scalar's text; `isPlain` is false for quoted and block scalars (so `"true"` stays a string).
         case scalar(String, isPlain: Bool)
         case sequence([YAMLNode])
         /// Key/value pairs in file order.
         case mapping([(key: YAMLNode, value: YAMLNode)])
 
-        public static func == (lhs: Value, rhs: Value) -> Bool {
+        package static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
             case (.scalar(let a, let ap), .scalar(let b, let bp)): a == b && ap == bp
             case (.sequence(let a), .sequence(let b)): a == b
@@ -18,34 +18,34 @@ public struct YAMLNode: Sendable, Equatable {
         }
     }
 
-    public var value: Value
-    public var location: SourceLocation
+    package var value: Value
+    package var location: SourceLocation
 
-    public init(_ value: Value, at location: SourceLocation) {
+    package init(_ value: Value, at location: SourceLocation) {
         self.value = value
         self.location = location
     }
 
     /// The scalar's text, or nil for collections.
-    public var scalar: String? {
+    package var scalar: String? {
         if case .scalar(let text, _) = value { return text }
         return nil
     }
 
     /// True for a plain `null`, `~` or empty scalar (YAML 1.1's null).
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .scalar(let text, isPlain: true) = value { return ["", "~", "null", "Null", "NULL"].contains(text) }
         return false
     }
 
     /// A mapping's value for a scalar key.
-    public subscript(key: String) -> YAMLNode? {
+    package subscript(key: String) -> YAMLNode? {
         guard case .mapping(let pairs) = value else { return nil }
         return pairs.first { $0.key.scalar == key }?.value
     }
 
     /// What kind of node this is, for messages like "expected a mapping, found a sequence".
-    public var kindName: String {
+    package var kindName: String {
         switch value {
         case .scalar: "a scalar"
         case .sequence: "a sequence"

@@ -2,11 +2,11 @@ import CYAML
 
 /// Parses YAML text into `YAMLNode`s with libyaml. Anchors and aliases are resolved; nesting is bounded so
 /// hostile input cannot exhaust the stack.
-public enum YAMLParser {
+package enum YAMLParser {
     static let maximumDepth = 256
 
     /// Parses the first document of `text`. An empty file yields an empty mapping.
-    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> YAMLNode {
+    package static func parse(_ text: String, file: String) throws(ConfigurationError) -> YAMLNode {
         let input = Array(text.utf8)
         // libyaml asserts on a NULL input buffer, which an empty array may hand it.
         guard !input.isEmpty else { return YAMLNode(.mapping([]), at: SourceLocation(line: 1, column: 1)) }

@@ -8,31 +8,31 @@ import Foundation
 /// read as one consistent snapshot. Files the previous export in the directory wrote for collections that
 /// no longer exist are removed (the manifest says which), so the directory holds exactly this export;
 /// other files are left alone. `DataImport` reads the directory back.
-public enum DataExport {
-    public struct Options: Sendable {
+package enum DataExport {
+    package struct Options: Sendable {
         /// Also export `admin`, `local` and `config` (Switchyard's bookkeeping); skipped by default.
-        public var includeInternalDatabases: Bool
+        package var includeInternalDatabases: Bool
 
-        public init(includeInternalDatabases: Bool = false) {
+        package init(includeInternalDatabases: Bool = false) {
             self.includeInternalDatabases = includeInternalDatabases
         }
     }
 
     /// One collection exported.
-    public struct Collection: Sendable, Equatable {
-        public var namespace: Namespace
-        public var file: String
-        public var documents: Int
-        public var indexes: Int
+    package struct Collection: Sendable, Equatable {
+        package var namespace: Namespace
+        package var file: String
+        package var documents: Int
+        package var indexes: Int
     }
 
     /// Why an export failed: the file it could not write, or the store's error.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     @discardableResult
-    public static func export(store: DocumentStore, to directory: String, options: Options = Options())
+    package static func export(store: DocumentStore, to directory: String, options: Options = Options())
         async throws(Failure) -> [Collection]
     {
         do {

@@ -5,19 +5,19 @@ import Foundation
 /// Extended JSON document per line) and `collections.json`, the manifest with each collection's indexes.
 /// A database name never holds a dot, so the first dot ends it; `%` and `/` in a collection name are
 /// written as `%25` and `%2F`, since a file name cannot hold a `/`.
-public enum DataFileName {
+package enum DataFileName {
     /// The manifest: it has no `<db>.<collection>` part, so it never names a collection.
-    public static let manifest = "collections.json"
+    package static let manifest = "collections.json"
     static let suffix = ".json"
 
-    public static func file(for namespace: Namespace) -> String {
+    package static func file(for namespace: Namespace) -> String {
         let collection = namespace.collection.replacingOccurrences(of: "%", with: "%25")
             .replacingOccurrences(of: "/", with: "%2F")
         return "\(namespace.database).\(collection)\(suffix)"
     }
 
     /// The collection a file holds; nil for a file that is not `<db>.<collection>.json` (the manifest, a README).
-    public static func namespace(ofFile name: String) -> Namespace? {
+    package static func namespace(ofFile name: String) -> Namespace? {
         guard name.hasSuffix(suffix), name != manifest else { return nil }
         let stem = name.dropLast(suffix.count)
         guard let dot = stem.firstIndex(of: "."), dot != stem.startIndex else { return nil }

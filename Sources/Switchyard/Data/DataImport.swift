@@ -15,40 +15,40 @@ import Synchronization
 /// stream sees it, now or when triggers later catch up from their resume tokens. With it, the import is
 /// logged as ordinary writes (a `delete` for each document replaced, an `insert` for each new one), committed
 /// together, so running triggers fire, and stopped ones do when they catch up.
-public enum DataImport {
-    public struct Options: Sendable {
+package enum DataImport {
+    package struct Options: Sendable {
         /// Log the import's writes as change events (`switchyard data import --fire-triggers`).
-        public var logChanges: Bool
+        package var logChanges: Bool
         /// Also import files of `admin`, `local` and `config`, where Switchyard keeps its own bookkeeping
         /// (trigger state, invocation log, outbox); skipped by default.
-        public var includeInternalDatabases: Bool
+        package var includeInternalDatabases: Bool
 
-        public init(logChanges: Bool = false, includeInternalDatabases: Bool = false) {
+        package init(logChanges: Bool = false, includeInternalDatabases: Bool = false) {
             self.logChanges = logChanges
             self.includeInternalDatabases = includeInternalDatabases
         }
     }
 
     /// One collection imported.
-    public struct Collection: Sendable, Equatable {
-        public var namespace: Namespace
-        public var file: String
-        public var documents: Int
-        public var indexes: Int
+    package struct Collection: Sendable, Equatable {
+        package var namespace: Namespace
+        package var file: String
+        package var documents: Int
+        package var indexes: Int
     }
 
-    public struct Summary: Sendable, Equatable {
-        public var collections: [Collection] = []
+    package struct Summary: Sendable, Equatable {
+        package var collections: [Collection] = []
         /// Files left out, each with the reason (`local.invocations.json: internal database`).
-        public var skipped: [String] = []
+        package var skipped: [String] = []
 
-        public var documents: Int { collections.reduce(0) { $0 + $1.documents } }
+        package var documents: Int { collections.reduce(0) { $0 + $1.documents } }
     }
 
     /// Imports every collection file in `directory` into `store`; see the type's documentation.
     /// - Parameter progress: hears each chunk read and each collection written (from any thread).
     @discardableResult
-    public static func `import`(
+    package static func `import`(
         from directory: String, into store: DocumentStore, options: Options = Options(),
         progress: (@Sendable (DataImportProgress) -> Void)? = nil
     ) async throws(DataImportError) -> Summary {

@@ -3,21 +3,21 @@ import Foundation
 /// How far an import has come: files are read (and parsed) first, then every collection is written in
 /// one transaction. Reported to `DataImport.import`'s `progress` closure after each file read and, once the
 /// transaction committed, for each collection written.
-public struct DataImportProgress: Sendable, Equatable {
-    public enum Phase: Sendable, Equatable {
+package struct DataImportProgress: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         case reading
         case writing
     }
 
-    public var phase: Phase
+    package var phase: Phase
     /// The file just read, or the collection's file just written.
-    public var file: String
-    public var bytesRead: Int
-    public var totalBytes: Int
-    public var documentsWritten: Int
-    public var totalDocuments: Int
+    package var file: String
+    package var bytesRead: Int
+    package var totalBytes: Int
+    package var documentsWritten: Int
+    package var totalDocuments: Int
 
-    public init(
+    package init(
         phase: Phase, file: String, bytesRead: Int, totalBytes: Int, documentsWritten: Int, totalDocuments: Int
     ) {
         self.phase = phase
@@ -29,7 +29,7 @@ public struct DataImportProgress: Sendable, Equatable {
     }
 
     /// Reading counts the first half of the work, writing the second.
-    public var fraction: Double {
+    package var fraction: Double {
         switch phase {
         case .reading: totalBytes == 0 ? 0.5 : 0.5 * Double(bytesRead) / Double(totalBytes)
         case .writing: totalDocuments == 0 ? 1 : 0.5 + 0.5 * Double(documentsWritten) / Double(totalDocuments)
@@ -37,7 +37,7 @@ public struct DataImportProgress: Sendable, Equatable {
     }
 
     /// What is being done, for both renderings: `reading 12.5 of 40.0 MB` or `wrote 30000 of 100000 documents`.
-    public var status: String {
+    package var status: String {
         switch phase {
         case .reading:
             "reading \(Self.megabytes(bytesRead)) of \(Self.megabytes(totalBytes)) MB (\(file))"
@@ -47,7 +47,7 @@ public struct DataImportProgress: Sendable, Equatable {
     }
 
     /// One terminal line, redrawn in place: `[#########-----------]  45% reading …`.
-    public func bar(width: Int = 30) -> String {
+    package func bar(width: Int = 30) -> String {
         let filled = min(width, max(0, Int((fraction * Double(width)).rounded(.down))))
         let percent = Int((fraction * 100).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
@@ -55,7 +55,7 @@ public struct DataImportProgress: Sendable, Equatable {
     }
 
     /// A plain line for logs: `import: 45% reading …`.
-    public var line: String {
+    package var line: String {
         "import: \(Int((fraction * 100).rounded(.down)))% \(status)"
     }
 
@@ -67,22 +67,22 @@ public struct DataImportProgress: Sendable, Equatable {
 /// Decides when progress is worth showing: a terminal redraws its bar at most every `interval`; a log
 /// (standard error that is not a terminal) gets a plain line each time the import passes another tenth.
 /// Small imports (under `threshold` bytes) show nothing.
-public struct DataImportProgressMeter: Sendable {
-    public var isTerminal: Bool
-    public var threshold: Int
-    public var interval: Duration
+package struct DataImportProgressMeter: Sendable {
+    package var isTerminal: Bool
+    package var threshold: Int
+    package var interval: Duration
     private var lastTenth = 0
     private var lastDraw: ContinuousClock.Instant?
     private var finished = false
 
-    public init(isTerminal: Bool, threshold: Int = 1_000_000, interval: Duration = .milliseconds(100)) {
+    package init(isTerminal: Bool, threshold: Int = 1_000_000, interval: Duration = .milliseconds(100)) {
         self.isTerminal = isTerminal
         self.threshold = threshold
         self.interval = interval
     }
 
     /// The text to write to standard error for this report, if any (a terminal's redraws the line).
-    public mutating func text(for progress: DataImportProgress, now: ContinuousClock.Instant = .now) -> String? {
+    package mutating func text(for progress: DataImportProgress, now: ContinuousClock.Instant = .now) -> String? {
         guard progress.totalBytes >= threshold, !finished else { return nil }
         finished = progress.phase == .writing && progress.documentsWritten == progress.totalDocuments
         if isTerminal {

@@ -5,25 +5,25 @@ import DocumentStore
 /// indexes (`{key, name, unique?}`, as `listIndexes` shows them), one collection per line, so that a
 /// checked-in export diffs well. Import reads indexes from it; a collection file it does not list is
 /// imported without secondary indexes, so hand-written seed files need no manifest.
-public struct DataManifest: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
-        public var documents: Int
-        public var indexes: [BSONDocument]
+package struct DataManifest: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var documents: Int
+        package var indexes: [BSONDocument]
 
-        public init(documents: Int, indexes: [BSONDocument]) {
+        package init(documents: Int, indexes: [BSONDocument]) {
             self.documents = documents
             self.indexes = indexes
         }
     }
 
-    public var collections: [Namespace: Entry]
+    package var collections: [Namespace: Entry]
 
-    public init(collections: [Namespace: Entry] = [:]) {
+    package init(collections: [Namespace: Entry] = [:]) {
         self.collections = collections
     }
 
     /// Relaxed Extended JSON (index keys read `1`, not `{"$numberInt":"1"}`), collections sorted by name.
-    public var text: String {
+    package var text: String {
         let lines = collections.sorted { $0.key.description < $1.key.description }.map { namespace, entry in
             let value: BSONDocument = [
                 "documents": .int64(Int64(entry.documents)), "indexes": .array(entry.indexes.map(BSON.document)),
@@ -35,7 +35,7 @@ public struct DataManifest: Sendable, Equatable {
     }
 
     /// Reads a manifest; `file` is the path errors name.
-    public static func read(_ bytes: [UInt8], file: String) throws(DataImportError) -> DataManifest {
+    package static func read(_ bytes: [UInt8], file: String) throws(DataImportError) -> DataManifest {
         let document: BSONDocument
         do {
             document = try ExtendedJSON.parseDocument(bytes)

@@ -8,16 +8,16 @@ import Foundation
 
 /// Reads whole files for commands and imports, saying why one cannot be read (no such file, permission denied,
 /// is a directory), where `FileManager.contents(atPath:)` only returns nil.
-public enum LocalFile {
+package enum LocalFile {
     /// Why a file could not be read: `nope.json: no such file`.
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        public var path: String
-        public var reason: String
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        package var path: String
+        package var reason: String
 
-        public var description: String { "cannot read \(path): \(reason)" }
+        package var description: String { "cannot read \(path): \(reason)" }
     }
 
-    public static func contents(_ path: String) throws(Failure) -> Data {
+    package static func contents(_ path: String) throws(Failure) -> Data {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure(path: path, reason: reason(errno)) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)

@@ -11,13 +11,13 @@ public typealias ScheduledTriggerFunction = @Sendable (ScheduledEvent, FunctionC
 public typealias AuthenticationTriggerFunction = @Sendable (AuthEvent, FunctionContext) async throws -> Void
 
 /// A registered function: its body, whose type says what may run it.
-public enum AppFunction: Sendable {
+package enum AppFunction: Sendable {
     case callable(CallableFunction)
     case database(DatabaseTriggerFunction)
     case scheduled(ScheduledTriggerFunction)
     case authentication(AuthenticationTriggerFunction)
 
-    public var kind: FunctionKind {
+    package var kind: FunctionKind {
         switch self {
         case .callable: .callable
         case .database: .database
@@ -28,11 +28,11 @@ public enum AppFunction: Sendable {
 }
 
 /// What runs a function: clients and other functions (callable), or one kind of trigger.
-public enum FunctionKind: String, Sendable, CaseIterable {
+package enum FunctionKind: String, Sendable, CaseIterable {
     case callable, database, scheduled, authentication
 
     /// The kind of function a trigger needs.
-    public init(trigger: TriggerDefinition.Kind) {
+    package init(trigger: TriggerDefinition.Kind) {
         switch trigger {
         case .database: self = .database
         case .scheduled: self = .scheduled
@@ -41,7 +41,7 @@ public enum FunctionKind: String, Sendable, CaseIterable {
     }
 
     /// How messages name the kind: "callable", "a database trigger function", ….
-    public var phrase: String {
+    package var phrase: String {
         switch self {
         case .callable: "callable"
         case .database: "a database trigger function"
@@ -51,7 +51,7 @@ public enum FunctionKind: String, Sendable, CaseIterable {
     }
 
     /// How messages name the trigger type that runs this kind: "a database trigger", …; nil for callables.
-    public var triggerPhrase: String? {
+    package var triggerPhrase: String? {
         switch self {
         case .callable: nil
         case .database: "a database trigger"
@@ -61,7 +61,7 @@ public enum FunctionKind: String, Sendable, CaseIterable {
     }
 
     /// The Swift signature a function of this kind has.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .callable: "([BSON], FunctionContext) async throws -> BSON"
         case .database: "(ChangeEvent, FunctionContext) async throws"

@@ -3,7 +3,7 @@ import BSON
 extension AuthEvent {
     /// The event as App Services delivers it: `{"operationType", "providers", "user", "time"}`, the user
     /// shaped as `FunctionUser.document`.
-    public var raw: BSONDocument {
+    package var raw: BSONDocument {
         [
             "operationType": .string(operationType.rawValue),
             "providers": .array(providers.map { .string($0) }),

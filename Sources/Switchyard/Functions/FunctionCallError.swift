@@ -40,7 +40,7 @@ public struct FunctionCallError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String { "\(code): \(message)" }
 
     /// The HTTP status the client API answers with.
-    public var httpStatus: Int {
+    package var httpStatus: Int {
         switch code {
         case .functionNotFound: 404
         case .privateFunction, .permissionDenied: 403
@@ -49,7 +49,7 @@ public struct FunctionCallError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// The client API's error body: `{"error": message, "error_code": code}`.
-    public var document: BSONDocument {
+    package var document: BSONDocument {
         ["error": .string(message), "error_code": .string(code.rawValue)]
     }
 

@@ -4,7 +4,7 @@ extension FunctionRegistry {
     /// Loads the configuration in `directory` and checks it against these functions, as opening the app does:
     /// every function a trigger calls or `functions:` names is registered, and each trigger's function has the
     /// trigger's kind. All problems are reported together.
-    public func loadConfiguration(
+    package func loadConfiguration(
         directory: String, environment: AppEnvironment = .development,
         variables: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationErrors) -> AppConfiguration {

@@ -15,7 +15,7 @@ public struct FunctionRegistry: Sendable {
     public init() {}
 
     /// Registers `function` under `name`, replacing an earlier registration of the same name.
-    public mutating func register(_ name: String, _ function: AppFunction) {
+    package mutating func register(_ name: String, _ function: AppFunction) {
         functions[name] = function
     }
 
@@ -35,14 +35,14 @@ public struct FunctionRegistry: Sendable {
         register(name, .authentication(function))
     }
 
-    public subscript(name: String) -> AppFunction? { functions[name] }
+    package subscript(name: String) -> AppFunction? { functions[name] }
 
-    public var names: Set<String> { Set(functions.keys) }
+    package var names: Set<String> { Set(functions.keys) }
 
-    public var isEmpty: Bool { functions.isEmpty }
+    package var isEmpty: Bool { functions.isEmpty }
 
     /// The functions a client may call by name (not those only a trigger runs), for "did you mean" hints.
-    public var callableNames: [String] {
+    package var callableNames: [String] {
         functions.compactMap { name, function in
             if case .callable = function { return name }
             return nil
@@ -50,7 +50,7 @@ public struct FunctionRegistry: Sendable {
     }
 
     /// Throws what a call of `name` meets before anything runs: no such function, or one only its trigger runs.
-    public func checkCallable(_ name: String) throws(FunctionCallError) {
+    package func checkCallable(_ name: String) throws(FunctionCallError) {
         guard let function = functions[name] else { throw .notFound(name) }
         guard case .callable = function else { throw .notCallable(name, kind: function.kind) }
     }
@@ -59,7 +59,8 @@ public struct FunctionRegistry: Sendable {
 extension FunctionRegistry {
     /// Problems between the configuration and the registered functions that the configuration alone cannot
     /// show: a trigger whose function has the wrong kind (`file` names `triggers.yaml` in the messages).
-    public func check(_ definition: AppDefinition, file: String = AppConfiguration.triggersFile) -> [ConfigurationError]
+    package func check(_ definition: AppDefinition, file: String = AppConfiguration.triggersFile)
+        -> [ConfigurationError]
     {
         definition.triggers.compactMap { trigger -> ConfigurationError? in
             guard let function = self[trigger.function] else { return nil }

@@ -3,7 +3,7 @@ import BSON
 extension FunctionUser {
     /// The user as App Services shows it to rules (`%%user`) and events:
     /// `{"id", "type", "data", "custom_data", "identities": [{"id", "provider_type"}]}`.
-    public var document: BSONDocument {
+    package var document: BSONDocument {
         [
             "id": .string(id),
             "type": .string(kind.rawValue),

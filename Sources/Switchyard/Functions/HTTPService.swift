@@ -7,7 +7,7 @@ import Messaging
 public struct HTTPService: Sendable {
     let client: HTTPClient
 
-    public init(client: HTTPClient) {
+    package init(client: HTTPClient) {
         self.client = client
     }
 

@@ -3,7 +3,7 @@ import BSON
 extension ScheduledEvent {
     /// The event as a document, for functions that pass it on or store it:
     /// `{"triggerName", "scheduledTime"}` (a date).
-    public var raw: BSONDocument {
+    package var raw: BSONDocument {
         ["triggerName": .string(triggerName), "scheduledTime": .datetime(BSONDate(scheduledTime))]
     }
 }

@@ -9,13 +9,13 @@ import Foundation
 /// string is escaped twice, and credentials travel base64-encoded (an `Authorization: Basic` header, a key file
 /// read as data). Each of those forms of each secret is replaced, so a PEM key (quotes, backslashes and newlines
 /// once escaped) is scrubbed whichever way it was written.
-public struct SecretScrubber: Sendable {
+package struct SecretScrubber: Sendable {
     /// Longest first, so a secret containing another is replaced whole.
     private let values: [String]
 
-    public static let replacement = "<secret>"
+    package static let replacement = "<secret>"
 
-    public init(secrets: some Sequence<Secret>) {
+    package init(secrets: some Sequence<Secret>) {
         values = Set(secrets.map(\.exposedValue).filter { !$0.isEmpty }.flatMap(Self.encodings)).sorted {
             $0.utf8.count != $1.utf8.count ? $0.utf8.count > $1.utf8.count : $0 < $1
         }
@@ -40,7 +40,7 @@ public struct SecretScrubber: Sendable {
     }
 
     /// Scrubs the secrets among `values`.
-    public init(values: AppValues) {
+    package init(values: AppValues) {
         self.init(
             secrets: values.names.compactMap { name -> Secret? in
                 if case .secret(let secret)? = values[name] { return secret }
@@ -48,7 +48,7 @@ public struct SecretScrubber: Sendable {
             })
     }
 
-    public func scrub(_ text: String) -> String {
+    package func scrub(_ text: String) -> String {
         var text = text
         for value in values where text.contains(value) {
             text = text.replacingOccurrences(of: value, with: Self.replacement)

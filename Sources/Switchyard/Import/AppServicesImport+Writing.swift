@@ -8,8 +8,8 @@ import Foundation
 
 extension AppServicesImport {
     /// Why writing an import stopped; nothing of the import was left behind when this is thrown.
-    public struct WriteError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct WriteError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Writes `files(package:)` under `directory`, creating folders as needed. Without `force`, refuses before
@@ -17,7 +17,7 @@ extension AppServicesImport {
     /// and renamed into place only once all of them were written, so a failure leaves no half-written file.
     /// Returns the paths written.
     @discardableResult
-    public func write(to directory: String, package: AppScaffold, force: Bool = false) throws(WriteError) -> [String] {
+    package func write(to directory: String, package: AppScaffold, force: Bool = false) throws(WriteError) -> [String] {
         let files: [(path: String, contents: String)]
         do {
             files = try self.files(package: package)

@@ -1,20 +1,20 @@
 /// What an App Services export turns into: the `triggers.yaml` model, values per environment, the functions
 /// that still need a Swift implementation, the files kept verbatim and what was left out.
-public struct AppServicesImport: Sendable, Equatable {
-    public var definition: AppDefinition
-    public var values: ValueDefinitions
-    public var environments: [AppEnvironment: ValueDefinitions]
+package struct AppServicesImport: Sendable, Equatable {
+    package var definition: AppDefinition
+    package var values: ValueDefinitions
+    package var environments: [AppEnvironment: ValueDefinitions]
     /// Every function a trigger, provider or endpoint calls, `functions/config.json` lists or `functions/`
     /// holds JavaScript for, sorted by name.
-    public var functions: [ImportedFunction]
+    package var functions: [ImportedFunction]
     /// `data_sources/` and `http_endpoints/` files by path, written unchanged in App Services' layout.
-    public var keptFiles: [String: String]
+    package var keptFiles: [String: String]
     /// What of the export Switchyard does not run, one note each.
-    public var leftOut: [ImportNote]
+    package var leftOut: [ImportNote]
     /// Functions whose export name is no Swift identifier, and the name they are registered under instead.
-    public var renamedFunctions: [String: String]
+    package var renamedFunctions: [String: String]
 
-    public init(
+    package init(
         definition: AppDefinition, values: ValueDefinitions = ValueDefinitions(),
         environments: [AppEnvironment: ValueDefinitions] = [:], functions: [ImportedFunction] = [],
         keptFiles: [String: String] = [:], leftOut: [ImportNote] = [], renamedFunctions: [String: String] = [:]
@@ -28,10 +28,10 @@ public struct AppServicesImport: Sendable, Equatable {
         self.renamedFunctions = renamedFunctions
     }
 
-    public var functionsToPort: [String] { functions.map(\.name) }
+    package var functionsToPort: [String] { functions.map(\.name) }
 
     /// Secrets the values refer to; they are not in an export and must be provided before loading.
-    public var secretsNeeded: [String] {
+    package var secretsNeeded: [String] {
         let all = ([values] + environments.values).flatMap(\.entries).compactMap { entry -> String? in
             if case .secret(let name) = entry.value { return name }
             return nil
@@ -40,7 +40,7 @@ public struct AppServicesImport: Sendable, Equatable {
     }
 
     /// The files of the app's configuration, by path relative to the output directory, in a stable order.
-    public func configurationFiles() throws(UnwritableValue) -> [(path: String, contents: String)] {
+    package func configurationFiles() throws(UnwritableValue) -> [(path: String, contents: String)] {
         var files: [(path: String, contents: String)] = [(AppConfiguration.triggersFile, try definition.yamlText())]
         if !values.entries.isEmpty { files.append((AppConfiguration.valuesFile, try values.jsonText())) }
         for environment in AppEnvironment.allCases {
@@ -58,7 +58,7 @@ public struct AppServicesImport: Sendable, Equatable {
     /// Every file of the package `switchyard import` writes: the `init` scaffold's package (named by
     /// `package`) with the imported configuration, a stub per function beside its JavaScript, tests that
     /// the app loads, and a README saying what was imported, what was left out and what to do next.
-    public func files(package: AppScaffold) throws(UnwritableValue) -> [(path: String, contents: String)] {
+    package func files(package: AppScaffold) throws(UnwritableValue) -> [(path: String, contents: String)] {
         var scaffold = package
         if functions.contains(where: { $0.javaScript != nil }) {
             scaffold.excludedFunctionFiles = [FunctionStub.javaScriptFolder]

@@ -10,14 +10,14 @@ import Foundation
 /// `auth/custom_user_data.json`, and `data_sources/` and `http_endpoints/`, which it keeps verbatim. What
 /// Switchyard does not run (Device Sync, GraphQL, hosting, third-party services, log forwarders, EventBridge
 /// triggers, …) becomes one `ImportNote` each; every problem is reported with its file and position.
-public enum AppServicesImporter {
+package enum AppServicesImporter {
     /// What only an export has at its root: one of these is there, or the directory is something else.
     static let exportEntries = [
         "root_config.json", "realm_config.json", "config.json", "triggers", "functions", "values", "auth",
         "auth_providers", "environments", "data_sources", "http_endpoints",
     ]
 
-    public static func read(exportDirectory: String) throws(ConfigurationErrors) -> AppServicesImport {
+    package static func read(exportDirectory: String) throws(ConfigurationErrors) -> AppServicesImport {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: exportDirectory)) ?? []
         guard entries.contains(where: exportEntries.contains) else {
             throw ConfigurationErrors([

@@ -1,16 +1,16 @@
 /// The generated Swift stand-in for a function an export implements in JavaScript: a function of the kind its
 /// use needs, its JavaScript quoted in its comment and kept beside it in `functions/js/`, throwing
 /// `NotPortedYet` until it is ported. All generated stub text lives here.
-public enum FunctionStub {
-    public static let directory = "functions"
+package enum FunctionStub {
+    package static let directory = "functions"
     /// Where the JavaScript sources are kept, inside `functions/` and excluded from the functions target.
-    public static let javaScriptFolder = "js"
+    package static let javaScriptFolder = "js"
     /// The error type every stub throws, written once beside the stubs; the leading `_` keeps the registry
     /// generator from taking it for a function.
-    public static let errorFile = "_NotPortedYet.swift"
+    package static let errorFile = "_NotPortedYet.swift"
 
     /// One stub per function and its JavaScript, plus the shared error type.
-    public static func files(for functions: [ImportedFunction]) -> [(path: String, contents: String)] {
+    package static func files(for functions: [ImportedFunction]) -> [(path: String, contents: String)] {
         var files: [(path: String, contents: String)] = []
         for function in functions {
             files.append(("\(directory)/\(identifier(for: function.name)).swift", source(for: function)))
@@ -23,11 +23,11 @@ public enum FunctionStub {
     }
 
     /// `functions/js/<name>.js`, relative to the package.
-    public static func javaScriptPath(for function: String) -> String {
+    package static func javaScriptPath(for function: String) -> String {
         "\(directory)/\(javaScriptFolder)/\(identifier(for: function)).js"
     }
 
-    public static func source(for function: ImportedFunction) -> String {
+    package static func source(for function: ImportedFunction) -> String {
         let name = identifier(for: function.name)
         let literal = YAMLWriter.quoted(function.name)
         var lines = ["import Switchyard", ""]
@@ -98,7 +98,7 @@ public enum FunctionStub {
     /// The Swift identifier, and so the registered name, for an App Services function name
     /// (`utils/send-push` → `utils_send_push`, `default` → `default_`): a function file is named like its
     /// function and registered under that name.
-    public static func identifier(for function: String) -> String {
+    package static func identifier(for function: String) -> String {
         let name = sanitized(function)
         return keywords.contains(name) ? name + "_" : name
     }

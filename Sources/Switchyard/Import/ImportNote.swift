@@ -1,13 +1,13 @@
 /// One part of an export the import left out, with why: the file (relative to the export) and a sentence.
-public struct ImportNote: Sendable, Equatable, CustomStringConvertible {
+package struct ImportNote: Sendable, Equatable, CustomStringConvertible {
     /// The file or folder in the export, relative to its root.
-    public var path: String
-    public var message: String
+    package var path: String
+    package var message: String
 
-    public init(_ path: String, _ message: String) {
+    package init(_ path: String, _ message: String) {
         self.path = path
         self.message = message
     }
 
-    public var description: String { "\(path): \(message)" }
+    package var description: String { "\(path): \(message)" }
 }

@@ -1,18 +1,18 @@
 /// A function of an export, as its Swift stub needs it: the kind its use asks for and its JavaScript.
-public struct ImportedFunction: Sendable, Equatable {
+package struct ImportedFunction: Sendable, Equatable {
     /// The name in the export, which triggers, clients and `functions/config.json` use.
-    public var name: String
+    package var name: String
     /// What runs it: the kind of the trigger that calls it, else callable.
-    public var kind: FunctionKind
+    package var kind: FunctionKind
     /// Who uses it, for the stub's comment: "the `onBookChange` database trigger", "the email/password
     /// provider's password reset"; empty for a function only clients or other functions call.
-    public var usedBy: [String]
+    package var usedBy: [String]
     /// Its JavaScript source (`functions/<name>.js`), nil when the export holds none.
-    public var javaScript: String?
+    package var javaScript: String?
     /// The parameters its JavaScript's `exports` function takes.
-    public var parameters: [String]
+    package var parameters: [String]
 
-    public init(
+    package init(
         name: String, kind: FunctionKind = .callable, usedBy: [String] = [], javaScript: String? = nil,
         parameters: [String] = []
     ) {

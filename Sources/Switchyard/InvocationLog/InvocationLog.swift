@@ -10,17 +10,17 @@ import Synchronization
 /// `retention` records (10,000 by default) and at most a tenth more: older ones are pruned as new ones are written.
 /// Records the store cannot write for now (its disk is full) are kept in memory, up to `maximumUnwritten` (the
 /// oldest dropped first, counted and reported), and written once it can.
-public final class InvocationLog: Sendable {
-    public static let database = "local"
-    public static let collection = "invocations"
-    public static let defaultRetention = 10_000
-    public static let maximumUnwritten = 10_000
+package final class InvocationLog: Sendable {
+    package static let database = "local"
+    package static let collection = "invocations"
+    package static let defaultRetention = 10_000
+    package static let maximumUnwritten = 10_000
 
     private let pages: InvocationPages
     private let writer: WriteBehind<InvocationPages.Entry>
     private let feed = LiveFeed<InvocationRecord>()
 
-    public init(store: DocumentStore, retention: Int = InvocationLog.defaultRetention) {
+    package init(store: DocumentStore, retention: Int = InvocationLog.defaultRetention) {
         let pages = InvocationPages(
             collection: store.database(Self.database).collection(Self.collection), retention: retention)
         self.pages = pages
@@ -61,20 +61,20 @@ public final class InvocationLog: Sendable {
     }
 
     /// Records kept in memory because the store could not write them yet, and those dropped from that hold.
-    public var unwrittenRecords: (kept: Int, dropped: Int) {
+    package var unwrittenRecords: (kept: Int, dropped: Int) {
         let unwritten = writer.unwritten
         return (unwritten.held, unwritten.dropped)
     }
 
-    /// Drops what earlier versions kept beside the log.
-    public func prepare() async throws {
+    /// Brings a log of the earlier layout to this one (`InvocationPages+Migrations.swift`).
+    package func prepare() async throws {
         try await pages.prepare()
     }
 
     /// Hands a record to followers and queues it for the store, batched with others (a run does not wait for
     /// its record to be written unless thousands are waiting already; reads through this log see every record
     /// written before them, and a process killed with SIGKILL may lose those not written yet).
-    nonisolated(nonsending) public func record(_ record: InvocationRecord) async {
+    nonisolated(nonsending) package func record(_ record: InvocationRecord) async {
         if let backlog = handOver(record) { await backlog.wait() }
     }
 
@@ -100,7 +100,7 @@ public final class InvocationLog: Sendable {
 
     /// Waits until every record handed over so far is in the store (or kept in memory while the store cannot
     /// write it: kept records are tried once more first).
-    public func flush() async {
+    package func flush() async {
         await writer.flush()
     }
 
@@ -111,7 +111,7 @@ public final class InvocationLog: Sendable {
     ///   - since: only runs that started at or after this time.
     ///   - outcome: only runs that ended this way.
     ///   - until: only runs that started before this time.
-    public func records(
+    package func records(
         trigger: String? = nil, function: String? = nil, limit: Int = 100, since: Date? = nil,
         outcome: InvocationRecord.Outcome? = nil, until: Date? = nil
     ) async throws -> [InvocationRecord] {
@@ -122,13 +122,13 @@ public final class InvocationLog: Sendable {
     }
 
     /// Every record written from now on, until the app stops or the follower stops iterating.
-    public func follow() -> AsyncStream<InvocationRecord> {
+    package func follow() -> AsyncStream<InvocationRecord> {
         feed.follow()
     }
 
     /// Every record written from now on, in batches, in the order they were recorded, none lost: what a follower
     /// that must print every run uses (runs wait for it when it falls thousands of records behind).
-    public func followBatches() -> FeedBatches<InvocationRecord> {
+    package func followBatches() -> FeedBatches<InvocationRecord> {
         feed.followBatches()
     }
 

@@ -5,8 +5,9 @@ import Synchronization
 
 /// The invocation log's records as the store keeps them: in pages, one document per batch written
 /// (`{_id, firstStart, lastStart, count, records: [record, …]}`), so that a busy server stores one row per batch
-/// instead of one per run (each row cost an insert and later a delete, the largest part of a served call), and
-/// prunes a page at a time. A document an earlier version wrote, one record, is read as a page of one.
+/// instead of one per run (each row costs an insert and later a delete, the largest part of a served call), and
+/// prunes a page at a time. Logs written with the earlier layout, a record per document, are read as they are
+/// (`InvocationPages+Migrations.swift`).
 ///
 /// It keeps the newest `retention` records, in the order they were written, and at most a page more: a page goes
 /// once every record on it is beyond the retention, and pages hold at most `capacity(retention:)` records.
@@ -31,8 +32,8 @@ final class InvocationPages: Sendable {
         /// Documents that are neither pages nor records (written by hand): counted, never pruned.
         var others = 0
         /// The collection's write version when this log's last write ended, if nobody else wrote during it: while
-        /// the version has not moved since, these are the pages. (Asking the store for its count instead cost more
-        /// than the rest of a write, and missed a page replaced by another document.)
+        /// the version has not moved since, these are the pages. (Asking the store for its count instead costs more
+        /// than the rest of a write, and misses a page replaced by another document.)
         var version: UInt64?
     }
 
@@ -46,12 +47,6 @@ final class InvocationPages: Sendable {
     /// than it keeps.
     static func capacity(retention: Int) -> Int {
         max(1, retention / 10)
-    }
-
-    /// Drops the `{start: -1, _id: -1}` index earlier versions made: the log is read whole and sorted in memory,
-    /// so it served no query, and a collection with an index takes documents decoded, never as their bytes.
-    func prepare() async throws {
-        try await collection.dropIndex(keyed: ["start": -1, "_id": -1])
     }
 
     /// Writes `entries` as pages of up to `pageCapacity` records (one insert), then deletes the pages that fell
@@ -98,6 +93,7 @@ final class InvocationPages: Sendable {
             return kept
         }
         var read = Contents()
+        // `start`: a record stored alone, in the earlier layout.
         let headers = try await collection.find(
             [:], options: FindOptions(projection: ["lastStart": 1, "count": 1, "start": 1])
         ).toArray()
@@ -113,14 +109,13 @@ final class InvocationPages: Sendable {
         return read
     }
 
-    /// A page's (or an earlier version's single record's) newest start, id and record count.
+    /// A page's newest start, id and record count (or a record's stored alone, see `singleRecordHeader`).
     private static func header(_ document: BSONDocument) -> (key: LogOrder.Key, count: Int)? {
         guard case .objectId(let id) = document["_id"] else { return nil }
         if case .datetime(let last) = document["lastStart"], let count = document["count"]?.int64Value {
             return (LogOrder.Key(time: last, id: id), Int(count))
         }
-        if case .datetime(let start) = document["start"] { return (LogOrder.Key(time: start, id: id), 1) }
-        return nil
+        return singleRecordHeader(document, id: id)
     }
 
     /// `entries` cut into pages of at most `pageCapacity` records and about `pageBytes` bytes, each encoded.
@@ -154,7 +149,7 @@ final class InvocationPages: Sendable {
     /// The newest `limit` records matching `filter` (by start, then id), oldest first.
     func latest(_ filter: InvocationFilter, limit: Int) async throws -> [InvocationRecord] {
         guard limit > 0 else { return [] }
-        let pages = try await collection.find().toArray().map(StoredPage.init).sorted { $0.newerThan($1) }
+        let pages = try await collection.find().toArray().map { StoredPage($0) }.sorted { $0.newerThan($1) }
         var found: [InvocationRecord] = []
         for page in pages {
             // Pages hold runs in the order they ended, so their ranges overlap: a page may still hold a match
@@ -173,31 +168,35 @@ final class InvocationPages: Sendable {
         return found.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
     }
 
-    /// A stored page, or a record an earlier version stored alone, read as a page of one.
-    private struct StoredPage {
+    /// A stored page (or a record stored alone, read as a page of one: `init(singleRecord:)`).
+    struct StoredPage {
         let first: Date
         let last: Date
         let id: BSON
         let records: [BSONDocument]
 
+        init(id: BSON, first: Date, last: Date, records: [BSONDocument]) {
+            self.id = id
+            self.first = first
+            self.last = last
+            self.records = records
+        }
+
         init(_ document: BSONDocument) {
-            id = document["_id"] ?? .null
-            if let records = document["records"]?.arrayValue {
-                self.records = records.compactMap(\.documentValue)
-                first = Self.date(document["firstStart"]) ?? .distantPast
-                last = Self.date(document["lastStart"]) ?? .distantFuture
-            } else {
-                records = [document]
-                first = Self.date(document["start"]) ?? .distantPast
-                last = Self.date(document["start"]) ?? .distantFuture
+            guard let records = document["records"]?.arrayValue else {
+                self.init(singleRecord: document)
+                return
             }
+            self.init(
+                id: document["_id"] ?? .null, first: Self.date(document["firstStart"]) ?? .distantPast,
+                last: Self.date(document["lastStart"]) ?? .distantFuture, records: records.compactMap(\.documentValue))
         }
 
         func newerThan(_ other: StoredPage) -> Bool {
             last != other.last ? last > other.last : BSON.compare(id, other.id) > 0
         }
 
-        private static func date(_ value: BSON?) -> Date? {
+        static func date(_ value: BSON?) -> Date? {
             if case .datetime(let date) = value { date.date } else { nil }
         }
     }

@@ -6,7 +6,7 @@ extension InvocationRecord {
     /// `time` (when the run ended, UTC), `level` (`info`, or `error` for a failure or timeout), `trigger`
     /// (null for a client's call), `function`, `eventId` (null for a call), `attempt`, `userId`, `durationMs`,
     /// `outcome`, `error` (when it failed) and `logs`.
-    public var jsonLine: String {
+    package var jsonLine: String {
         let end = start.addingTimeInterval(duration.milliseconds / 1000)
         var document: BSONDocument = [
             "time": .string(UTCTimestamp.text(end, milliseconds: true)),

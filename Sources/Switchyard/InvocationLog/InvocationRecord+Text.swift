@@ -8,7 +8,7 @@ extension InvocationRecord {
     /// 2026-11-29T19:05:00.123Z  onBookPushNotification → sentTopicNotification  attempt 1  success  3.2 ms  (event 00000000000000a1)
     ///   notified 12 devices
     /// ```
-    public var lines: [String] {
+    package var lines: [String] {
         var heading: [UInt8] = []
         heading.reserveCapacity(headingCapacity)
         appendHeading(to: &heading)
@@ -17,7 +17,7 @@ extension InvocationRecord {
     }
 
     /// `lines` joined by newlines.
-    public var text: String {
+    package var text: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(textCapacity)
         appendText(to: &bytes)
@@ -25,7 +25,7 @@ extension InvocationRecord {
     }
 
     /// About the length of `text` in UTF-8 bytes, for reserving room once for many records.
-    public var textCapacity: Int {
+    package var textCapacity: Int {
         var capacity = headingCapacity
         for line in logs { capacity += 3 + line.utf8.count }
         if let error { capacity += 10 + error.utf8.count }
@@ -39,7 +39,7 @@ extension InvocationRecord {
     }
 
     /// Appends `text` as UTF-8: `serve` prints one for every call it serves, many into one buffer.
-    public func appendText(to bytes: inout [UInt8]) {
+    package func appendText(to bytes: inout [UInt8]) {
         appendHeading(to: &bytes)
         for line in logs {
             bytes.append(contentsOf: "\n  ".utf8)

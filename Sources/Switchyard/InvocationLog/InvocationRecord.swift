@@ -79,7 +79,7 @@ public struct InvocationRecord: Sendable, Equatable {
         set { shared.change { $0.logs = newValue } }
     }
 
-    public init(
+    package init(
         id: ObjectId = ObjectId(), trigger: String? = nil, function: String, eventId: String? = nil, attempt: Int = 1,
         userId: String, start: Date, duration: Duration, outcome: Outcome, error: String? = nil, logs: [String] = []
     ) {
@@ -97,7 +97,7 @@ public struct InvocationRecord: Sendable, Equatable {
 extension InvocationRecord {
     /// The stored form: `{_id, trigger?, function, eventId?, attempt, userId, start, durationMs, outcome,
     /// error?, logs}` (`start` a date, `durationMs` a double).
-    public var document: BSONDocument {
+    package var document: BSONDocument {
         // Sized once: every run builds one, on the thread that served it.
         var document = BSONDocument()
         document.reserveCapacity(11)
@@ -116,7 +116,7 @@ extension InvocationRecord {
     }
 
     /// `document`'s bytes, written directly: how every run's record goes to the store.
-    public var encoded: EncodedDocument {
+    package var encoded: EncodedDocument {
         EncodedDocument(id: id, capacity: 160 + function.utf8.count + userId.utf8.count) { writer in
             if let trigger { writer.append("trigger", trigger) }
             writer.append("function", function)
@@ -132,7 +132,7 @@ extension InvocationRecord {
     }
 
     /// Reads a record written by `document`; errors name the missing or mistyped field.
-    public init(document: BSONDocument) throws(InvocationLogError) {
+    package init(document: BSONDocument) throws(InvocationLogError) {
         func field<T>(_ key: String, _ read: (BSON) -> T?) throws(InvocationLogError) -> T {
             guard let value = document[key], let typed = read(value) else {
                 throw InvocationLogError(
@@ -165,8 +165,8 @@ extension InvocationRecord {
 }
 
 /// A stored invocation record that cannot be read back.
-public struct InvocationLogError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
+package struct InvocationLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
     init(_ message: String) { self.message = message }
-    public var description: String { message }
+    package var description: String { message }
 }

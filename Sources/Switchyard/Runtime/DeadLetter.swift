@@ -4,18 +4,18 @@ import Foundation
 
 /// An event a trigger gave up on after its last retry (an unordered database trigger, a scheduled or an
 /// authentication trigger), kept in `local.deadLetters` with everything needed to deliver it again.
-public struct DeadLetter: Sendable, Equatable {
-    public var id: ObjectId
-    public var trigger: String
-    public var eventId: String
-    public var input: TriggerInput
+package struct DeadLetter: Sendable, Equatable {
+    package var id: ObjectId
+    package var trigger: String
+    package var eventId: String
+    package var input: TriggerInput
     /// The last attempt's error.
-    public var error: String
+    package var error: String
     /// Attempts made so far, redeliveries included.
-    public var attempts: Int
-    public var failedAt: Date
+    package var attempts: Int
+    package var failedAt: Date
 
-    public init(
+    package init(
         id: ObjectId = ObjectId(), trigger: String, eventId: String, input: TriggerInput, error: String, attempts: Int,
         failedAt: Date
     ) {
@@ -30,7 +30,7 @@ public struct DeadLetter: Sendable, Equatable {
 }
 
 extension TriggerInput: Equatable {
-    public static func == (lhs: TriggerInput, rhs: TriggerInput) -> Bool {
+    package static func == (lhs: TriggerInput, rhs: TriggerInput) -> Bool {
         switch (lhs, rhs) {
         case (.database(let a), .database(let b)): a == b
         case (.scheduled(let a), .scheduled(let b)): a == b

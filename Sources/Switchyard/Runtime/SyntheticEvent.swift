@@ -4,9 +4,9 @@ import DocumentStore
 /// A change event made the only trustworthy way: by performing the change on a scratch in-memory store
 /// (with pre- and post-images enabled on the collection) and returning what its change stream emits. So a
 /// generated event has exactly the fields, order and update description MongoDB's would, never a guess.
-public struct SyntheticEvent: Sendable {
+package struct SyntheticEvent: Sendable {
     /// The write to perform. The documents that exist before it are inserted first, unobserved.
-    public enum Change: Sendable, Equatable {
+    package enum Change: Sendable, Equatable {
         case insert(BSONDocument)
         /// `update` is a document of update operators (`{"$set": …}`).
         case update(before: BSONDocument, update: BSONDocument)
@@ -14,7 +14,7 @@ public struct SyntheticEvent: Sendable {
         case delete(BSONDocument)
 
         /// The change-stream `operationType` this change produces.
-        public var operationType: ChangeEvent.OperationType {
+        package var operationType: ChangeEvent.OperationType {
             switch self {
             case .insert: .insert
             case .update: .update
@@ -33,23 +33,23 @@ public struct SyntheticEvent: Sendable {
     }
 
     /// Why no event could be made: the store's own error for an invalid write, or a change that changes nothing.
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
 
-        public init(_ description: String) {
+        package init(_ description: String) {
             self.description = description
         }
     }
 
-    public var namespace: Namespace
-    public var change: Change
+    package var namespace: Namespace
+    package var change: Change
     /// Update events carry the document after the change (`fullDocument: updateLookup`, as a trigger's
     /// `fullDocument: true` asks). Inserts and replaces always carry it.
-    public var fullDocument: Bool
+    package var fullDocument: Bool
     /// Update, replace and delete events carry the document before the change (`fullDocumentBeforeChange`).
-    public var fullDocumentBeforeChange: Bool
+    package var fullDocumentBeforeChange: Bool
 
-    public init(
+    package init(
         namespace: Namespace, change: Change, fullDocument: Bool = false, fullDocumentBeforeChange: Bool = false
     ) {
         self.namespace = namespace
@@ -59,7 +59,7 @@ public struct SyntheticEvent: Sendable {
     }
 
     /// Performs the change on a fresh in-memory store and returns the event its change stream emits.
-    public func generate() async throws(Failure) -> ChangeEvent {
+    package func generate() async throws(Failure) -> ChangeEvent {
         guard namespace.isChangeLogged else {
             throw Failure("writes to the '\(namespace.database)' database emit no change events")
         }
@@ -125,7 +125,7 @@ public struct SyntheticEvent: Sendable {
     /// The update document that turns `before` into `after` field by field: `$set` for top-level fields
     /// added or changed, `$unset` for fields removed (nil when nothing differs). A different `_id` is kept in
     /// `$set`, so the store rejects it as MongoDB would.
-    public static func update(from before: BSONDocument, to after: BSONDocument) -> BSONDocument? {
+    package static func update(from before: BSONDocument, to after: BSONDocument) -> BSONDocument? {
         var set = BSONDocument()
         var unset = BSONDocument()
         for (key, value) in after where before[key] != value {

@@ -2,7 +2,7 @@ extension TriggerDefinition {
     /// What a trigger's saved progress belongs to: its name and its event source. Changing anything else
     /// (function, filters, ordering, retries) keeps the resume token or last fire time; renaming the
     /// trigger or pointing it at another namespace starts it afresh.
-    public var identity: String {
+    package var identity: String {
         switch kind {
         case .database(let trigger):
             let source =

@@ -35,22 +35,22 @@ public struct AuthEvent: Sendable, Equatable {
 }
 
 /// What a trigger hands its function.
-public enum TriggerInput: Sendable {
+package enum TriggerInput: Sendable {
     case database(ChangeEvent)
     case scheduled(ScheduledEvent)
     case authentication(AuthEvent)
 }
 
 /// One attempt at running a trigger's function on one event: what the dispatcher hands the function layer.
-public struct TriggerInvocation: Sendable {
-    public var trigger: TriggerDefinition
-    public var input: TriggerInput
+package struct TriggerInvocation: Sendable {
+    package var trigger: TriggerDefinition
+    package var input: TriggerInput
     /// Stable across retries: the change event's resume token, or the schedule time, or the auth event's id.
-    public var eventId: String
+    package var eventId: String
     /// 1 for the first attempt.
-    public var attempt: Int
+    package var attempt: Int
 
-    public init(trigger: TriggerDefinition, input: TriggerInput, eventId: String, attempt: Int) {
+    package init(trigger: TriggerDefinition, input: TriggerInput, eventId: String, attempt: Int) {
         self.trigger = trigger
         self.input = input
         self.eventId = eventId
@@ -59,4 +59,4 @@ public struct TriggerInvocation: Sendable {
 }
 
 /// Runs a trigger's function for one invocation; throwing means the attempt failed (the dispatcher retries).
-public typealias TriggerHandler = @Sendable (TriggerInvocation) async throws -> Void
+package typealias TriggerHandler = @Sendable (TriggerInvocation) async throws -> Void

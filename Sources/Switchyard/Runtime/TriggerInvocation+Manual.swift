@@ -4,10 +4,10 @@ import Foundation
 
 extension TriggerInvocation {
     /// Why an event cannot be handed to a trigger by hand.
-    public struct ManualEventError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct ManualEventError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
 
-        public init(_ description: String) {
+        package init(_ description: String) {
             self.description = description
         }
     }
@@ -19,7 +19,7 @@ extension TriggerInvocation {
     /// - authentication triggers need `user`, the user's id; the event names the trigger's providers.
     ///
     /// The event id is the change event's resume token, the scheduled time, or the user and time.
-    public static func manual(
+    package static func manual(
         _ trigger: TriggerDefinition, event: BSONDocument?, user: String? = nil, now: Date = Date()
     ) throws(ManualEventError) -> TriggerInvocation {
         switch trigger.kind {
@@ -67,7 +67,7 @@ extension TriggerInvocation {
     }
 
     /// A note when a database trigger would not fire on this event's operation type; nil otherwise.
-    public var operationTypeNote: String? {
+    package var operationTypeNote: String? {
         guard case .database(let database) = trigger.kind, case .database(let event) = input else { return nil }
         let operations = database.operations.sorted().map { $0.rawValue.lowercased() }
         guard !operations.contains(event.operationType.rawValue) else { return nil }

@@ -1,5 +1,5 @@
 /// Where a suspended trigger picks up again (App Services' "resume with or without the resume token").
-public enum TriggerResumePoint: Sendable, Equatable {
+package enum TriggerResumePoint: Sendable, Equatable {
     /// From the saved resume token: the event that failed is delivered again, then everything after it.
     case savedToken
     /// Just after the event that failed (skipping only it); like `savedToken` when no event failed.

@@ -11,7 +11,7 @@ extension TriggerRuntime {
     /// (`awaitIdle` waits for them). One user's events are delivered in the order they were fired (a login's
     /// triggers run after those of its user's creation have finished); different users' events run side by side.
     @discardableResult
-    public func fire(authEvent event: AuthEvent) -> [String] {
+    package func fire(authEvent event: AuthEvent) -> [String] {
         guard isRunning else { return [] }
         let eventId = ObjectId().hex
         let user = event.user.id

@@ -5,7 +5,7 @@ import Foundation
 /// What the CLI and the admin API call: statuses, suspend and resume, dead letters, configuration changes.
 extension TriggerRuntime {
     /// Every defined trigger, in definition order. Before `start()` it shows the saved state.
-    public func statuses() async throws -> [TriggerStatus] {
+    package func statuses() async throws -> [TriggerStatus] {
         let logEnd = try? await store.watch().startingPoint.sequence
         let saved = progress.isEmpty ? try await ledger.loadStates() : [:]
         var statuses: [TriggerStatus] = []
@@ -45,7 +45,7 @@ extension TriggerRuntime {
         return statuses
     }
 
-    public func status(of trigger: String) async throws -> TriggerStatus {
+    package func status(of trigger: String) async throws -> TriggerStatus {
         _ = try definition(named: trigger)
         guard let status = try await statuses().first(where: { $0.name == trigger }) else {
             throw TriggerRuntimeError.unknownTrigger(trigger)
@@ -55,7 +55,7 @@ extension TriggerRuntime {
 
     /// Stops a running trigger until `resume`: its running function finishes, its token stays where it
     /// is, and the suspension survives restarts.
-    public func suspend(trigger name: String) async throws {
+    package func suspend(trigger name: String) async throws {
         let definition = try definition(named: name)
         guard isRunning, let item = progress[name] else {
             throw TriggerRuntimeError(code: .notRunning, message: "the trigger runtime is not running")
@@ -71,11 +71,11 @@ extension TriggerRuntime {
 
     /// Resumes a suspended trigger from its saved token (`true`: the failed event is delivered again) or
     /// from now (`false`: everything since the suspension is skipped), as App Services offers it.
-    public func resume(trigger name: String, fromToken: Bool) async throws {
+    package func resume(trigger name: String, fromToken: Bool) async throws {
         try await resume(trigger: name, from: fromToken ? .savedToken : .now)
     }
 
-    public func resume(trigger name: String, from point: TriggerResumePoint) async throws {
+    package func resume(trigger name: String, from point: TriggerResumePoint) async throws {
         let definition = try definition(named: name)
         guard isRunning, let item = progress[name] else {
             throw TriggerRuntimeError(code: .notRunning, message: "the trigger runtime is not running")
@@ -95,7 +95,7 @@ extension TriggerRuntime {
     /// Replaces the trigger set while running (or before `start`). Unchanged triggers keep running; a
     /// changed one restarts from its saved token when its identity (name and source) is the same, and from
     /// now when not; removed triggers stop and their saved state is deleted.
-    public func apply(definitions new: [TriggerDefinition]) async throws {
+    package func apply(definitions new: [TriggerDefinition]) async throws {
         try Self.validate(new)
         let old = Dictionary(definitions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let names = Set(new.map(\.name))
@@ -127,13 +127,13 @@ extension TriggerRuntime {
     // MARK: Dead letters
 
     /// Events given up on, oldest first; all triggers' when `trigger` is nil.
-    public func deadLetters(trigger: String? = nil) async throws -> [DeadLetter] {
+    package func deadLetters(trigger: String? = nil) async throws -> [DeadLetter] {
         try await ledger.deadLetters(trigger: trigger)
     }
 
     /// Delivers a dead letter's event again, with the trigger's retries; on success it leaves the queue,
     /// on failure it stays with its attempts and error updated (and this throws `redeliveryFailed`).
-    public func redeliver(deadLetterId id: ObjectId) async throws {
+    package func redeliver(deadLetterId id: ObjectId) async throws {
         guard var letter = try await ledger.deadLetter(id) else {
             throw TriggerRuntimeError(code: .deadLetterNotFound, message: "no dead letter with id \(id.hex)")
         }

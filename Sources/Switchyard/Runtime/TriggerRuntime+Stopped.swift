@@ -5,7 +5,7 @@ extension TriggerRuntime {
     /// Resumes a suspended trigger: through `resume(trigger:from:)` while the runtime runs, else in its saved
     /// state only (the CLI, with the app stopped), so it starts from `point` when the app next starts.
     /// - Throws: `TriggerRuntimeError` when the trigger is unknown or not suspended.
-    public func resumeSaved(trigger name: String, from point: TriggerResumePoint) async throws {
+    package func resumeSaved(trigger name: String, from point: TriggerResumePoint) async throws {
         if isRunning {
             try await resume(trigger: name, from: point)
             return

@@ -28,9 +28,9 @@ import Foundation
 /// }
 /// try await runtime.start()
 /// ```
-public actor TriggerRuntime {
-    public nonisolated let store: DocumentStore
-    public nonisolated let configuration: TriggerRuntimeConfiguration
+package actor TriggerRuntime {
+    package nonisolated let store: DocumentStore
+    package nonisolated let configuration: TriggerRuntimeConfiguration
     let handler: TriggerHandler
     let ledger: TriggerLedger
     private(set) var definitions: [TriggerDefinition]
@@ -43,9 +43,9 @@ public actor TriggerRuntime {
     /// next event wait for these, so triggers see a user's events in the order they happened.
     var latestAuthenticationEvents: [String: AuthenticationEventDeliveries] = [:]
     /// Whether `start()` ran and `stop()` did not since.
-    public private(set) var isRunning = false
+    package private(set) var isRunning = false
 
-    public init(
+    package init(
         store: DocumentStore, definitions: [TriggerDefinition], configuration: TriggerRuntimeConfiguration = .init(),
         handler: @escaping TriggerHandler
     ) {
@@ -59,7 +59,7 @@ public actor TriggerRuntime {
     /// Starts every enabled trigger from its saved state: database triggers resume after their token
     /// (catching up on the events written while stopped) unless they skip catch-up events; triggers
     /// suspended before stay suspended.
-    public func start() async throws {
+    package func start() async throws {
         guard !isRunning else { return }
         try Self.validate(definitions)
         let saved = try await ledger.loadStates()
@@ -76,7 +76,7 @@ public actor TriggerRuntime {
 
     /// Stops consuming events. Functions already running finish (no retry is started); their events are
     /// finished or, if not, redelivered after the next start. Saved state is written before returning.
-    public func stop() async {
+    package func stop() async {
         guard isRunning else { return }
         isRunning = false
         let tasks = Array(runners.values) + Array(authenticationDeliveries.values)
@@ -94,7 +94,7 @@ public actor TriggerRuntime {
     /// Returns when every running trigger has caught up with the change log as it was when called, no
     /// function is running, no scheduled fire time up to the clock's now is pending, and saved state is
     /// written. Suspended, disabled and stopped triggers do not hold it up.
-    public func awaitIdle() async throws {
+    package func awaitIdle() async throws {
         guard isRunning else { return }
         let logEnd = try await store.watch().startingPoint.sequence
         while !allIdle(logEnd: logEnd, now: configuration.clock.now()) {

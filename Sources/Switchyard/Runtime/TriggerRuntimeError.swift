@@ -1,26 +1,26 @@
 /// A control call the trigger runtime refused, or a redelivery that failed again.
-public struct TriggerRuntimeError: Error, Sendable, Equatable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Sendable, Hashable {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+package struct TriggerRuntimeError: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct Code: RawRepresentable, Sendable, Hashable {
+        package var rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
 
-        public static let unknownTrigger = Code(rawValue: "unknownTrigger")
-        public static let duplicateTrigger = Code(rawValue: "duplicateTrigger")
-        public static let notRunning = Code(rawValue: "notRunning")
-        public static let invalidState = Code(rawValue: "invalidState")
-        public static let deadLetterNotFound = Code(rawValue: "deadLetterNotFound")
-        public static let redeliveryFailed = Code(rawValue: "redeliveryFailed")
+        package static let unknownTrigger = Code(rawValue: "unknownTrigger")
+        package static let duplicateTrigger = Code(rawValue: "duplicateTrigger")
+        package static let notRunning = Code(rawValue: "notRunning")
+        package static let invalidState = Code(rawValue: "invalidState")
+        package static let deadLetterNotFound = Code(rawValue: "deadLetterNotFound")
+        package static let redeliveryFailed = Code(rawValue: "redeliveryFailed")
     }
 
-    public var code: Code
-    public var message: String
+    package var code: Code
+    package var message: String
 
-    public init(code: Code, message: String) {
+    package init(code: Code, message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     static func unknownTrigger(_ name: String) -> Self {
         Self(code: .unknownTrigger, message: "no trigger named '\(name)' is defined")

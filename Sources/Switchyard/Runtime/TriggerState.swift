@@ -39,16 +39,16 @@ struct TriggerState: Sendable, Equatable {
 
 /// Why a trigger stopped consuming events: until someone resumes it, or, when the store's storage failed under it
 /// (a full disk, an I/O error), until storage works again.
-public struct TriggerSuspension: Sendable, Equatable {
-    public var reason: String
+package struct TriggerSuspension: Sendable, Equatable {
+    package var reason: String
     /// The error code when the cause was a store error (`.changeStreamHistoryLost` when its resume token had
     /// left the change log).
-    public var code: StoreError.Code?
+    package var code: StoreError.Code?
     /// The event whose delivery failed, when that was the cause.
-    public var failedEventId: String?
-    public var time: Date
+    package var failedEventId: String?
+    package var time: Date
 
-    public init(reason: String, code: StoreError.Code? = nil, failedEventId: String? = nil, time: Date) {
+    package init(reason: String, code: StoreError.Code? = nil, failedEventId: String? = nil, time: Date) {
         self.reason = reason
         self.code = code
         self.failedEventId = failedEventId
@@ -57,7 +57,7 @@ public struct TriggerSuspension: Sendable, Equatable {
 
     /// Whether the cause was the store's storage failing (its code is a storage failure's): the trigger tries
     /// again by itself, with backoff, and goes on from its saved resume token once storage works.
-    public var resumesWhenStorageReturns: Bool {
+    package var resumesWhenStorageReturns: Bool {
         code.map(StoreError.isStorageFailure(code:)) ?? false
     }
 }

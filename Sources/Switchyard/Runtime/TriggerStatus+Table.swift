@@ -4,7 +4,7 @@ extension TriggerStatus {
     /// The status table `switchyard triggers` prints: one row per trigger, then a line under each suspended
     /// trigger saying why (and that it resumes by itself when the cause was storage), one when its state is in
     /// memory only, and one per warning.
-    public static func table(_ statuses: [TriggerStatus]) -> [String] {
+    package static func table(_ statuses: [TriggerStatus]) -> [String] {
         let header = ["NAME", "TYPE", "FUNCTION", "STATE", "PROCESSED", "FAILED", "DEAD", "PENDING", "LAST EVENT"]
         var lines = [String]()
         let rows = statuses.map { status in

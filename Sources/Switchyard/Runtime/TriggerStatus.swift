@@ -1,8 +1,8 @@
 import Foundation
 
 /// One trigger as the runtime sees it: what the CLI's `triggers` command and the admin API show.
-public struct TriggerStatus: Sendable, Equatable {
-    public enum State: String, Sendable {
+package struct TriggerStatus: Sendable, Equatable {
+    package enum State: String, Sendable {
         /// Consuming events (or waiting for the next fire time).
         case running
         /// Stopped by a failure or by request; `resume` starts it again.
@@ -13,36 +13,36 @@ public struct TriggerStatus: Sendable, Equatable {
         case stopped
     }
 
-    public var name: String
+    package var name: String
     /// `database`, `scheduled` or `authentication`.
-    public var type: String
-    public var function: String
-    public var state: State
+    package var type: String
+    package var function: String
+    package var state: State
     /// The last event the trigger finished (its resume token's `_data`, a schedule time, an auth event id).
-    public var lastEventId: String?
+    package var lastEventId: String?
     /// When that event happened (the change's wall time, the scheduled time, the auth event's time).
-    public var lastEventTime: Date?
+    package var lastEventTime: Date?
     /// When its function finished.
-    public var lastProcessedAt: Date?
+    package var lastProcessedAt: Date?
     /// Database triggers: change-log entries after the saved resume token that the trigger receives (its
     /// namespace, operation types and `match`), judged over the first `TriggerRuntime.pendingScanLimit` (256)
     /// entries; every entry past those counts, so a large backlog shows as an upper bound.
-    public var pendingLogEntries: Int?
+    package var pendingLogEntries: Int?
     /// Functions finished, attempts that failed, events given up on into the dead-letter queue.
-    public var processed: Int
-    public var failedAttempts: Int
-    public var deadLettered: Int
+    package var processed: Int
+    package var failedAttempts: Int
+    package var deadLettered: Int
     /// Events being delivered right now.
-    public var inFlight: Int
-    public var suspension: TriggerSuspension?
+    package var inFlight: Int
+    package var suspension: TriggerSuspension?
     /// Whether the trigger's state (its suspension and resume token) is in memory only: the store's storage refused
     /// its last save (a full disk). It is saved once storage works; a restart before that forgets it.
-    public var isInMemoryOnly: Bool
+    package var isInMemoryOnly: Bool
     /// Things the runtime worked around (a lost resume point tolerated, pre-images unavailable), newest last.
-    public var warnings: [String]
+    package var warnings: [String]
 
     /// A status as someone else reported it (a running server's admin API).
-    public init(
+    package init(
         name: String, type: String, function: String, state: State, lastEventId: String? = nil,
         lastEventTime: Date? = nil, lastProcessedAt: Date? = nil, pendingLogEntries: Int? = nil, processed: Int = 0,
         failedAttempts: Int = 0, deadLettered: Int = 0, inFlight: Int = 0, suspension: TriggerSuspension? = nil,

@@ -8,21 +8,21 @@ import Foundation
 /// The names derive from the directory: `book-shop` makes the package and executable `BookShop`, the functions
 /// target `BookShopFunctions` (target names are unique across a package graph, and Switchyard's own example app
 /// already has a `Functions` target) and the tests `BookShopTests`.
-public struct AppScaffold: Sendable, Equatable {
+package struct AppScaffold: Sendable, Equatable {
     /// Where the new package gets Switchyard from.
-    public enum Dependency: Sendable, Equatable {
+    package enum Dependency: Sendable, Equatable {
         /// A local checkout (made absolute when written).
         case path(String)
         case url(String, Requirement)
 
-        public enum Requirement: Sendable, Equatable {
+        package enum Requirement: Sendable, Equatable {
             case from(String)
             case branch(String)
         }
 
         /// How `.product(name:package:)` names the package: SwiftPM's identity, the last path component
         /// (without `.git`), lowercased.
-        public var packageIdentity: String {
+        package var packageIdentity: String {
             let location: String
             switch self {
             case .path(let path): location = path
@@ -35,22 +35,22 @@ public struct AppScaffold: Sendable, Equatable {
     }
 
     /// Why the scaffold could not be written.
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        package var description: String
         /// The directory was not empty: bad input, nothing was written.
-        public var directoryNotEmpty: Bool
+        package var directoryNotEmpty: Bool
     }
 
     /// The package, its executable, and the prefix of its other targets.
-    public var name: String
-    public var dependency: Dependency
+    package var name: String
+    package var dependency: Dependency
     /// Paths inside `functions/` the functions target leaves out (an import keeps JavaScript there).
-    public var excludedFunctionFiles: [String] = []
+    package var excludedFunctionFiles: [String] = []
 
     static let gitignore = ".build/\n.switchyard/\nsecrets.json\n"
 
     /// Names the app after `directory`'s last component.
-    public init(directory: String, dependency: Dependency) {
+    package init(directory: String, dependency: Dependency) {
         name = Self.packageName(for: URL(fileURLWithPath: directory).lastPathComponent)
         self.dependency = dependency
     }
@@ -79,7 +79,7 @@ public struct AppScaffold: Sendable, Equatable {
     ]
 
     /// Every file, by its path inside the package.
-    public var files: [(path: String, contents: String)] {
+    package var files: [(path: String, contents: String)] {
         [
             ("Package.swift", packageManifest),
             (".gitignore", Self.gitignore),
@@ -95,7 +95,7 @@ public struct AppScaffold: Sendable, Equatable {
 
     /// Writes every file into `directory`, creating it when missing.
     /// - Throws: when `directory` exists and is not empty (`directoryNotEmpty`), or a file cannot be written.
-    public func write(to directory: String) throws(Failure) {
+    package func write(to directory: String) throws(Failure) {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         if manager.fileExists(atPath: directory, isDirectory: &isDirectory) {

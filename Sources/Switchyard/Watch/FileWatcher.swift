@@ -11,12 +11,12 @@ import Synchronization
 /// let watcher = try FileWatcher([.init(path: "functions", recursive: true)]) { changed in print(changed) }
 /// watcher.stop()
 /// ```
-public final class FileWatcher: Sendable {
-    public struct Directory: Sendable {
-        public var path: String
-        public var recursive: Bool
+package final class FileWatcher: Sendable {
+    package struct Directory: Sendable {
+        package var path: String
+        package var recursive: Bool
 
-        public init(path: String, recursive: Bool) {
+        package init(path: String, recursive: Bool) {
             self.path = path
             self.recursive = recursive
         }
@@ -26,7 +26,7 @@ public final class FileWatcher: Sendable {
     private let control = LoopControl()
 
     /// - Throws: `FileWatcherError` when inotify is unavailable or a directory cannot be watched.
-    public init(
+    package init(
         _ directories: [Directory], debounce: Duration = .milliseconds(25),
         onChange: @escaping @Sendable (Set<String>) -> Void
     ) throws(FileWatcherError) {
@@ -59,7 +59,7 @@ public final class FileWatcher: Sendable {
     deinit { stop() }
 
     /// Stops watching; no report arrives after this returns.
-    public func stop() {
+    package func stop() {
         guard !control.stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         control.finished.wait()
         close(descriptor)
@@ -174,8 +174,8 @@ private struct UncheckedWatchTable: @unchecked Sendable {
 }
 
 /// A directory could not be watched.
-public struct FileWatcherError: Error, Sendable, CustomStringConvertible {
-    public var message: String
+package struct FileWatcherError: Error, Sendable, CustomStringConvertible {
+    package var message: String
     init(_ message: String) { self.message = message }
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -12,8 +12,8 @@ import Switchyard
 /// var router = Router()
 /// router.add(AdminAPI(app: app, token: AdminToken.generate(), users: clientAPI.users).routes)
 /// ```
-public struct AdminAPI: Sendable {
-    public static let basePath = "/admin/v1"
+package struct AdminAPI: Sendable {
+    package static let basePath = "/admin/v1"
 
     let app: SwitchyardApp
     let token: AdminToken
@@ -22,7 +22,7 @@ public struct AdminAPI: Sendable {
     /// Where `serve --watch` records its builds (`build.json`); nil for an app without a data directory.
     let dataDirectory: String?
 
-    public init(app: SwitchyardApp, token: AdminToken, users: UserDirectory, dataDirectory: String? = nil) {
+    package init(app: SwitchyardApp, token: AdminToken, users: UserDirectory, dataDirectory: String? = nil) {
         self.app = app
         self.token = token
         self.users = users
@@ -30,7 +30,7 @@ public struct AdminAPI: Sendable {
     }
 
     /// Every admin route under `basePath`, each behind the loopback and token checks.
-    public var routes: RouterGroup {
+    package var routes: RouterGroup {
         var routes = RouterGroup(
             Self.basePath, middleware: [LoopbackOnly("the admin API"), AdminAccess(token: token)])
         addAppRoutes(to: &routes)

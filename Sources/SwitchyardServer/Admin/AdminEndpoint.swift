@@ -8,16 +8,16 @@ import Switchyard
 /// while it runs (`switchyard triggers`): the server writes `<data-dir>/admin.url` beside `admin.token` once it
 /// listens, and a command asks it when the data directory's lock is held, since only the running server knows
 /// which triggers run and what they are doing.
-public struct AdminEndpoint: Sendable {
-    public static let fileName = "admin.url"
+package struct AdminEndpoint: Sendable {
+    package static let fileName = "admin.url"
 
     /// The admin API's base URL (`http://127.0.0.1:9090/admin/v1`).
-    public let url: String
+    package let url: String
     let token: String
 
     /// Why the endpoint could not be written or did not answer as the admin API does.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Writes `url` to `<directory>/admin.url`.
@@ -32,7 +32,7 @@ public struct AdminEndpoint: Sendable {
 
     /// The running server of `dataDirectory`: nil when no process holds its lock or the process left no
     /// endpoint (`switchyard run` serves no admin API).
-    public static func running(dataDirectory: String) -> AdminEndpoint? {
+    package static func running(dataDirectory: String) -> AdminEndpoint? {
         guard DataDirectoryLock.isHeld(dataDirectory),
             let url = try? String(contentsOfFile: "\(dataDirectory)/\(fileName)", encoding: .utf8),
             let token = try? String(contentsOfFile: "\(dataDirectory)/\(AdminToken.fileName)", encoding: .utf8)
@@ -43,7 +43,7 @@ public struct AdminEndpoint: Sendable {
     }
 
     /// Every trigger's status as the server reports it (`GET /admin/v1/triggers`).
-    public func triggerStatuses() async throws -> [TriggerStatus] {
+    package func triggerStatuses() async throws -> [TriggerStatus] {
         let client = try HTTPClient()
         let response = try await client.get(
             url: url + "/triggers", headers: ["Authorization": "Bearer \(token)"], timeout: .seconds(10))

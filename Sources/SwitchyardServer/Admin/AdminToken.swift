@@ -2,23 +2,23 @@ import Foundation
 
 /// The bearer token the admin API asks for: 32 random bytes from the kernel as 64 hex digits, made anew at
 /// every start, printed by `switchyard serve` and written to `<data-dir>/admin.token` (mode 0600) for scripts.
-public struct AdminToken: Sendable, CustomStringConvertible {
-    public static let fileName = "admin.token"
+package struct AdminToken: Sendable, CustomStringConvertible {
+    package static let fileName = "admin.token"
 
-    public let value: String
+    package let value: String
 
     /// A token that is not random (tests only need one they know); `generate()` is the one to serve with.
-    public init(value: String) {
+    package init(value: String) {
         self.value = value
     }
 
     /// 32 bytes from the system's CSPRNG.
-    public static func generate() -> AdminToken {
+    package static func generate() -> AdminToken {
         AdminToken(value: Cryptography.randomBytes(32).map { String(format: "%02x", $0) }.joined())
     }
 
     /// Whether `candidate` is this token, in time that does not depend on where they differ.
-    public func matches(_ candidate: String?) -> Bool {
+    package func matches(_ candidate: String?) -> Bool {
         guard let candidate else { return false }
         let expected = Array(value.utf8)
         let given = Array(candidate.utf8)
@@ -33,7 +33,7 @@ public struct AdminToken: Sendable, CustomStringConvertible {
     /// file left with wider permissions does not keep them). Creates the directory when missing.
     /// - Returns: the file's path.
     @discardableResult
-    public func write(toDirectory directory: String) throws(AdminTokenError) -> String {
+    package func write(toDirectory directory: String) throws(AdminTokenError) -> String {
         let path = directory.hasSuffix("/") ? directory + Self.fileName : "\(directory)/\(Self.fileName)"
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -55,11 +55,11 @@ public struct AdminToken: Sendable, CustomStringConvertible {
     }
 
     /// Never the token itself, so it does not end up in logs by accident.
-    public var description: String { "AdminToken(\(value.count) characters)" }
+    package var description: String { "AdminToken(\(value.count) characters)" }
 }
 
 /// The admin token could not be written.
-public struct AdminTokenError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct AdminTokenError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }

@@ -5,7 +5,7 @@ import Synchronization
 /// Runs password derivations (deliberately slow) a few at a time on threads of their own, so that however many
 /// logins arrive they leave the other cores to everything else; a derivation that finds the queue full is refused
 /// rather than waiting behind it.
-public final class KeyDerivationQueue: Sendable {
+package final class KeyDerivationQueue: Sendable {
     /// The queue was full.
     struct Full: Error, Sendable {}
 
@@ -15,14 +15,14 @@ public final class KeyDerivationQueue: Sendable {
     }
 
     /// Derivations at once.
-    public let concurrency: Int
+    package let concurrency: Int
     /// Derivations waiting for a turn, beyond which new ones are refused.
-    public let waitingLimit: Int
+    package let waitingLimit: Int
     private let state = Mutex(State())
     private let threads = DispatchQueue(label: "switchyard.key-derivation", qos: .utility, attributes: .concurrent)
 
     /// By default half the cores (at least one) run derivations and 64 may wait.
-    public init(
+    package init(
         concurrency: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2), waitingLimit: Int = 64
     ) {
         self.concurrency = max(1, concurrency)

@@ -4,16 +4,16 @@ import Dispatch
 /// Stores email/password credentials as PBKDF2-HMAC-SHA256 with a random 16-byte salt per password, and checks
 /// them with a constant-time comparison. Derivation is deliberately slow (`iterations`), so it runs in a
 /// `KeyDerivationQueue`, off Swift's cooperative pool and a few at a time.
-public struct PasswordHasher: Sendable {
+package struct PasswordHasher: Sendable {
     /// OWASP's recommendation for PBKDF2-HMAC-SHA256.
-    public static let defaultIterations = 600_000
+    package static let defaultIterations = 600_000
     static let saltLength = 16
     static let hashLength = 32
 
-    public var iterations: Int
-    public let derivations: KeyDerivationQueue
+    package var iterations: Int
+    package let derivations: KeyDerivationQueue
 
-    public init(
+    package init(
         iterations: Int = PasswordHasher.defaultIterations, derivations: KeyDerivationQueue = KeyDerivationQueue()
     ) {
         self.iterations = max(1, iterations)

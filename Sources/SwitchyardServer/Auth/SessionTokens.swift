@@ -8,30 +8,30 @@ import Switchyard
 /// `sid` (the session), `iat`, `exp` and, when the app has custom user data, `user_data`. A refresh token (60
 /// days) carries the same minus `user_data`, with `typ: "refresh"`. `authenticate(accessToken:)` also checks that
 /// the session is live and the user still exists, so logging out or deleting a user ends their tokens at once.
-public final class SessionTokens: Sendable {
-    public enum Kind: String, Sendable {
+package final class SessionTokens: Sendable {
+    package enum Kind: String, Sendable {
         case access, refresh
     }
 
     /// What a verified token says.
-    public struct Claims: Sendable, Equatable {
-        public var userId: String
-        public var sessionId: String
-        public var kind: Kind
-        public var issuedAt: Date
-        public var expiresAt: Date
+    package struct Claims: Sendable, Equatable {
+        package var userId: String
+        package var sessionId: String
+        package var kind: Kind
+        package var issuedAt: Date
+        package var expiresAt: Date
         /// The custom user data the token was issued with (access tokens only).
-        public var customData: BSONDocument
+        package var customData: BSONDocument
     }
 
     /// A request's caller after its access token checked out. A class: the same caller serves every request
     /// with the token (see `callers`), and handing it on costs one reference count instead of one per field.
-    public final class Caller: Sendable {
-        public let user: UserRecord
-        public let claims: Claims
+    package final class Caller: Sendable {
+        package let user: UserRecord
+        package let claims: Claims
         let session: UserSession
         /// The caller as a function sees it (custom data is read again by `SwitchyardApp.call`).
-        public let functionUser: FunctionUser
+        package let functionUser: FunctionUser
 
         init(user: UserRecord, claims: Claims, session: UserSession) {
             self.user = user
@@ -112,7 +112,7 @@ public final class SessionTokens: Sendable {
     /// The claims of a token this server signed for this app, of the given kind, not expired. Stateless: it does
     /// not look at the session (see `authenticate(accessToken:)`).
     /// - Throws: `APIError` 401 `InvalidSession`.
-    public func verify(_ token: String, as kind: Kind) throws(APIError) -> Claims {
+    package func verify(_ token: String, as kind: Kind) throws(APIError) -> Claims {
         let claims: Claims
         if let kept = verified.read({ $0[TokenKey(token: token)] })?.claims {
             // It verified before: only what a token's own checks say for this use is left (its kind, its expiry).
@@ -164,7 +164,7 @@ public final class SessionTokens: Sendable {
     /// The caller of a request bearing `accessToken`: a valid access token whose session is live and whose user
     /// exists.
     /// - Throws: `APIError` 401 `InvalidSession` (missing, malformed, forged, expired, revoked, wrong kind or app).
-    nonisolated(nonsending) public func authenticate(accessToken: String?) async throws -> Caller {
+    nonisolated(nonsending) package func authenticate(accessToken: String?) async throws -> Caller {
         if let token = accessToken, let caller = try keptCaller(token[...]) { return caller }
         return try await verifyAndKeep(accessToken)
     }

@@ -13,11 +13,11 @@ import Switchyard
 ///
 /// Creating, logging in and deleting users fire the app's authentication triggers. The client API and the admin
 /// API share one directory (`AppServer.clientAPI.users`).
-public final class UserDirectory: Sendable {
-    public static let database = "local"
-    public static let usersCollection = "switchyard_users"
-    public static let credentialsCollection = "switchyard_credentials"
-    public static let sessionsCollection = "switchyard_sessions"
+package final class UserDirectory: Sendable {
+    package static let database = "local"
+    package static let usersCollection = "switchyard_users"
+    package static let credentialsCollection = "switchyard_credentials"
+    package static let sessionsCollection = "switchyard_sessions"
 
     static let anonymousProvider = AuthenticationProvider.anonymous.rawValue
     static let passwordProvider = AuthenticationProvider.emailPassword.rawValue
@@ -78,16 +78,16 @@ public final class UserDirectory: Sendable {
     // MARK: Reading and deleting (for the admin API too)
 
     /// Users, newest first.
-    public func list(limit: Int = 100, skip: Int = 0) async throws -> [UserRecord] {
+    package func list(limit: Int = 100, skip: Int = 0) async throws -> [UserRecord] {
         let options = FindOptions(sort: ["createdAt": -1, "_id": -1], skip: max(0, skip), limit: max(0, limit))
         return try await users.find([:], options: options).toArray().compactMap(UserRecord.init(document:))
     }
 
-    public func count() async throws -> Int {
+    package func count() async throws -> Int {
         try await users.countDocuments()
     }
 
-    public func user(id: String) async throws -> UserRecord? {
+    package func user(id: String) async throws -> UserRecord? {
         try await userCache.value(for: id) { users in
             try await users.findOne(["_id": .string(id)]).flatMap(UserRecord.init(document:))
         }
@@ -96,7 +96,7 @@ public final class UserDirectory: Sendable {
     /// Deletes the user, their credentials and sessions (so their tokens stop working at once), then fires the
     /// `delete` authentication triggers.
     /// - Throws: `APIError` 404 `UserNotFound` when there is no such user.
-    public func delete(id: String) async throws {
+    package func delete(id: String) async throws {
         guard let record = try await user(id: id) else { throw APIError.userNotFound(id) }
         let customData = try await customData(forUser: id)
         try await revokeSessions(ofUser: id)
@@ -106,7 +106,7 @@ public final class UserDirectory: Sendable {
     }
 
     /// The user's document in the app's custom user data collection; empty when none is configured or found.
-    public func customData(forUser id: String) async throws -> BSONDocument {
+    package func customData(forUser id: String) async throws -> BSONDocument {
         try await app.customUserData(forUser: id)
     }
 

@@ -5,18 +5,18 @@ import Switchyard
 /// One user of the app as `local.switchyard_users` keeps it:
 /// `{_id: "<24-hex id>", type: "normal", identities: [{id, provider_type}], data: {email?}, createdAt,
 /// lastLoginAt?}` (`lastLoginAt` from the first login on; a registered user who never logged in has none).
-public struct UserRecord: Sendable, Equatable {
+package struct UserRecord: Sendable, Equatable {
     /// A 24-hex ObjectId string, as App Services spells user ids.
-    public var id: String
+    package var id: String
     /// `normal` for every user the client API creates.
-    public var type: String
-    public var identities: [FunctionUser.Identity]
+    package var type: String
+    package var identities: [FunctionUser.Identity]
     /// Provider metadata: `email` for email/password users.
-    public var data: BSONDocument
-    public var createdAt: Date
-    public var lastLoginAt: Date?
+    package var data: BSONDocument
+    package var createdAt: Date
+    package var lastLoginAt: Date?
 
-    public init(
+    package init(
         id: String, type: String = "normal", identities: [FunctionUser.Identity], data: BSONDocument = [:],
         createdAt: Date, lastLoginAt: Date? = nil
     ) {
@@ -28,7 +28,7 @@ public struct UserRecord: Sendable, Equatable {
         self.lastLoginAt = lastLoginAt
     }
 
-    public var document: BSONDocument {
+    package var document: BSONDocument {
         var document: BSONDocument = [
             "_id": .string(id), "type": .string(type),
             "identities": .array(
@@ -40,7 +40,7 @@ public struct UserRecord: Sendable, Equatable {
     }
 
     /// Nil for a document that is not shaped like a user.
-    public init?(document: BSONDocument) {
+    package init?(document: BSONDocument) {
         guard let id = document["_id"]?.stringValue, let type = document["type"]?.stringValue,
             let identities = document["identities"]?.arrayValue, case .datetime(let created) = document["createdAt"]
         else { return nil }
@@ -59,14 +59,14 @@ public struct UserRecord: Sendable, Equatable {
     }
 
     /// The providers the user has identities with (`anon-user`, `local-userpass`).
-    public var providers: [String] {
+    package var providers: [String] {
         var seen: [String] = []
         for identity in identities where !seen.contains(identity.providerType) { seen.append(identity.providerType) }
         return seen
     }
 
     /// The user as functions and authentication triggers see it (`context.user`), with `customData`.
-    public func functionUser(customData: BSONDocument = [:]) -> FunctionUser {
+    package func functionUser(customData: BSONDocument = [:]) -> FunctionUser {
         FunctionUser(id: id, kind: .normal, data: data, customData: customData, identities: identities)
     }
 }

@@ -3,22 +3,22 @@ import Foundation
 /// How much the client API's auth routes take before answering 429 `TooManyRequests` with a `Retry-After`: each
 /// password login and registration costs a slow derivation, and each anonymous login a new user. Every client on
 /// this machine shares 127.0.0.1, so the defaults leave room for a test suite's logins while stopping a guesser.
-public struct AuthLimits: Sendable {
+package struct AuthLimits: Sendable {
     /// Password logins and registrations from one address.
-    public var passwordAttemptsPerAddress: RateLimit
+    package var passwordAttemptsPerAddress: RateLimit
     /// Password logins to one account, counted as they are tried; one that succeeds gives its attempt back, so
     /// only failures use the allowance up.
-    public var passwordAttemptsPerAccount: RateLimit
+    package var passwordAttemptsPerAccount: RateLimit
     /// Anonymous users made from one address.
-    public var anonymousUsersPerAddress: RateLimit
+    package var anonymousUsersPerAddress: RateLimit
     /// Addresses (or accounts) each limit remembers at most: memory stays bounded however many there are.
-    public var trackedKeys: Int
+    package var trackedKeys: Int
     /// Password derivations run at once; the others wait their turn.
-    public var concurrentKeyDerivations: Int
+    package var concurrentKeyDerivations: Int
     /// Derivations that may wait; beyond them a login or registration answers 429 at once.
-    public var waitingKeyDerivations: Int
+    package var waitingKeyDerivations: Int
 
-    public init(
+    package init(
         passwordAttemptsPerAddress: RateLimit = RateLimit(burst: 30, interval: .milliseconds(500)),
         passwordAttemptsPerAccount: RateLimit = RateLimit(burst: 10, interval: .seconds(6)),
         anonymousUsersPerAddress: RateLimit = RateLimit(burst: 100, interval: .milliseconds(200)),

@@ -10,30 +10,30 @@ import Synchronization
 ///
 /// Data access through `mongodb-atlas` is not governed by rules or permissions: any logged-in user may read and
 /// write any collection except the reserved `admin`, `local` and `config` databases.
-public final class ClientAPI: Sendable {
-    public struct Configuration: Sendable {
+package final class ClientAPI: Sendable {
+    package struct Configuration: Sendable {
         /// PBKDF2 iterations for new passwords (tests lower it; existing passwords keep theirs).
-        public var passwordIterations: Int
-        public var accessTokenLifetime: Duration
-        public var refreshTokenLifetime: Duration
+        package var passwordIterations: Int
+        package var accessTokenLifetime: Duration
+        package var refreshTokenLifetime: Duration
         /// The clock tokens and sessions are timed by.
-        public var now: @Sendable () -> Date
+        package var now: @Sendable () -> Date
         /// How many logins, registrations and anonymous users the auth routes take before answering 429.
-        public var authLimits: AuthLimits
+        package var authLimits: AuthLimits
         /// Origins whose web pages may use the client API (CORS) besides this machine's, which always may; nil:
         /// the app's `allowedRequestOrigins` (see `CrossOriginPolicy`).
-        public var allowedRequestOrigins: [String]?
+        package var allowedRequestOrigins: [String]?
         /// The time budget of a `mongodb-atlas` read (find, count, aggregate) whose client sends no `maxTimeMS`.
-        public var queryTimeLimit: Duration
+        package var queryTimeLimit: Duration
         /// Where `mongodb-atlas` calls run, off the server's threads (see `QueryThreads`).
-        public var queryExecutor: any TaskExecutor
+        package var queryExecutor: any TaskExecutor
         /// How long an open `watch` stream stays silent before it sends a keep-alive comment.
-        public var watchKeepAliveInterval: Duration
+        package var watchKeepAliveInterval: Duration
         /// How many bytes of change events may wait for a `watch` client that reads slowly; past it, its stream
         /// ends with an error event.
-        public var watchBufferLimit: Int
+        package var watchBufferLimit: Int
 
-        public init(
+        package init(
             passwordIterations: Int = PasswordHasher.defaultIterations,
             accessTokenLifetime: Duration = .seconds(30 * 60),
             refreshTokenLifetime: Duration = .seconds(60 * 24 * 3600), now: @escaping @Sendable () -> Date = { Date() },
@@ -54,16 +54,16 @@ public final class ClientAPI: Sendable {
             self.watchBufferLimit = watchBufferLimit
         }
 
-        public static let defaultQueryTimeLimit = Duration.seconds(30)
+        package static let defaultQueryTimeLimit = Duration.seconds(30)
     }
 
-    public static let basePath = "/api/client/v2.0"
+    package static let basePath = "/api/client/v2.0"
 
-    public let app: SwitchyardApp
+    package let app: SwitchyardApp
     /// The app id clients must use; others get 404 `AppNotFound`.
-    public let appId: String
-    public let users: UserDirectory
-    public let tokens: SessionTokens
+    package let appId: String
+    package let users: UserDirectory
+    package let tokens: SessionTokens
     let throttle: LoginThrottle
     let crossOrigin: CrossOriginPolicy
     /// Time budget and threads of `mongodb-atlas` calls.
@@ -97,7 +97,7 @@ public final class ClientAPI: Sendable {
     }
 
     /// Loads (or makes, on first start) the data directory's token signing key and prepares the user collections.
-    public static func prepare(app: SwitchyardApp, appId: String, configuration: Configuration = Configuration())
+    package static func prepare(app: SwitchyardApp, appId: String, configuration: Configuration = Configuration())
         async throws -> ClientAPI
     {
         let limits = configuration.authLimits
@@ -121,7 +121,7 @@ public final class ClientAPI: Sendable {
 
     /// The client API's routes under `basePath`, each with its `OPTIONS` preflight: CORS outermost, then App
     /// Services' error bodies, then the app id check.
-    public var routes: RouterGroup {
+    package var routes: RouterGroup {
         var api = RouterGroup(middleware: [crossOrigin, ClientErrorRendering(), AppIdCheck(appId: appId)])
         api.add("GET", "/app/{app}/location") { [self] request, _ in location(request) }
         api.add("POST", "/app/{app}/auth/providers/{provider}/login") { [self] request, parameters in

@@ -7,15 +7,15 @@ import Foundation
 ///
 /// Not Swift's cooperative pool either: a read computes without waiting for as long as it takes (up to its time
 /// budget), and two of them would take the whole pool of a two-core machine.
-public final class QueryThreads: TaskExecutor, @unchecked Sendable {
+package final class QueryThreads: TaskExecutor, @unchecked Sendable {
     // Unchecked: `jobs` is only touched with `condition` locked.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
 
     /// Shared by every server of the process. Threads are never stopped: they live as long as the process.
-    public static let shared = QueryThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
+    package static let shared = QueryThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
 
-    public init(count: Int) {
+    package init(count: Int) {
         for index in 0..<max(1, count) {
             let thread = Thread { self.run() }
             thread.name = "switchyard-query-\(index)"
@@ -23,7 +23,7 @@ public final class QueryThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)

@@ -10,21 +10,21 @@
 /// - the token never appears in a URL (history, logs, `Referer`), and the answer is `Cache-Control: no-store`.
 /// Any local account can still fetch `/`, as it can connect to the port: on a shared machine, serve from a
 /// container or bind another address. After a restart (a new token) the page reloads itself to pick it up.
-public struct Dashboard: Sendable {
+package struct Dashboard: Sendable {
     static let tokenPlaceholder = "__SWITCHYARD_ADMIN_TOKEN__"
     /// Where the files other than the page are served.
-    public static let assetsPath = "/dashboard"
+    package static let assetsPath = "/dashboard"
 
     let token: AdminToken
     let assets: DashboardAssets
 
-    public init(token: AdminToken) {
+    package init(token: AdminToken) {
         self.token = token
         assets = DashboardAssets.load()
     }
 
     /// The page and its files, only for this machine asking for this machine by name (see above).
-    public var routes: RouterGroup {
+    package var routes: RouterGroup {
         var routes = RouterGroup(
             middleware: [LoopbackOnly("the dashboard", answering: "browsers", requiresLoopbackHost: true)])
         let page = pageBytes

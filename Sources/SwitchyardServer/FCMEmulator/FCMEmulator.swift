@@ -29,32 +29,32 @@ import Messaging
 /// router.add(emulator.routes)
 /// emulator.faults.unavailable = 3 // the next three sends answer 503
 /// ```
-public final class FCMEmulator: Sendable {
-    public let outbox: OutboxMessaging
+package final class FCMEmulator: Sendable {
+    package let outbox: OutboxMessaging
     let accessTokens: FCMAccessTokens
     /// Whether `Bearer owner` stands for a valid access token.
-    public let acceptsOwnerToken: Bool
+    package let acceptsOwnerToken: Bool
 
     /// The bearer token Firebase's emulators take as the project owner's.
-    public static let ownerToken = "owner"
+    package static let ownerToken = "owner"
 
     /// The Firebase project it answers for (`outbox.project`); other projects in URLs get 404.
-    public var project: String { outbox.project }
+    package var project: String { outbox.project }
 
     /// The failures injected from now on (the outbox's; shared with in-process sends).
-    public var faults: FaultSettings {
+    package var faults: FaultSettings {
         get { outbox.faults }
         set { outbox.faults = newValue }
     }
 
     /// Topic subscriptions, as the IID endpoints change them.
-    public var topics: TopicSubscriptions { outbox.topics }
+    package var topics: TopicSubscriptions { outbox.topics }
 
     /// - Parameters:
     ///   - tokenLifetime: how long issued access tokens are accepted (Google's: an hour).
     ///   - acceptsOwnerToken: whether `Authorization: Bearer owner` is accepted as an access token (false where
     ///     the server also delivers for real, `switchyard serve --push live`).
-    public init(outbox: OutboxMessaging, tokenLifetime: Duration = .seconds(3600), acceptsOwnerToken: Bool = true) {
+    package init(outbox: OutboxMessaging, tokenLifetime: Duration = .seconds(3600), acceptsOwnerToken: Bool = true) {
         self.outbox = outbox
         accessTokens = FCMAccessTokens(lifetime: tokenLifetime)
         self.acceptsOwnerToken = acceptsOwnerToken
@@ -62,12 +62,12 @@ public final class FCMEmulator: Sendable {
 
     /// An access token for `serviceAccount`, as the token endpoint would issue it: for tests and tools that
     /// skip the OAuth2 exchange.
-    public func issueAccessToken(serviceAccount: String = "switchyard@localhost") -> String {
+    package func issueAccessToken(serviceAccount: String = "switchyard@localhost") -> String {
         accessTokens.issue(to: serviceAccount)
     }
 
     /// Its routes; each checks its own credentials, as FCM answers them differently per endpoint.
-    public var routes: RouterGroup {
+    package var routes: RouterGroup {
         var routes = RouterGroup()
         routes.add("POST", Self.tokenPath) { [self] request, _ in token(request) }
         routes.add("POST", "/v1/projects/{project}/messages:send") { [self] request, parameters in

@@ -2,19 +2,19 @@ import BSON
 
 /// An error as App Services answers it: `{"error": "...", "error_code": "...", "link": ...}` with an HTTP
 /// status. The Realm SDKs read `error_code` to decide what to do (`InvalidSession` makes them refresh).
-public struct APIError: Error, Sendable, Equatable {
-    public var status: Int
+package struct APIError: Error, Sendable, Equatable {
+    package var status: Int
     /// App Services' code name: `InvalidSession`, `FunctionNotFound`, `AppNotFound`, ….
-    public var code: String
+    package var code: String
     /// What went wrong and where, for people. Never a secret.
-    public var message: String
+    package var message: String
     /// Where to read more; when nil the body links the dashboard's log (App Services links its app logs).
     /// Always a string: the Realm SDKs read `link` as one and drop the whole error otherwise.
-    public var link: String?
+    package var link: String?
     /// Whole seconds for a `Retry-After` header (429, 503): when the client may try again.
-    public var retryAfterSeconds: Int?
+    package var retryAfterSeconds: Int?
 
-    public init(status: Int, code: String, message: String, link: String? = nil, retryAfterSeconds: Int? = nil) {
+    package init(status: Int, code: String, message: String, link: String? = nil, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
@@ -22,10 +22,10 @@ public struct APIError: Error, Sendable, Equatable {
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    public var response: ServerResponse { response(defaultLink: "") }
+    package var response: ServerResponse { response(defaultLink: "") }
 
     /// The error's body, linking `defaultLink` when the error names no link of its own.
-    public func response(defaultLink: String) -> ServerResponse {
+    package func response(defaultLink: String) -> ServerResponse {
         let body: BSONDocument = [
             "error": .string(message), "error_code": .string(code), "link": .string(link ?? defaultLink),
         ]
@@ -36,31 +36,31 @@ public struct APIError: Error, Sendable, Equatable {
 }
 
 extension APIError {
-    public static func notFound(_ message: String) -> APIError {
+    package static func notFound(_ message: String) -> APIError {
         APIError(status: 404, code: "NotFound", message: message)
     }
 
-    public static func methodNotAllowed(_ method: String, _ path: String, allowed: [String]) -> APIError {
+    package static func methodNotAllowed(_ method: String, _ path: String, allowed: [String]) -> APIError {
         APIError(
             status: 405, code: "MethodNotAllowed",
             message: "\(method) is not allowed on \(path) (allowed: \(allowed.joined(separator: ", ")))")
     }
 
-    public static func payloadTooLarge(limit: Int) -> APIError {
+    package static func payloadTooLarge(limit: Int) -> APIError {
         APIError(
             status: 413, code: "PayloadTooLarge", message: "the request body is larger than \(limit) bytes")
     }
 
-    public static func badRequest(_ message: String, code: String = "BadRequest") -> APIError {
+    package static func badRequest(_ message: String, code: String = "BadRequest") -> APIError {
         APIError(status: 400, code: code, message: message)
     }
 
-    public static func internalError(_ message: String) -> APIError {
+    package static func internalError(_ message: String) -> APIError {
         APIError(status: 500, code: "InternalServerError", message: message)
     }
 
     /// 429 `TooManyRequests`, with `Retry-After` rounded up to whole seconds (at least one).
-    public static func tooManyRequests(_ message: String, retryAfter: Duration) -> APIError {
+    package static func tooManyRequests(_ message: String, retryAfter: Duration) -> APIError {
         let (seconds, attoseconds) = retryAfter.components
         let wait = max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
         return APIError(status: 429, code: "TooManyRequests", message: message, retryAfterSeconds: wait)

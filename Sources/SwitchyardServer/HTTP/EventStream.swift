@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The server's threads never wait for events: a stream with nothing to write suspends its connection, and the
 /// next event (or the keep-alive interval) resumes it.
-public final class EventStream: Sendable {
+package final class EventStream: Sendable {
     private struct State {
         var pending: [UInt8] = []
         var finished = false
@@ -32,7 +32,7 @@ public final class EventStream: Sendable {
     /// How long the writer waits for an event before it sends a keep-alive comment.
     let keepAliveInterval: TimeInterval
 
-    public init(keepAliveInterval: TimeInterval = 15) {
+    package init(keepAliveInterval: TimeInterval = 15) {
         self.keepAliveInterval = keepAliveInterval
     }
 
@@ -41,7 +41,7 @@ public final class EventStream: Sendable {
     /// - Parameter pendingLimit: while this many bytes or more wait for the client, the event is not queued and
     ///   the answer is false (the client is not reading); so at most the limit and one event wait.
     @discardableResult
-    public func send(event: String? = nil, id: String? = nil, data: String, pendingLimit: Int = .max) -> Bool {
+    package func send(event: String? = nil, id: String? = nil, data: String, pendingLimit: Int = .max) -> Bool {
         var text = ""
         if let id { text += "id: \(id)\n" }
         if let event { text += "event: \(event)\n" }
@@ -51,12 +51,12 @@ public final class EventStream: Sendable {
     }
 
     /// Queues a comment line (`: text`), which clients ignore.
-    public func comment(_ text: String) {
+    package func comment(_ text: String) {
         append(Array(": \(text)\n\n".utf8))
     }
 
     /// Ends the stream after what is queued has been written.
-    public func finish() {
+    package func finish() {
         let (handler, wake) = state.withLock { state -> ((@Sendable () -> Void)?, (@Sendable () -> Void)?) in
             guard !state.finished else { return (nil, nil) }
             state.finished = true
@@ -70,7 +70,7 @@ public final class EventStream: Sendable {
     }
 
     /// Runs once when the stream ends, whoever ends it; at once when it already has.
-    public func onTermination(_ handler: @escaping @Sendable () -> Void) {
+    package func onTermination(_ handler: @escaping @Sendable () -> Void) {
         let runNow = state.withLock { state -> Bool in
             if state.finished { return true }
             state.onTermination = handler
@@ -79,7 +79,7 @@ public final class EventStream: Sendable {
         if runNow { handler() }
     }
 
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    package var isFinished: Bool { state.withLock { $0.finished } }
 
     @discardableResult
     private func append(_ bytes: [UInt8], pendingLimit: Int = .max) -> Bool {

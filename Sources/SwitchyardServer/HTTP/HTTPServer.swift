@@ -15,29 +15,29 @@ import Synchronization
 /// print("listening on \(server.baseURL)")
 /// await server.stop()
 /// ```
-public final class HTTPServer: Sendable {
-    public struct Configuration: Sendable {
-        public var host: String
+package final class HTTPServer: Sendable {
+    package struct Configuration: Sendable {
+        package var host: String
         /// 0 picks a free port (read it back from `port`).
-        public var port: UInt16
-        public var maximumBodySize: Int
+        package var port: UInt16
+        package var maximumBodySize: Int
         /// Seconds a connection, a request or an answer may go without a byte moving. A connection idle this long
         /// (from when it opened or its last answer went out until its next request's head has arrived) while
         /// trickling bytes closes as the next connection arrives; a connection whose first request's head has not
         /// arrived within it closes then.
-        public var idleTimeout: Int
+        package var idleTimeout: Int
         /// Connections open at once. A new one beyond this closes the connection idle longest; it is refused
         /// only when every connection is busy with a request.
-        public var maximumConnections: Int
+        package var maximumConnections: Int
         /// Connections open at once from one address (one IPv6 /64), with the same rule. Every client on this machine shares
         /// 127.0.0.1, so it leaves room for a developer's and a test's clients; it bounds a remote peer.
-        public var maximumConnectionsPerPeer: Int
+        package var maximumConnectionsPerPeer: Int
         /// Threads reading requests and running handlers until they wait. Two per core (at least 4) served as
         /// many requests as one per core, and a handler that computes for long without waiting (a slow query,
         /// a function that never awaits) holds up a smaller share of the connections.
-        public var threads: Int
+        package var threads: Int
 
-        public init(
+        package init(
             host: String = "127.0.0.1", port: UInt16 = 9090, maximumBodySize: Int = 18 * 1024 * 1024,
             idleTimeout: Int = 60, maximumConnections: Int = 512, maximumConnectionsPerPeer: Int = 256,
             threads: Int = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
@@ -52,9 +52,9 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The port it listens on (the one picked when the configuration said 0).
-    public let port: UInt16
+    package let port: UInt16
     let shared: ServerShared
     // Written once in init and only handed back to libmicrohttpd, whose daemon calls are thread-safe.
     nonisolated(unsafe) private let daemon: OpaquePointer
@@ -62,14 +62,14 @@ public final class HTTPServer: Sendable {
     private let stopped = Atomic(false)
 
     /// `http://host:port`, with IPv6 hosts in brackets.
-    public var baseURL: String {
+    package var baseURL: String {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return "http://\(host):\(port)"
     }
 
     /// Starts listening at once.
     /// - Throws: `HTTPServerError` when the host does not resolve or the port cannot be bound.
-    public init(configuration: Configuration = Configuration(), router: Router) throws(HTTPServerError) {
+    package init(configuration: Configuration = Configuration(), router: Router) throws(HTTPServerError) {
         self.configuration = configuration
         let shared = ServerShared(
             router: router, maximumBodySize: configuration.maximumBodySize,
@@ -141,7 +141,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// How long a stop waits, by default, for requests in progress to be answered.
-    public static let stopGrace: Duration = .seconds(2)
+    package static let stopGrace: Duration = .seconds(2)
 
     /// Stops accepting, ends open event streams, lets requests in progress be answered (for up to `grace`; the
     /// connections of handlers still waiting after that close unanswered) and returns once the server's threads
@@ -149,7 +149,7 @@ public final class HTTPServer: Sendable {
     /// Swift's cooperative pool to finish, so a pool thread blocked here could wait for itself (two servers
     /// stopping at once, on a 2-core machine, left the pool no thread and the whole process stalled). A second
     /// call returns at once.
-    public func stop(grace: Duration = stopGrace) async {
+    package func stop(grace: Duration = stopGrace) async {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         await withCheckedContinuation { continuation in
             Self.stop(daemon, frontDoor, shared, grace: grace) { continuation.resume() }
@@ -180,7 +180,7 @@ public final class HTTPServer: Sendable {
 }
 
 /// The server could not start.
-public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }

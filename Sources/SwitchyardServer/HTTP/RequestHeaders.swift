@@ -5,7 +5,7 @@ import Foundation
 /// Kept as bytes, names lower-cased, back to back in one array sized beforehand: a request sends a handful of
 /// headers and its handler reads two or three, so a value becomes a `String` only when read. A string per header
 /// cost every request more than routing it, and a table keyed by name more than scanning a few names.
-public struct RequestHeaders: Sendable, ExpressibleByDictionaryLiteral {
+package struct RequestHeaders: Sendable, ExpressibleByDictionaryLiteral {
     private let bytes: [UInt8]
     private let fields: [Field]
 
@@ -64,7 +64,7 @@ public struct RequestHeaders: Sendable, ExpressibleByDictionaryLiteral {
     }
 
     /// Names are lower-cased here.
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         let byteCount = elements.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         self.init(count: elements.count, byteCount: byteCount) { collector in
             for (name, value) in elements {
@@ -76,7 +76,7 @@ public struct RequestHeaders: Sendable, ExpressibleByDictionaryLiteral {
     }
 
     /// The value of the header named `name`, which must be lower-case (as every name here is).
-    public subscript(_ name: String) -> String? {
+    package subscript(_ name: String) -> String? {
         var name = name
         return name.withUTF8 { name in
             bytes.withUnsafeBufferPointer { bytes in

@@ -1,7 +1,7 @@
 /// The values of a route's `{name}` segments.
-public struct RouteParameters: Sendable {
+package struct RouteParameters: Sendable {
     /// In pattern order; a route has few, so a search beats hashing.
     var values: [(name: String, value: String)] = []
 
-    public subscript(_ name: String) -> String? { values.first { $0.name == name }?.value }
+    package subscript(_ name: String) -> String? { values.first { $0.name == name }?.value }
 }

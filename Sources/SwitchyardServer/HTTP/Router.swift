@@ -12,11 +12,11 @@
 /// }
 /// router.add(api)
 /// ```
-public struct Router: Sendable {
+package struct Router: Sendable {
     /// Answers one request. A thrown `APIError` becomes its JSON error body; any other error a 500. It runs on
     /// its caller's executor (`nonisolated(nonsending)`), as do the middleware and the functions a served call
     /// goes through, so that a request that never waits is answered on the thread that read it.
-    public typealias Handler =
+    package typealias Handler =
         nonisolated(nonsending) @Sendable (ServerRequest, RouteParameters) async throws
         -> ServerResponse
 
@@ -29,21 +29,21 @@ public struct Router: Sendable {
     /// Copied on write: a router handed to a server is never changed again, and copying it costs one retain.
     private var table = RouteTable()
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
+    package mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Handler) {
         if !isKnownUniquelyReferenced(&table) { table = table.copy() }
         table.add(method, pattern, handler)
     }
 
     /// Every route of `group`, with its prefix and middleware.
-    public mutating func add(_ group: RouterGroup) {
+    package mutating func add(_ group: RouterGroup) {
         for route in group.routes { add(route.method, route.pattern, route.handler) }
     }
 
     /// Runs the handler the request's method and path select: 404 when no pattern matches the path, 405 when
     /// patterns match but none for this method (a `HEAD` falls back to the `GET` route).
-    public func respond(to request: ServerRequest) async -> ServerResponse {
+    package func respond(to request: ServerRequest) async -> ServerResponse {
         switch route(request) {
         case .answered(let response): response
         case .handler(let handler, let parameters): await Self.run(handler, request, parameters)

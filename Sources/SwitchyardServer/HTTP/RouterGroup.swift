@@ -8,7 +8,7 @@
 /// admin.add("GET", "/app") { _, _ in .json(["name": "books"]) }
 /// router.add(admin)
 /// ```
-public struct RouterGroup: Sendable {
+package struct RouterGroup: Sendable {
     struct Route: Sendable {
         let method: String
         /// The whole pattern, prefix included.
@@ -24,19 +24,19 @@ public struct RouterGroup: Sendable {
     /// - Parameters:
     ///   - prefix: put before every pattern added (`/api/client/v2.0`); empty for none.
     ///   - middleware: around every handler added, the first outermost.
-    public init(_ prefix: String = "", middleware: [any RouterMiddleware] = []) {
+    package init(_ prefix: String = "", middleware: [any RouterMiddleware] = []) {
         self.prefix = prefix
         self.middleware = middleware
     }
 
     /// A route for `method` on `prefix + pattern` (see `Router` for patterns), its handler inside the middleware.
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Router.Handler) {
+    package mutating func add(_ method: String, _ pattern: String, _ handler: @escaping Router.Handler) {
         routes.append(Route(method: method, pattern: prefix + pattern, handler: wrapped(handler)))
     }
 
     /// Every route of `group` in this one: this group's prefix before its patterns, this group's middleware around
     /// its own.
-    public mutating func add(_ group: RouterGroup) {
+    package mutating func add(_ group: RouterGroup) {
         for route in group.routes {
             routes.append(Route(method: route.method, pattern: prefix + route.pattern, handler: wrapped(route.handler)))
         }

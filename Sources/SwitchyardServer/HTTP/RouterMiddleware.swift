@@ -13,7 +13,7 @@
 ///     }
 /// }
 /// ```
-public protocol RouterMiddleware: Sendable {
+package protocol RouterMiddleware: Sendable {
     /// Answers `request`, calling `next` (the rest of the chain and the handler) when it lets the request through.
     /// It runs on its caller's executor, as handlers do (see `Router.Handler`).
     nonisolated(nonsending) func handle(_ request: ServerRequest, _ parameters: RouteParameters, next: Router.Handler)

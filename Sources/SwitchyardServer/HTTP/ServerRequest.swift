@@ -1,16 +1,16 @@
 /// One HTTP request as a route handler sees it: the whole body has arrived (at most the server's limit).
-public struct ServerRequest: Sendable {
+package struct ServerRequest: Sendable {
     /// `GET`, `POST`, … as the client sent it.
-    public var method: String { parts.method }
+    package var method: String { parts.method }
     /// The path without the query string, percent-decoded.
-    public var path: String { parts.path }
+    package var path: String { parts.path }
     /// Query arguments, percent-decoded; the last one wins when a name repeats.
-    public var query: [String: String] { parts.query }
+    package var query: [String: String] { parts.query }
     /// Header values by lower-cased name; repeated headers are joined with ", ".
-    public var headers: RequestHeaders { parts.headers }
-    public var body: [UInt8] { parts.body }
+    package var headers: RequestHeaders { parts.headers }
+    package var body: [UInt8] { parts.body }
     /// The peer's IP address as text (`127.0.0.1`, `::1`); empty when unknown.
-    public var remoteAddress: String {
+    package var remoteAddress: String {
         switch parts.peer {
         case .text(let text): text
         case .socket(let address): address?.text ?? ""
@@ -46,7 +46,7 @@ public struct ServerRequest: Sendable {
         case socket(PeerAddress?)
     }
 
-    public init(
+    package init(
         method: String, path: String, query: [String: String] = [:], headers: RequestHeaders = [:],
         body: [UInt8] = [], remoteAddress: String = "127.0.0.1"
     ) {
@@ -68,12 +68,12 @@ public struct ServerRequest: Sendable {
     }
 
     /// Whether the request came from this machine (admin routes answer only these).
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         remoteAddress == "::1" || remoteAddress.hasPrefix("127.") || remoteAddress.hasPrefix("::ffff:127.")
     }
 
     /// The token of an `Authorization: Bearer <token>` header.
-    public var bearerToken: String? {
+    package var bearerToken: String? {
         bearerTokenSlice.map(String.init)
     }
 

@@ -1,8 +1,8 @@
 import BSON
 
 /// What a route handler answers: a status, headers and either a whole body or a server-sent event stream.
-public struct ServerResponse: Sendable {
-    public enum Body: Sendable {
+package struct ServerResponse: Sendable {
+    package enum Body: Sendable {
         case bytes([UInt8])
         /// Written as events arrive until the stream or the server ends (`text/event-stream`).
         case events(EventStream)
@@ -10,19 +10,19 @@ public struct ServerResponse: Sendable {
         case connectionReset
     }
 
-    public var status: Int
+    package var status: Int
     /// In order; a name may repeat.
-    public var headers: [(name: String, value: String)]
-    public var body: Body
+    package var headers: [(name: String, value: String)]
+    package var body: Body
 
-    public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
+    package init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// A JSON body that is already encoded.
-    public static func json(_ bytes: [UInt8], status: Int = 200) -> ServerResponse {
+    package static func json(_ bytes: [UInt8], status: Int = 200) -> ServerResponse {
         // With room for the CORS headers a client API answer gets next (`CrossOriginPolicy`): one allocation.
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(3)
@@ -32,23 +32,23 @@ public struct ServerResponse: Sendable {
 
     /// A document as relaxed Extended JSON (plain JSON for plain values): what App Services answers outside
     /// function results.
-    public static func json(_ document: BSONDocument, status: Int = 200) -> ServerResponse {
+    package static func json(_ document: BSONDocument, status: Int = 200) -> ServerResponse {
         json(document.extendedJSONBytes(mode: .relaxed), status: status)
     }
 
-    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8")
+    package static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8")
         -> ServerResponse
     {
         ServerResponse(status: status, headers: [("Content-Type", contentType)], body: .bytes(Array(text.utf8)))
     }
 
     /// An empty answer with only a status (`204 No Content`, …).
-    public static func empty(status: Int = 204) -> ServerResponse {
+    package static func empty(status: Int = 204) -> ServerResponse {
         ServerResponse(status: status)
     }
 
     /// A stream of server-sent events; the handler keeps `stream` and sends into it.
-    public static func events(_ stream: EventStream) -> ServerResponse {
+    package static func events(_ stream: EventStream) -> ServerResponse {
         ServerResponse(
             status: 200,
             headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
@@ -56,12 +56,12 @@ public struct ServerResponse: Sendable {
     }
 
     /// Drops the connection unanswered with a TCP reset, as a failing network or server would.
-    public static var connectionReset: ServerResponse {
+    package static var connectionReset: ServerResponse {
         ServerResponse(status: 0, body: .connectionReset)
     }
 
     /// The first value of a header, by case-insensitive name.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }

@@ -3,7 +3,7 @@ import Switchyard
 extension ServeLifecycle {
     /// What a `ServeLifecycle` tells its caller: its steps in the order they happen, and function runs (`invocations`)
     /// while it serves.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// The import read a chunk or wrote a collection.
         case importing(DataImportProgress)
         /// The import directory landed, whole.

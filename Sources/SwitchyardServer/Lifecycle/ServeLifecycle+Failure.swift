@@ -2,8 +2,8 @@ import Switchyard
 
 extension ServeLifecycle {
     /// Why a `ServeLifecycle` could not start, and at which step.
-    public struct Failure: Error, CustomStringConvertible {
-        public enum Stage: Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package enum Stage: Sendable {
             /// Another process holds the data directory, or it cannot be created.
             case claimingDataDirectory
             /// The store refused to open (damaged, less than was committed) or the app could not be assembled.
@@ -14,10 +14,10 @@ extension ServeLifecycle {
             case starting
         }
 
-        public var stage: Stage
-        public var error: any Error
+        package var stage: Stage
+        package var error: any Error
 
-        public var description: String {
+        package var description: String {
             switch stage {
             case .claimingDataDirectory, .importing: "\(error)"
             case .opening: "cannot open the app: \(error)"

@@ -20,28 +20,28 @@ import Switchyard
 /// Stopping waits for the triggers first (running functions finish, with the FCM emulator and APIs they use still
 /// served), then the HTTP server, then exports; a stop asked for before the app is served (while importing) skips
 /// serving and still exports and closes.
-public final class ServeLifecycle: Sendable {
-    public struct Configuration: Sendable {
+package final class ServeLifecycle: Sendable {
+    package struct Configuration: Sendable {
         /// The app's configuration, loaded and checked against `registry`.
-        public var app: AppConfiguration
+        package var app: AppConfiguration
         /// Where the configuration was loaded from, and each reload reads it again.
-        public var directory: String
-        public var registry: FunctionRegistry
+        package var directory: String
+        package var registry: FunctionRegistry
         /// The app's store, held locked from start to exit.
-        public var dataDirectory: String
+        package var dataDirectory: String
         /// Opens a store whose files hold less than was committed, going on with what is left.
-        public var acceptingDataLoss: Bool
+        package var acceptingDataLoss: Bool
         /// How the app is opened (its transport, trigger clock, retention); `storage` is not used, and `variables`
         /// are where reloads look up secrets.
-        public var options: SwitchyardApp.Options
+        package var options: SwitchyardApp.Options
         /// Imported (as `DataImport` does, firing no trigger) before the app is served.
-        public var importDirectory: String?
+        package var importDirectory: String?
         /// Where the data is exported to once the triggers and the server stopped.
-        public var exportDirectory: String?
+        package var exportDirectory: String?
         /// The HTTP server; its `dataDirectory` is this configuration's.
-        public var server: AppServer.Configuration
+        package var server: AppServer.Configuration
 
-        public init(
+        package init(
             app: AppConfiguration, directory: String, registry: FunctionRegistry, dataDirectory: String,
             acceptingDataLoss: Bool = false, options: SwitchyardApp.Options = SwitchyardApp.Options(),
             importDirectory: String? = nil, exportDirectory: String? = nil,
@@ -59,11 +59,11 @@ public final class ServeLifecycle: Sendable {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let stopRequest = StopRequest()
     private let reloads: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
 
-    public init(_ configuration: Configuration) {
+    package init(_ configuration: Configuration) {
         self.configuration = configuration
         // One pending request stands for any number: a reload reads the files as they are when it runs.
         reloads = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -72,12 +72,12 @@ public final class ServeLifecycle: Sendable {
     /// Asks for the configuration to be read again from `Configuration.directory` and applied in place (see
     /// `SwitchyardApp.reload`); told as `.reloaded` or `.notReloaded`. One asked for before the app is served runs
     /// once it is, and requests made while one runs are applied together after it.
-    public func reload() {
+    package func reload() {
         reloads.continuation.yield()
     }
 
     /// Asks `run` to stop, as its `until` condition does; the first reason given is the one told.
-    public func stop(reason: String) {
+    package func stop(reason: String) {
         stopRequest.deliver(reason)
     }
 
@@ -86,7 +86,7 @@ public final class ServeLifecycle: Sendable {
     ///   runs as they finish.
     /// - Throws: `Failure` when the app could not start; what was started is stopped, and a data directory this
     ///   run created is removed.
-    public func run(
+    package func run(
         until condition: (@Sendable () async -> String)? = nil, events: @escaping @Sendable (Event) -> Void
     ) async throws(Failure) {
         let stopRequest = self.stopRequest
