@@ -38,7 +38,7 @@ extension ClientAPI {
             throw APIError.sessionEnded
         }
         let limit = watchBufferLimit
-        let feed = Task(executorPreference: queryExecutor) { [self] in
+        let feed = Task(executorPreference: queryExecutor) {
             do {
                 for try await change in changes {
                     guard let visible = access.permittedChange(change.raw) else { continue }
