@@ -25,7 +25,7 @@ binary=".build/fuzz/$target"
 # One module, so the harness reaches internal API; named apart from the real module to avoid clashes.
 # The gold linker warns once per ASan symbol it cannot export; show the build log only when the build fails.
 if ! find "$sources" -name '*.swift' -print0 | xargs -0 swiftc -sanitize=fuzzer,address -parse-as-library -O \
-    -module-name "Fuzz_$target" "$harness" -o "$binary" > ".build/fuzz/$target-build.log" 2>&1; then
+    -package-name Switchyard -module-name "Fuzz_$target" "$harness" -o "$binary" > ".build/fuzz/$target-build.log" 2>&1; then
     grep -v 'Cannot export local symbol' ".build/fuzz/$target-build.log" >&2
     exit 1
 fi
