@@ -37,7 +37,8 @@ public struct FunctionRegistry: Sendable {
 
     package subscript(name: String) -> AppFunction? { functions[name] }
 
-    package var names: Set<String> { Set(functions.keys) }
+    /// The registered functions' names: an app's tests check with it that every function it configures is registered.
+    public var names: Set<String> { Set(functions.keys) }
 
     package var isEmpty: Bool { functions.isEmpty }
 
