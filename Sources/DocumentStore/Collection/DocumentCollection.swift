@@ -29,15 +29,15 @@ public struct DocumentCollection: Sendable {
     {
         let namespace = self.namespace
         let start = ContinuousClock.now
-        guard let access else {
-            // `find` begins the read transaction itself when its plan takes more than one statement.
-            return try await worker.query(deferringTransaction: true) { view throws(StoreError) in
-                try view.limited(to: options.maxTime, from: start).find(namespace, filter: filter, options: options)
-            }
+        var query = filter
+        var redaction = DocumentRedaction.none
+        if let access {
+            query = filter.restricted(to: try access.readFilter(namespace))
+            redaction = access.redaction(namespace)
         }
-        let restricted = filter.restricted(to: try access.readFilter(namespace))
-        let redaction = access.redaction(namespace)
-        guard redaction != .none else {
+        let restricted = query
+        guard let access, redaction != .none else {
+            // `find` begins the read transaction itself when its plan takes more than one statement.
             return try await worker.query(deferringTransaction: true) { view throws(StoreError) in
                 try view.limited(to: options.maxTime, from: start).find(namespace, filter: restricted, options: options)
             }

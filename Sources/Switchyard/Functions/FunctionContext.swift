@@ -1,4 +1,5 @@
 import BSON
+import Synchronization
 
 /// What a function gets besides its arguments or event: the app's values, the environment, the user it runs
 /// as, services (the database, push messaging, HTTP), other functions, and a log.
@@ -23,7 +24,7 @@ public struct FunctionContext: Sendable {
     public var services: Services {
         let functions = storage.functions
         guard !functions.runningAsSystem, functions.user.kind != .system else { return functions.runtime.services }
-        return functions.runtime.services.governed(by: functions.loaded.dataAccess(for: functions.user))
+        return functions.runtime.services.governed(by: storage.userDataAccess())
     }
     /// Other functions of the app, run in this invocation.
     public var functions: Functions { storage.functions }
@@ -37,9 +38,21 @@ public struct FunctionContext: Sendable {
 
     private final class Storage: Sendable {
         let functions: Functions
+        /// The user's data access, made when the function first reaches its services and kept for the run, so
+        /// each collection's role is decided once per run rather than once per `services` read.
+        private let dataAccess = Mutex<UserDataAccess?>(nil)
 
         init(functions: Functions) {
             self.functions = functions
+        }
+
+        func userDataAccess() -> UserDataAccess {
+            dataAccess.withLock { kept in
+                if let kept { return kept }
+                let made = functions.loaded.dataAccess(for: functions.user)
+                kept = made
+                return made
+            }
         }
     }
 
