@@ -144,9 +144,8 @@ import Testing
         try process.run()
         let stderr = ReadToEnd(errors.fileHandleForReading)
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
         let run = SwitchyardRun(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            status: process.statusAfterExit() ?? SIGKILL, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr.wait(), as: UTF8.self))
         return (run, process.terminationReason == .uncaughtSignal)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Messaging
+import TestSupport
 
 /// `switchyard serve` with the example app on a fixed port and data directory; killed with SIGKILL.
 final class ServerProcess {
@@ -27,7 +28,7 @@ final class ServerProcess {
     func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     struct ServerDidNotStart: Error {}

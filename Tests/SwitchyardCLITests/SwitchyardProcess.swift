@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// One finished run of the `switchyard` executable.
@@ -58,9 +59,8 @@ func switchyard(
     // Read standard error on its own thread, so a child filling that pipe cannot block on it forever.
     let stderrData = ReadToEnd(errors.fileHandleForReading)
     let stdout = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
     return SwitchyardRun(
-        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+        status: process.statusAfterExit() ?? SIGKILL, stdout: String(decoding: stdout, as: UTF8.self),
         stderr: String(decoding: stderrData.wait(), as: UTF8.self))
 }
 
@@ -146,21 +146,15 @@ final class RunningSwitchyard: @unchecked Sendable {
 
     func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// Sends Ctrl-C (or `signal`) and returns the exit status once the process ends (killing it after a minute,
-    /// so a process that ignores the signal fails the test instead of hanging it).
+    /// so a process that ignores the signal fails the test with SIGKILL's status instead of hanging it). It waits
+    /// for the process itself, not its output's end: a child may close its output and go on running.
     func interrupt(with signal: Int32 = SIGINT) -> Int32 {
         Foundation.kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(60)
-        lock.lock()
-        while !ended, lock.wait(until: deadline) {}
-        let exited = ended
-        lock.unlock()
-        if !exited { Foundation.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process.statusAfterExit() ?? SIGKILL
     }
 
     /// Everything written to standard output so far.

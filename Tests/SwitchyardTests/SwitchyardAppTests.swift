@@ -208,16 +208,20 @@ import Testing
     }
 
     @Test func aFunctionIgnoringCancellationStillTimesOut() async throws {
-        let release = Atomic(false)
+        let release = ReleaseFlag()
         var registry = FunctionRegistry()
         registry.register("stubborn") { (_: [BSON], _: FunctionContext) -> BSON in
-            while !release.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(5)) }
+            // Waits in a task its cancellation does not reach: a loop of cancelled sleeps would return at once
+            // and spin, holding one of the few threads every other test's tasks need.
+            await Task.detached {
+                while !release.isRaised { try? await Task.sleep(for: .milliseconds(5)) }
+            }.value
             return .null
         }
         let definition = AppDefinition(functionTimeout: .milliseconds(50))
         let app = try await SwitchyardApp.inMemory(registry, definition: definition)
         await #expect(throws: FunctionCallError.self) { try await app.call(function: "stubborn", user: user) }
-        release.store(true, ordering: .releasing)
+        release.raise()
         #expect(try await app.invocations.records().map(\.outcome) == [.timeout])
         await app.stop()
     }
@@ -365,4 +369,13 @@ import Testing
         #expect(try await reopened.outbox(limit: 1).map(\.target) == [.token("device-b")])
         await reopened.stop()
     }
+}
+
+/// A flag one test raises and a function it registered waits for, shared with that function's detached task.
+private final class ReleaseFlag: Sendable {
+    private let raised = Atomic(false)
+
+    var isRaised: Bool { raised.load(ordering: .acquiring) }
+
+    func raise() { raised.store(true, ordering: .releasing) }
 }
