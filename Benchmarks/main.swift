@@ -12,6 +12,13 @@ if requested.first == "push-client" {
     } catch {
         print("push-client failed: \(error)")
     }
+} else if requested.first == "push-drain" {
+    // The push benchmark's catch-up alone, for profiling it.
+    do {
+        try await PushBenchmark.drainAlone(Array(requested.dropFirst()))
+    } catch {
+        print("push-drain failed: \(error)")
+    }
 } else if requested.contains("--help") || requested.contains("--list") {
     for benchmark in benchmarks { print("\(benchmark.name)\t\(benchmark.summary)") }
 } else {
