@@ -325,6 +325,34 @@ import Testing
         }
     }
 
+    /// A backlog of many batches, inserts and updates interleaved (events built in memory and decoded), arrives
+    /// once each and in commit order, whether the stream reads it from memory or, behind that, from the log.
+    @Test(arguments: EngineKind.allCases) func aBacklogOfManyBatchesArrivesOnceEachInOrder(kind: EngineKind)
+        async throws
+    {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            let fromMemory = try await c.watch(options: ChangeStreamOptions(batchSize: 7))
+            let count = 100
+            for i in 0..<count {
+                try await c.insertOne(["_id": .int32(Int32(i))])
+                try await c.updateOne(["_id": .int32(Int32(i))], ["$set": ["seen": true]])
+            }
+            let expected = (0..<count).flatMap { i -> [String] in
+                let id = BSON.int32(Int32(i))
+                return ["insert \(id)", "update \(id)"]
+            }
+            func described(_ events: [ChangeEvent]) -> [String] {
+                events.map { "\($0.operationType.rawValue) \($0.documentKey?["_id"] ?? .null)" }
+            }
+            #expect(described(try await next(2 * count, from: fromMemory)) == expected)
+            // Resumed from the start, the same backlog read back from the log.
+            let fromLog = try await c.watch(
+                options: ChangeStreamOptions(resumeAfter: fromMemory.startingPoint, batchSize: 7))
+            #expect(described(try await next(2 * count, from: fromLog)) == expected)
+        }
+    }
+
     /// A commit wakes only a stream that is waiting: the events committed while its consumer is busy
     /// elsewhere are all there when it asks again, once each and in order.
     @Test(arguments: EngineKind.allCases) func eventsCommittedWhileTheConsumerIsBusyAllArriveInOrder(

@@ -24,12 +24,14 @@ public struct ChangeStream: AsyncSequence, Sendable {
         let stream: ChangeStream
         let subscription: ChangeNotifier.Subscription
         var position: Int64
+        /// The events read and not yet returned, the next one last: taking the first of a batch moved every event
+        /// after it, which cost a stream catching up on a backlog as much as decoding its events.
         var buffer: [ChangeEvent] = []
         var finished = false
 
         public mutating func next() async throws -> ChangeEvent? {
             while true {
-                if !buffer.isEmpty { return buffer.removeFirst() }
+                if let event = buffer.popLast() { return event }
                 if finished || Task.isCancelled { return nil }
                 // Following the log's end: the newest entries come from memory, with no read of the log.
                 if readsRecent {
@@ -71,6 +73,7 @@ public struct ChangeStream: AsyncSequence, Sendable {
         private mutating func take(_ batch: StoreCore.ChangeBatch) {
             position = batch.position
             buffer = batch.events
+            buffer.reverse()
             if batch.invalidated { finished = true }
         }
     }
