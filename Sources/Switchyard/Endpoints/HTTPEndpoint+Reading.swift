@@ -3,7 +3,8 @@ extension HTTPEndpoint {
     /// `authentication_function` naming the script's function).
     static let keys = [
         "route", "http_method", "function_name", "validation_method", "secret_name", "respond_result",
-        "fetch_custom_user_data", "create_user_on_auth", "disabled", "authentication", "authentication_function",
+        "fetch_custom_user_data", "create_user_on_auth", "disabled", "return_type", "authentication",
+        "authentication_function",
     ]
     static let validationMethods = ["NO_VALIDATION", "SECRET_AS_QUERY_PARAM", "VERIFY_PAYLOAD"]
     static let authentications = ["application", "system", "script"]
@@ -90,6 +91,17 @@ extension HTTPEndpoint {
                     at: value)
             }
         }
+        var returnsExtendedJSON = false
+        if let value = pairs["return_type"], !value.isNull, let text = reader.string(value, "'return_type'") {
+            switch text {
+            case "JSON": break
+            case "EJSON": returnsExtendedJSON = true
+            default:
+                reader.error(
+                    "unknown 'return_type' '\(text)'\(ClosestMatch.hint(for: text, among: ["JSON", "EJSON"])) (JSON or EJSON)",
+                    at: value)
+            }
+        }
         var authentication: Authentication?
         if let value = pairs["authentication"], !value.isNull, let text = reader.string(value, "'authentication'") {
             switch text {
@@ -118,7 +130,7 @@ extension HTTPEndpoint {
         guard let route, let method, let function else { return nil }
         return HTTPEndpoint(
             route: route, method: method, function: function, validation: validation,
-            respondResult: flag("respond_result", default: false),
+            respondResult: flag("respond_result", default: false), returnsExtendedJSON: returnsExtendedJSON,
             fetchCustomUserData: flag("fetch_custom_user_data", default: false),
             createUserOnAuth: flag("create_user_on_auth", default: false), disabled: flag("disabled", default: false),
             authentication: authentication, file: reader.file, location: node.location)

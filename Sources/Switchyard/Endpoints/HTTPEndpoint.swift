@@ -42,6 +42,9 @@ package struct HTTPEndpoint: Sendable, Equatable {
     /// The function's return value is the response body (Extended JSON) unless it set one; otherwise a response
     /// it did not set is 204.
     package var respondResult: Bool
+    /// App Services' `return_type`: the function's return value as canonical Extended JSON (`EJSON`) rather than
+    /// JSON (relaxed Extended JSON here); a client's `Accept: application/ejson` asks for the former too.
+    package var returnsExtendedJSON: Bool
     /// Reads the user's custom data before the function runs.
     package var fetchCustomUserData: Bool
     /// App Services makes a user for a new custom JWT identity; Switchyard has no custom JWT provider, so this
@@ -55,8 +58,9 @@ package struct HTTPEndpoint: Sendable, Equatable {
     package var location: SourceLocation?
 
     package init(
-        route: String, method: Method, function: String, validation: Validation = .none, respondResult: Bool = true,
-        fetchCustomUserData: Bool = false, createUserOnAuth: Bool = false, disabled: Bool = false,
+        route: String, method: Method, function: String, validation: Validation = .none, respondResult: Bool = false,
+        returnsExtendedJSON: Bool = false, fetchCustomUserData: Bool = false, createUserOnAuth: Bool = false,
+        disabled: Bool = false,
         authentication: Authentication? = nil, file: String = "triggers.yaml", location: SourceLocation? = nil
     ) {
         self.route = route
@@ -64,11 +68,21 @@ package struct HTTPEndpoint: Sendable, Equatable {
         self.function = function
         self.validation = validation
         self.respondResult = respondResult
+        self.returnsExtendedJSON = returnsExtendedJSON
         self.fetchCustomUserData = fetchCustomUserData
         self.createUserOnAuth = createUserOnAuth
         self.disabled = disabled
         self.authentication = authentication
         self.file = file
         self.location = location
+    }
+
+    /// The same endpoint wherever it is declared.
+    package static func == (lhs: HTTPEndpoint, rhs: HTTPEndpoint) -> Bool {
+        lhs.route == rhs.route && lhs.method == rhs.method && lhs.function == rhs.function
+            && lhs.validation == rhs.validation && lhs.respondResult == rhs.respondResult
+            && lhs.returnsExtendedJSON == rhs.returnsExtendedJSON
+            && lhs.fetchCustomUserData == rhs.fetchCustomUserData && lhs.createUserOnAuth == rhs.createUserOnAuth
+            && lhs.disabled == rhs.disabled && lhs.authentication == rhs.authentication
     }
 }

@@ -66,7 +66,8 @@ extension ClientAPI {
             else {
                 throw APIError(
                     status: 401, code: "InvalidSecret",
-                    message: "the request's 'secret' query parameter does not match endpoint \(endpoint.route)'s secret")
+                    message: "the request's 'secret' query parameter does not match endpoint \(endpoint.route)'s secret"
+                )
             }
         case .verifyPayload:
             let expected = Cryptography.hmacSHA256(key: key, message: request.body)
@@ -149,10 +150,10 @@ extension ClientAPI {
 
     /// The response the function shaped; what it left unset, as App Services fills it: with `respond_result`
     /// the return value as the body (canonical Extended JSON when the client accepts `application/ejson`, relaxed
-    /// otherwise) and 200, without it 204 and no body.
-    static func answer(_ parts: EndpointResponse.Parts, result: BSON, endpoint: HTTPEndpoint, accept: String?) throws(
-        APIError
-    ) -> ServerResponse {
+    /// otherwise, or always with `return_type: EJSON`) and 200, without it 204 and no body.
+    static func answer(_ parts: EndpointResponse.Parts, result: BSON, endpoint: HTTPEndpoint, accept: String?)
+        throws(APIError) -> ServerResponse
+    {
         if let status = parts.status, !(100...599).contains(status) {
             throw APIError.internalError(
                 "endpoint \(endpoint.route)'s function set status code \(status) (100 to 599 are valid)")
@@ -161,7 +162,7 @@ extension ClientAPI {
         if let body = parts.body {
             response = ServerResponse(status: parts.status ?? 200, body: .bytes(body))
         } else if endpoint.respondResult {
-            let canonical = accept?.contains("application/ejson") == true
+            let canonical = endpoint.returnsExtendedJSON || accept?.contains("application/ejson") == true
             response = ServerResponse.json(result.extendedJSONBytes(mode: canonical ? .canonical : .relaxed))
             response.status = parts.status ?? 200
         } else {
