@@ -2,6 +2,7 @@ import BSON
 import Foundation
 import Messaging
 import Switchyard
+import TestSupport
 import Testing
 
 @testable import SwitchyardServer
@@ -256,6 +257,32 @@ import Testing
             let response = try await served.call("create", token: login.accessToken)
             #expect(Self.errorCode(response) == "FunctionExecutionError")
             #expect(response.text.contains("/endpoint/"))
+        }
+    }
+
+    /// An app in App Services' layout: `http_endpoints/config.json` beside `triggers.yaml`, its secret in
+    /// `secrets.json`, loaded as `serve` loads it and served.
+    @Test func servesTheEndpointsOfAnAppsHTTPEndpointsFile() async throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("triggers.yaml", "triggers: []\nfunctions:\n  echo: {runAsSystem: true}\n")
+        _ = try directory.write("secrets.json", #"{"hookSecret": "\#(Self.secret)"}"#)
+        _ = try directory.write(
+            "http_endpoints/config.json",
+            """
+            [{"route": "/hook", "http_method": "POST", "function_name": "echo", "validation_method":
+              "SECRET_AS_QUERY_PARAM", "secret_name": "hookSecret", "respond_result": true,
+              "fetch_custom_user_data": false, "create_user_on_auth": false, "disabled": false, "return_type": "JSON"}]
+            """)
+        let configuration = try AppConfiguration.load(
+            directory: directory.path, registeredFunctions: Self.registry().names, variables: [:])
+        try await ServedApp.with(
+            Self.registry(), definition: configuration.definition, endpointSecrets: configuration.endpointSecrets
+        ) { served in
+            let allowed = try await Self.send(served, "POST", "/hook?secret=\(Self.secret)", body: "{}")
+            #expect(allowed.status == 200)
+            #expect(allowed.json?.documentValue?["system"] == true)
+            let refused = try await Self.send(served, "POST", "/hook?secret=nope", body: "{}")
+            #expect(refused.status == 401)
         }
     }
 }
