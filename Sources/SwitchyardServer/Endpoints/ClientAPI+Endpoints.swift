@@ -113,7 +113,11 @@ extension ClientAPI {
                 return (try await tokens.authenticate(accessToken: request.bearerToken).functionUser, false)
             }
             if let email = request.headers["email"], let password = request.headers["password"] {
+                // A login like the provider's own: only when it is enabled, and counted against the same limits.
+                try ensureEnabled(.emailPassword)
+                try throttle.beginPasswordAttempt(from: request.remoteAddress, account: email)
                 let record = try await users.authenticate(email: email, password: password)
+                throttle.passwordSucceeded(account: email)
                 return (record.functionUser(customData: [:]), false)
             }
             if request.headers["apikey"] != nil {
