@@ -80,6 +80,11 @@ struct ImportCommand: Command {
         for path in imported.keptFiles.keys.sorted() {
             Output.print("imported \(path) as the export holds it (App Services' layout, read from the app directory)")
         }
+        for endpoint in imported.definition.endpoints {
+            Output.print(
+                "imported HTTPS endpoint \(endpoint.method.rawValue) \(endpoint.route) (function \(endpoint.function)) as endpoints: in triggers.yaml, served at /app/{app id}/endpoint\(endpoint.route)"
+            )
+        }
         for (name, identifier) in imported.renamedFunctions.sorted(by: { $0.key < $1.key }) {
             Output.print("renamed function '\(name)' to '\(identifier)': a Swift function's name is an identifier")
         }

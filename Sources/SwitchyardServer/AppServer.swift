@@ -89,6 +89,7 @@ package final class AppServer: Sendable {
         var router = Router()
         let clientAPI = try await ClientAPI.prepare(app: app, appId: appId, configuration: configuration.clientAPI)
         router.add(clientAPI.routes)
+        router.add(clientAPI.endpointRoutes)
         // `Bearer owner` is for development only: an app opened with a transport of its own (--push live)
         // delivers for real, and its server takes only access tokens from the OAuth2 exchange.
         let fcmEmulator = FCMEmulator(outbox: app.pushOutbox, acceptsOwnerToken: app.outboxMessaging != nil)

@@ -50,7 +50,7 @@ import Testing
             ))
         #expect(
             lines.contains(
-                "imported http_endpoints/config.json as the export holds it (App Services' layout, read from the app directory)"
+                "imported HTTPS endpoint GET /bookOfTheDay (function bookOfTheDay) as endpoints: in triggers.yaml, served at /app/{app id}/endpoint/bookOfTheDay"
             ))
         #expect(lines.contains("\(tutorial)/graphql/: GraphQL left out: Switchyard serves no GraphQL API"))
         #expect(lines.contains { $0.hasPrefix("\(tutorial)/sync/config.json: Device Sync (flexible sync) left out") })

@@ -29,14 +29,16 @@ struct ServedApp: Sendable {
     /// without data access rules gets `everyUserReadsAndWritesEverything`, for tests of other concerns than rules.
     static func with<Result>(
         _ registry: FunctionRegistry, definition: AppDefinition = AppDefinition(), values: AppValues = AppValues(),
-        store: StoreConfiguration = .memory, retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
+        endpointSecrets: [String: Secret] = [:], store: StoreConfiguration = .memory,
+        retry: Messaging.RetryPolicy = Messaging.RetryPolicy(),
         authLimits: AuthLimits = AuthLimits(), queries: ClientAPI.Configuration = .init(),
         triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(),
         _ body: (ServedApp) async throws -> Result
     ) async throws -> Result {
         var definition = definition
         if definition.rules.isEmpty { definition.rules = Self.everyUserReadsAndWritesEverything }
-        let configuration = AppConfiguration(definition: definition, environment: .development, values: values)
+        let configuration = AppConfiguration(
+            definition: definition, environment: .development, values: values, endpointSecrets: endpointSecrets)
         let app = try await SwitchyardApp.open(
             configuration: configuration, registry: registry, store: store,
             options: SwitchyardApp.Options(triggers: triggers))

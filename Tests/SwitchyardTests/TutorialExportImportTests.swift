@@ -104,9 +104,14 @@ import Testing
             "data_sources/mongodb-atlas/product/book/relationships.json",
             "data_sources/mongodb-atlas/product/book/schema.json",
             "data_sources/mongodb-atlas/product/customUserData/rules.json",
-            "data_sources/mongodb-atlas/product/customUserData/schema.json", "http_endpoints/config.json",
+            "data_sources/mongodb-atlas/product/customUserData/schema.json",
         ]
         #expect(imported.keptFiles.keys.sorted() == kept)
+        // The endpoints are imported for real, as `endpoints:` in triggers.yaml.
+        #expect(
+            imported.definition.endpoints == [
+                HTTPEndpoint(route: "/bookOfTheDay", method: .get, function: "bookOfTheDay", respondResult: false)
+            ])
         for path in kept {
             #expect(imported.keptFiles[path] == (try String(contentsOfFile: "\(Self.export)/\(path)", encoding: .utf8)))
         }

@@ -7,17 +7,25 @@ import Foundation
 /// - `environments/<environment>.json` (optional): `{"values": {…}}` overriding or adding values;
 /// - `data_sources/<service>/…` (optional): data access rules and schemas in App Services' layout
 ///   (`DataAccessRules`);
+/// - `http_endpoints/config.json` or `https_endpoints/config.json` (optional): custom HTTPS endpoints in App
+///   Services' layout (`HTTPEndpoint`);
 /// - `secrets.json` (optional, git-ignored): name → secret value, after `SWITCHYARD_SECRET_<NAME>`
 ///   environment variables.
 package struct AppConfiguration: Sendable, Equatable {
     package var definition: AppDefinition
     package var environment: AppEnvironment
     package var values: AppValues
+    /// The secrets the endpoints' validation names (`secret_name`), by name.
+    package var endpointSecrets: [String: Secret]
 
-    package init(definition: AppDefinition, environment: AppEnvironment, values: AppValues) {
+    package init(
+        definition: AppDefinition, environment: AppEnvironment, values: AppValues,
+        endpointSecrets: [String: Secret] = [:]
+    ) {
         self.definition = definition
         self.environment = environment
         self.values = values
+        self.endpointSecrets = endpointSecrets
     }
 
     package var triggers: [TriggerDefinition] { definition.triggers }
@@ -78,6 +86,20 @@ package struct AppConfiguration: Sendable, Equatable {
             definition?.rules = rules
         }
 
+        for file in HTTPEndpoint.exportFiles {
+            guard let text = read(file, required: false) else { continue }
+            var reader = ConfigurationReader(file: label(file))
+            if let node = JSONText.parse(text, reader: &reader) {
+                let endpoints = HTTPEndpoint.readSection(
+                    node, file, reader: &reader, registeredFunctions: registeredFunctions)
+                if definition?.endpoints.isEmpty == false, !endpoints.isEmpty {
+                    reader.error("endpoints are given both here and in \(triggersFile); keep one", at: node)
+                }
+                definition?.endpoints += endpoints
+            }
+            errors += reader.errors
+        }
+
         // Each value remembers the file and position that declared it, for "secret not set" errors.
         var declared: [(entry: ValueDefinitions.Entry, file: String, location: SourceLocation?)] = []
         if let text = read(valuesFile, required: false) {
@@ -136,7 +158,23 @@ package struct AppConfiguration: Sendable, Equatable {
             }
         }
 
+        var endpointSecrets: [String: Secret] = [:]
+        for endpoint in definition?.endpoints ?? [] {
+            guard let name = endpoint.validation.secretName else { continue }
+            if let secret = store.secret(named: name) {
+                endpointSecrets[name] = secret
+            } else {
+                errors.append(
+                    ConfigurationError(
+                        file: endpoint.file, location: endpoint.location,
+                        message:
+                            "endpoint \(endpoint.route): secret '\(name)' is not set (set \(SecretStore.variableName(for: name)) or add it to \(secretsFile))"
+                    ))
+            }
+        }
+
         guard errors.isEmpty, let definition else { throw ConfigurationErrors(errors) }
-        return AppConfiguration(definition: definition, environment: environment, values: values)
+        return AppConfiguration(
+            definition: definition, environment: environment, values: values, endpointSecrets: endpointSecrets)
     }
 }

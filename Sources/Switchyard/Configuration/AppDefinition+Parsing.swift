@@ -16,7 +16,7 @@ extension AppDefinition {
 
     static let topLevelKeys = [
         "appId", "triggers", "functions", "auth", "functionTimeout", "messaging", "allowedRequestOrigins", "rules",
-        "indexes",
+        "indexes", "endpoints",
     ]
 
     /// Reads what it can, reporting every problem into `reader`.
@@ -66,6 +66,10 @@ extension AppDefinition {
             definition.rules = RuleReader(scalars: .yaml).readSection(node, reader: &reader)
         }
         if let node = pairs["indexes"], !node.isNull { definition.indexes = readIndexes(node, reader: &reader) }
+        if let node = pairs["endpoints"], !node.isNull {
+            definition.endpoints = HTTPEndpoint.readSection(
+                node, "'endpoints'", reader: &reader, registeredFunctions: registeredFunctions)
+        }
         return definition
     }
 

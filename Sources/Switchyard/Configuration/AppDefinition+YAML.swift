@@ -63,6 +63,7 @@ extension AppDefinition {
         }
         writeMessaging(to: &out)
         writeIndexes(to: &out)
+        writeEndpoints(to: &out)
         return out.text
     }
 
@@ -108,6 +109,41 @@ extension AppDefinition {
             out.field(6, "maxAttempts", "\(trigger.retry.maxAttempts)")
             out.field(6, "initialBackoff", trigger.retry.initialBackoff.configurationText)
             out.field(6, "maxBackoff", trigger.retry.maxBackoff.configurationText)
+        }
+    }
+}
+
+extension AppDefinition {
+    /// `endpoints:` in App Services' own keys, defaults left out.
+    fileprivate func writeEndpoints(to out: inout YAMLWriter) {
+        guard !endpoints.isEmpty else { return }
+        out.line(0, "endpoints:")
+        for endpoint in endpoints {
+            out.line(2, "- route: \(YAMLWriter.string(endpoint.route))")
+            out.field(4, "http_method", YAMLWriter.quoted(endpoint.method.rawValue))
+            out.field(4, "function_name", YAMLWriter.string(endpoint.function))
+            switch endpoint.validation {
+            case .none: break
+            case .secretAsQueryParameter(let name):
+                out.field(4, "validation_method", "SECRET_AS_QUERY_PARAM")
+                out.field(4, "secret_name", YAMLWriter.string(name))
+            case .verifyPayload(let name):
+                out.field(4, "validation_method", "VERIFY_PAYLOAD")
+                out.field(4, "secret_name", YAMLWriter.string(name))
+            }
+            if endpoint.respondResult { out.field(4, "respond_result", "true") }
+            if endpoint.returnsExtendedJSON { out.field(4, "return_type", "EJSON") }
+            if endpoint.fetchCustomUserData { out.field(4, "fetch_custom_user_data", "true") }
+            if endpoint.createUserOnAuth { out.field(4, "create_user_on_auth", "true") }
+            if endpoint.disabled { out.field(4, "disabled", "true") }
+            switch endpoint.authentication {
+            case nil: break
+            case .application?: out.field(4, "authentication", "application")
+            case .system?: out.field(4, "authentication", "system")
+            case .script(let function)?:
+                out.field(4, "authentication", "script")
+                out.field(4, "authentication_function", YAMLWriter.string(function))
+            }
         }
     }
 }

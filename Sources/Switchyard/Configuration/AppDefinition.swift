@@ -18,6 +18,8 @@ package struct AppDefinition: Sendable, Equatable {
     package var rules = DataAccessRules()
     /// Indexes the app makes when it opens (`indexes:`).
     package var indexes: [IndexDeclaration]
+    /// Custom HTTPS endpoints from `endpoints:` and the app's `http_endpoints/config.json` (see `HTTPEndpoint`).
+    package var endpoints: [HTTPEndpoint] = []
 
     /// App Services' own limit on a function's run time.
     package static let defaultFunctionTimeout = Duration.seconds(300)

@@ -3,6 +3,11 @@ import DocumentStore
 
 /// A function a client (or another function) calls with arguments, returning a value.
 public typealias CallableFunction = @Sendable ([BSON], FunctionContext) async throws -> BSON
+/// An HTTPS endpoint's function in App Services' `(request, response)` form; its return value is the body when
+/// the endpoint has `respond_result` and the function set no body. Registered as a callable that only an
+/// endpoint's request can run.
+public typealias EndpointFunction =
+    @Sendable (EndpointRequest, EndpointResponse, FunctionContext) async throws -> BSON
 /// A database trigger's function: one change event per run.
 public typealias DatabaseTriggerFunction = @Sendable (ChangeEvent, FunctionContext) async throws -> Void
 /// A scheduled trigger's function: one schedule time per run.

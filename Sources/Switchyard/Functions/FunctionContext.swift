@@ -26,6 +26,11 @@ public struct FunctionContext: Sendable {
         guard !functions.runningAsSystem, functions.user.kind != .system else { return functions.runtime.services }
         return functions.runtime.services.governed(by: storage.userDataAccess())
     }
+    /// The HTTPS request that runs the function, when an endpoint runs it (App Services' `context.request`).
+    public var request: EndpointRequest? { storage.exchange?.request }
+    /// The answer to that request, which the function may shape (the `response` of App Services' endpoint
+    /// functions).
+    public var response: EndpointResponse? { storage.exchange?.response }
     /// Other functions of the app, run in this invocation.
     public var functions: Functions { storage.functions }
     var lines: InvocationLogLines { storage.functions.lines }
@@ -38,12 +43,14 @@ public struct FunctionContext: Sendable {
 
     private final class Storage: Sendable {
         let functions: Functions
+        let exchange: EndpointExchange?
         /// The user's data access, made when the function first reaches its services and kept for the run, so
         /// each collection's role is decided once per run rather than once per `services` read.
         private let dataAccess = Mutex<UserDataAccess?>(nil)
 
-        init(functions: Functions) {
+        init(functions: Functions, exchange: EndpointExchange?) {
             self.functions = functions
+            self.exchange = exchange
         }
 
         func userDataAccess() -> UserDataAccess {
@@ -61,12 +68,13 @@ public struct FunctionContext: Sendable {
 
     init(
         runtime: FunctionRuntime, loaded: FunctionRuntime.Loaded, user: FunctionUser, runningAsSystem: Bool,
-        depth: Int, lines: InvocationLogLines
+        depth: Int, lines: InvocationLogLines, exchange: EndpointExchange? = nil
     ) {
         storage = Storage(
             functions: Functions(
                 runtime: runtime, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: depth,
-                lines: lines))
+                lines: lines),
+            exchange: exchange)
     }
 
     /// Appends a line to this invocation's log. A run keeps at most 512 lines or 64 KB; after that one

@@ -1,3 +1,5 @@
+import BSON
+
 /// The app's functions by name. The `Functions` target's generated `functionRegistry` registers every file in
 /// `functions/` under its file name; `register` picks the kind from the function's type:
 ///
@@ -21,6 +23,19 @@ public struct FunctionRegistry: Sendable {
 
     public mutating func register(_ name: String, _ function: @escaping CallableFunction) {
         register(name, .callable(function))
+    }
+
+    public mutating func register(_ name: String, _ function: @escaping EndpointFunction) {
+        register(name) { (_: [BSON], context: FunctionContext) async throws -> BSON in
+            guard let request = context.request, let response = context.response else {
+                throw FunctionCallError(
+                    code: .functionExecutionError,
+                    message:
+                        "function '\(name)' answers HTTPS endpoints (request, response): call it through /app/{app id}/endpoint/{route}"
+                )
+            }
+            return try await function(request, response, context)
+        }
     }
 
     public mutating func register(_ name: String, _ function: @escaping DatabaseTriggerFunction) {

@@ -25,7 +25,11 @@ final class FunctionRuntime: Sendable {
             definition = configuration.definition
             values = FunctionContext.Values(values: configuration.values)
             environment = FunctionContext.Environment(tag: configuration.environment.rawValue, values: values)
-            scrubber = SecretScrubber(values: configuration.values)
+            scrubber = SecretScrubber(
+                secrets: configuration.values.names.compactMap { name -> Secret? in
+                    if case .secret(let secret)? = configuration.values[name] { return secret }
+                    return nil
+                } + configuration.endpointSecrets.values)
             var plain = BSONDocument()
             for name in configuration.values.names {
                 if case .plain(let value)? = configuration.values[name] { plain.append(name, value) }
@@ -112,7 +116,8 @@ final class FunctionRuntime: Sendable {
     /// timed out, with the lines it logged so far, before its caller has the answer. The input is handed to `body`
     /// rather than captured, so that a callable function is run as it was registered, without a closure around it.
     nonisolated(nonsending) func run<Input: Sendable, Value: Sendable>(
-        _ origin: Origin, user: FunctionUser, runningAsSystem: Bool, loaded: Loaded? = nil, input: Input,
+        _ origin: Origin, user: FunctionUser, runningAsSystem: Bool, loaded: Loaded? = nil,
+        exchange: EndpointExchange? = nil, input: Input,
         _ body: @escaping @Sendable (Input, FunctionContext) async throws -> Value
     ) async -> Outcome<Value> {
         let loaded = loaded ?? self.loaded
@@ -120,7 +125,8 @@ final class FunctionRuntime: Sendable {
             origin: origin, user: user, limit: loaded.definition.timeout(for: origin.function),
             lines: InvocationLogLines(scrubber: loaded.scrubber))
         let context = FunctionContext(
-            runtime: self, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: run.lines)
+            runtime: self, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: run.lines,
+            exchange: exchange)
         let deadlineOutcome = await FunctionDeadline.run(limit: run.limit) { try await body(input, context) }
         let (outcome, record) = Self.ended(
             run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)

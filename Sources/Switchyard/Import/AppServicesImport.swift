@@ -7,7 +7,7 @@ package struct AppServicesImport: Sendable, Equatable {
     /// Every function a trigger, provider or endpoint calls, `functions/config.json` lists or `functions/`
     /// holds JavaScript for, sorted by name.
     package var functions: [ImportedFunction]
-    /// `data_sources/` and `http_endpoints/` files by path, written unchanged in App Services' layout.
+    /// `data_sources/` and the endpoint folders' other files by path, written unchanged in App Services' layout.
     package var keptFiles: [String: String]
     /// What of the export Switchyard does not run, one note each.
     package var leftOut: [ImportNote]
@@ -30,12 +30,14 @@ package struct AppServicesImport: Sendable, Equatable {
 
     package var functionsToPort: [String] { functions.map(\.name) }
 
-    /// Secrets the values refer to; they are not in an export and must be provided before loading.
+    /// Secrets the values and the endpoints' validation refer to; they are not in an export and must be provided
+    /// before loading.
     package var secretsNeeded: [String] {
-        let all = ([values] + environments.values).flatMap(\.entries).compactMap { entry -> String? in
-            if case .secret(let name) = entry.value { return name }
-            return nil
-        }
+        let all =
+            ([values] + environments.values).flatMap(\.entries).compactMap { entry -> String? in
+                if case .secret(let name) = entry.value { return name }
+                return nil
+            } + definition.endpoints.compactMap(\.validation.secretName)
         return Array(Set(all)).sorted()
     }
 

@@ -7,14 +7,15 @@ import Foundation
 /// old exports, at the top level), `functions/config.json` with `functions/*.js` (or `functions/<name>/`
 /// with `config.json` and `source.js`), `values/`, `environments/` (with `no-environment.json`),
 /// `auth/providers.json` (or `auth_providers/*.json`) with each provider's settings,
-/// `auth/custom_user_data.json`, and `data_sources/` and `http_endpoints/`, which it keeps verbatim. What
+/// `auth/custom_user_data.json`, `http_endpoints/config.json` (or `https_endpoints/`) as `endpoints:`, and
+/// `data_sources/` and the rest of the endpoint folders, which it keeps verbatim. What
 /// Switchyard does not run (Device Sync, GraphQL, hosting, third-party services, log forwarders, EventBridge
 /// triggers, …) becomes one `ImportNote` each; every problem is reported with its file and position.
 package enum AppServicesImporter {
     /// What only an export has at its root: one of these is there, or the directory is something else.
     static let exportEntries = [
         "root_config.json", "realm_config.json", "config.json", "triggers", "functions", "values", "auth",
-        "auth_providers", "environments", "data_sources", "http_endpoints",
+        "auth_providers", "environments", "data_sources", "http_endpoints", "https_endpoints",
     ]
 
     package static func read(exportDirectory: String) throws(ConfigurationErrors) -> AppServicesImport {

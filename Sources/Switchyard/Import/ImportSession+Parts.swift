@@ -93,12 +93,15 @@ extension ImportSession {
         return environments
     }
 
-    /// `data_sources/` and `http_endpoints/`, by path, to be written unchanged in App Services' own layout, which
-    /// Switchyard reads from the app's directory. Notes data sources other than a linked Atlas cluster, the
-    /// Data API, and registers the functions HTTPS endpoints call.
+    /// `data_sources/` and the rest of `http_endpoints/`, by path, to be written unchanged in App Services' own
+    /// layout, which Switchyard reads from the app's directory. Notes data sources other than a linked Atlas
+    /// cluster and the Data API.
     mutating func keepVerbatim() -> [String: String] {
         var kept: [String: String] = [:]
-        for file in files(under: "data_sources") + files(under: "http_endpoints") {
+        // The endpoints themselves become `endpoints:` in triggers.yaml (`readEndpoints`); what else the endpoint
+        // folders hold is kept as it is.
+        for file in files(under: "data_sources") + files(under: "http_endpoints") + files(under: "https_endpoints")
+        where !HTTPEndpoint.exportFiles.contains(file) {
             if let text = text(file) { kept[file] = text }
         }
         for source in entries(in: "data_sources") where exists("data_sources/\(source)/config.json") {
@@ -114,18 +117,11 @@ extension ImportSession {
                     ))
             }
         }
-        if exists("http_endpoints/config.json") {
-            let endpoints = withJSON("http_endpoints/config.json", Self.endpointFunctions) ?? []
-            for (route, function) in endpoints {
-                use(function, kind: .callable, by: "the `\(route)` HTTPS endpoint's function")
-            }
-        }
-        if exists("http_endpoints/data_api_config.json"),
-            withJSON("http_endpoints/data_api_config.json", Self.isDisabled) == false
-        {
+        for file in ["http_endpoints/data_api_config.json", "https_endpoints/data_api_config.json"]
+        where exists(file) && withJSON(file, Self.isDisabled) == false {
             leftOut.append(
                 ImportNote(
-                    "http_endpoints/data_api_config.json",
+                    file,
                     "the Data API left out: Switchyard serves the Realm SDKs' client API, not the Data API"))
         }
         return kept
@@ -186,7 +182,8 @@ extension ImportSession {
         }
         let known: Set<String> = [
             "root_config.json", "realm_config.json", "config.json", "auth", "auth_providers", "data_sources",
-            "environments", "functions", "graphql", "hosting", "http_endpoints", "log_forwarders", "services",
+            "environments", "functions", "graphql", "hosting", "http_endpoints", "https_endpoints", "log_forwarders",
+            "services",
             "sync", "triggers", "values",
         ]
         for entry in entries(in: ".") where !known.contains(entry) {
@@ -197,18 +194,20 @@ extension ImportSession {
         }
     }
 
-    /// `http_endpoints/config.json`: each endpoint's route and function.
-    static func endpointFunctions(_ node: YAMLNode, reader: inout ConfigurationReader) -> [(String, String)]? {
-        guard let items = reader.sequence(node, "http_endpoints/config.json") else { return nil }
-        return items.compactMap { item -> (String, String)? in
-            guard let pairs = reader.mapping(item, "an HTTPS endpoint"),
-                let routeNode = pairs["route"] ?? missing("route", item, &reader),
-                let route = reader.string(routeNode, "'route'"),
-                let functionNode = pairs["function_name"] ?? missing("function_name", item, &reader),
-                let function = reader.string(functionNode, "'function_name'")
-            else { return nil }
-            return (route, function)
+    /// `http_endpoints/config.json` (or `https_endpoints/config.json`, the current layout's name): the custom
+    /// HTTPS endpoints, each function registered as a callable an endpoint runs.
+    mutating func readEndpoints() -> [HTTPEndpoint] {
+        var endpoints: [HTTPEndpoint] = []
+        for file in HTTPEndpoint.exportFiles where exists(file) {
+            endpoints +=
+                withJSON(file) { node, reader in
+                    HTTPEndpoint.readSection(node, file, reader: &reader, registeredFunctions: nil)
+                } ?? []
         }
+        for endpoint in endpoints {
+            use(endpoint.function, kind: .callable, by: "the `\(endpoint.route)` HTTPS endpoint's function")
+        }
+        return endpoints
     }
 
     /// A configuration's `disabled` flag, false when it has none.

@@ -108,6 +108,7 @@ struct ImportSession {
         let values = readValues()
         let environments = readEnvironments()
         let kept = keepVerbatim()
+        definition.endpoints = readEndpoints()
         noteWhatIsLeftOut()
 
         var names = Set(settings.keys).union(sources.keys).union(uses.keys)
@@ -154,6 +155,9 @@ struct ImportSession {
     private func rename(_ renamed: [String: String], in definition: inout AppDefinition) {
         for index in definition.triggers.indices {
             if let name = renamed[definition.triggers[index].function] { definition.triggers[index].function = name }
+        }
+        for index in definition.endpoints.indices {
+            if let name = renamed[definition.endpoints[index].function] { definition.endpoints[index].function = name }
         }
         definition.functions = Dictionary(
             definition.functions.map { (renamed[$0.key] ?? $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })

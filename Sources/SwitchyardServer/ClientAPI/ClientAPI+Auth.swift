@@ -90,7 +90,7 @@ extension ClientAPI {
     }
 
     /// Providers are enabled by `auth.providers` in `triggers.yaml`; an app that lists none gets both.
-    private func ensureEnabled(_ provider: AuthenticationProvider) throws(APIError) {
+    func ensureEnabled(_ provider: AuthenticationProvider) throws(APIError) {
         let enabled = app.configuration.definition.auth.providers
         guard enabled.isEmpty || enabled.contains(provider) else {
             throw APIError(

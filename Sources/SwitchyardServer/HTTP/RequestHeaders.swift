@@ -92,6 +92,22 @@ package struct RequestHeaders: Sendable, ExpressibleByDictionaryLiteral {
         }
     }
 
+    /// Every header in the order received, names lower-cased; a repeated header once per value.
+    package var all: [(name: String, value: String)] {
+        bytes.withUnsafeBufferPointer { bytes in
+            fields.map { field in
+                (
+                    String(
+                        decoding: UnsafeBufferPointer(rebasing: bytes[Int(field.nameStart)..<Int(field.valueStart)]),
+                        as: UTF8.self),
+                    String(
+                        decoding: UnsafeBufferPointer(rebasing: bytes[Int(field.valueStart)..<Int(field.valueEnd)]),
+                        as: UTF8.self)
+                )
+            }
+        }
+    }
+
     private static func equal(
         _ name: UnsafeBufferPointer<UInt8>, _ bytes: UnsafeBufferPointer<UInt8>, from start: Int32, to end: Int32
     ) -> Bool {

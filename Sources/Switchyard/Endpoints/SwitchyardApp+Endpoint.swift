@@ -1,0 +1,82 @@
+import BSON
+
+extension SwitchyardApp {
+    /// The endpoint serving `method` on `route` in the configuration now loaded: nil when no endpoint has the
+    /// route, `.otherMethods` when endpoints have it for other methods.
+    package func endpoint(route: String, method: String) -> EndpointLookup {
+        let endpoints = runtime.loaded.definition.endpoints.filter { $0.route == route && !$0.disabled }
+        if let endpoint = endpoints.first(where: { $0.method.handles(method) }) { return .found(endpoint) }
+        return endpoints.isEmpty ? .none : .otherMethods(endpoints.map(\.method.rawValue))
+    }
+
+    package enum EndpointLookup: Sendable {
+        case found(HTTPEndpoint)
+        case otherMethods([String])
+        case none
+    }
+
+    /// The secret an endpoint's validation names, as loaded.
+    package func endpointSecret(named name: String) -> Secret? {
+        configuration.endpointSecrets[name]
+    }
+
+    /// Runs an endpoint's function for `request` as `user` (the system user when `runningAsSystem`): a callable
+    /// gets App Services' request document as its one argument; either form sees `context.request` and shapes
+    /// `response`. Private functions may serve endpoints, as in App Services; the run is recorded in
+    /// `invocations` like a call.
+    /// - Throws: `FunctionCallError`; its message never carries a secret value.
+    package func run(
+        endpoint: HTTPEndpoint, request: EndpointRequest, response: EndpointResponse, user: FunctionUser,
+        runningAsSystem: Bool
+    ) async throws(FunctionCallError) -> BSON {
+        let name = endpoint.function
+        guard let function = registry[name] else { throw .notFound(name) }
+        guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
+        let loaded = runtime.loaded
+        var user = user
+        if !runningAsSystem, user.kind == .normal, endpoint.fetchCustomUserData {
+            do {
+                user.customData = try await customUserData(forUser: user.id)
+            } catch {
+                throw FunctionCallError(
+                    code: .functionExecutionError,
+                    message: "cannot read the custom user data of user '\(user.id)' for endpoint \(endpoint.route)")
+            }
+        }
+        switch await runtime.run(
+            FunctionRuntime.Origin(function: name), user: runningAsSystem ? .system : user,
+            runningAsSystem: runningAsSystem, loaded: loaded,
+            exchange: EndpointExchange(request: request, response: response), input: [BSON.document(request.document)],
+            body)
+        {
+        case .success(let value): return value
+        case .failure(let message, let storageFailure):
+            throw FunctionCallError(code: .functionExecutionError, message: message, storageFailure: storageFailure)
+        case .timeout(let limit): throw .timedOut(name, after: limit)
+        }
+    }
+
+    /// The user id an endpoint's script authentication function returns for `request` (run as the system).
+    package func scriptUserId(function name: String, request: EndpointRequest) async throws(FunctionCallError)
+        -> String
+    {
+        guard let function = registry[name] else { throw .notFound(name) }
+        guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
+        switch await runtime.run(
+            FunctionRuntime.Origin(function: name), user: .system, runningAsSystem: true,
+            exchange: EndpointExchange(request: request, response: EndpointResponse()),
+            input: [BSON.document(request.document)], body)
+        {
+        case .success(let value):
+            guard let id = value.stringValue, !id.isEmpty else {
+                throw FunctionCallError(
+                    code: .functionExecutionError,
+                    message: "the authentication function '\(name)' returned no user id (a non-empty string)")
+            }
+            return id
+        case .failure(let message, let storageFailure):
+            throw FunctionCallError(code: .functionExecutionError, message: message, storageFailure: storageFailure)
+        case .timeout(let limit): throw .timedOut(name, after: limit)
+        }
+    }
+}
