@@ -2,6 +2,7 @@
 let benchmarks: [Benchmark] = [
     ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark, TriggerBenchmark.benchmark, ServeBenchmark.benchmark,
     PushBenchmark.benchmark, ImportBenchmark.benchmark, WatchBenchmark.benchmark, RulesBenchmark.benchmark,
+    TriggerOrderBenchmark.benchmark,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())
