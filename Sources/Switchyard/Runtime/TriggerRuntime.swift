@@ -119,7 +119,10 @@ package actor TriggerRuntime {
             case .suspended, .disabled, .stopped: return true
             case .running:
                 switch definition.kind {
-                case .database: return (snapshot.watermark?.scanned ?? .min) >= logEnd
+                case .database:
+                    // A trigger whose every in-flight event waits for a retry goes on only once the clock moves
+                    // (an ordered one reads no further meanwhile, not even the writes its function made).
+                    return (snapshot.watermark?.scanned ?? .min) >= logEnd || snapshot.inFlight > 0
                 case .scheduled:
                     return snapshot.sleepingUntil.map { $0 > now } ?? !snapshot.backoffs.isEmpty
                 case .authentication: return true
