@@ -3,6 +3,7 @@ let benchmarks: [Benchmark] = [
     ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark, TriggerBenchmark.benchmark, ServeBenchmark.benchmark,
     PushBenchmark.benchmark, ImportBenchmark.benchmark, WatchBenchmark.benchmark, RulesBenchmark.benchmark,
     ChangeWatchBenchmark.benchmark,
+    TriggerOrderBenchmark.benchmark,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

@@ -22,7 +22,8 @@ extension TestApp {
     }
 
     /// Waits until every trigger has caught up with the writes made so far (and the writes their functions
-    /// made, and so on), no function is running and no scheduled time up to now is pending.
+    /// made, and so on), no function is running and no scheduled time or retry up to the clock's now is pending.
+    /// A retry whose backoff ends later waits for `clock` to be moved past it.
     public func awaitIdle() async throws {
         try await app.awaitIdle()
     }

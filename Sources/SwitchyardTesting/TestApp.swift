@@ -19,17 +19,28 @@ import Synchronization
 /// Events reach functions two ways: writes through `collection(_:)` go through the change log and the trigger
 /// runtime as in production (`awaitIdle()` waits for them), and `fire(_:event:)` hands a synthetic event to one
 /// trigger's function directly.
+///
+/// Time stands still for the app's triggers: schedules and retries' backoffs wait on `clock`, which moves only
+/// when the test moves it (`try await app.clock.advance(by: .minutes(5))`).
 public final class TestApp: Sendable {
     /// The app under test.
     package let app: SwitchyardApp
     /// What `context.services.messaging` recorded, with fault injection.
     public let outbox: TestOutbox
+    /// The clock the app's triggers run on; moving it runs the schedules and retries due meanwhile.
+    public let clock: TestClock
     /// The next synthetic event's resume token: counting down from the top, far from the change log's.
     private let nextSyntheticSequence = Atomic<Int64>(Int64.max)
 
-    private init(app: SwitchyardApp, outbox: TestOutbox) {
+    private init(app: SwitchyardApp, outbox: TestOutbox, clock: TestClock) {
         self.app = app
         self.outbox = outbox
+        self.clock = clock
+        let triggers = app.triggers
+        clock.drive {
+            try await triggers.awaitIdle()
+            return await triggers.clockWaits()
+        }
     }
 
     /// A resume token for a synthetic change event, never one the change log hands out.
@@ -43,12 +54,16 @@ public final class TestApp: Sendable {
     ///   - environment: which `environments/<environment>.json` applies.
     ///   - variables: where `SWITCHYARD_SECRET_<NAME>` secrets are looked up (none by default, so a test does
     ///     not depend on the machine it runs on).
-    ///   - triggers: the trigger runtime's clock and default retries (a clock moved by hand drives schedules).
+    ///   - triggers: the trigger runtime's default retries (its clock is `clock`).
+    ///   - clock: where the triggers' time stands (the wall time when started, by default) until the test moves it.
     /// - Throws: `ConfigurationErrors` when the configuration or registry is wrong; the store's errors.
     public static func start(
         configDirectory: String, registry: FunctionRegistry, environment: AppEnvironment = .testing,
-        variables: [String: String] = [:], triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration()
+        variables: [String: String] = [:], triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(),
+        clock: TestClock = TestClock()
     ) async throws -> TestApp {
+        var triggers = triggers
+        triggers.clock = clock
         let options = SwitchyardApp.Options(storage: .memory, variables: variables, triggers: triggers)
         let app = try await SwitchyardApp.open(
             directory: configDirectory, environment: environment, registry: registry, options: options)
@@ -65,18 +80,18 @@ public final class TestApp: Sendable {
             await app.stop()
             throw error
         }
-        return TestApp(app: app, outbox: TestOutbox(messaging: messaging))
+        return TestApp(app: app, outbox: TestOutbox(messaging: messaging), clock: clock)
     }
 
     /// Starts an app as `start` does, runs `body` with it and stops it, whether `body` returns or throws.
     public static func withApp<Result>(
         configDirectory: String, registry: FunctionRegistry, environment: AppEnvironment = .testing,
         variables: [String: String] = [:], triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(),
-        _ body: (TestApp) async throws -> Result
+        clock: TestClock = TestClock(), _ body: (TestApp) async throws -> Result
     ) async throws -> Result {
         let app = try await start(
             configDirectory: configDirectory, registry: registry, environment: environment, variables: variables,
-            triggers: triggers)
+            triggers: triggers, clock: clock)
         do {
             let result = try await body(app)
             await app.stop()

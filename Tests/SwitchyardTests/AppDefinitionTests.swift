@@ -182,14 +182,62 @@ import Testing
                 """)
                 == [
                     "triggers.yaml:6:17: 'operations' must be a list, found a scalar",
-                    "triggers.yaml:7:14: 'ordered' must be true or false",
+                    "triggers.yaml:7:14: 'ordered' must be true, false or byDocumentKey",
                     "triggers.yaml:8:19: 'fullDocument' must be true or false",
                     "triggers.yaml:9:15: 'disabled' must be true or false",
-                    "triggers.yaml:10:21: 'maxConcurrency' applies only to unordered triggers (add 'ordered: false')",
+                    "triggers.yaml:10:21: 'maxConcurrency' applies only to unordered or per-document triggers (add 'ordered: false' or 'ordered: byDocumentKey')",
                     "triggers.yaml:11:26: 'maxAttempts' must be a whole number from 1 to 1000",
                     "triggers.yaml:11:45: 'initialBackoff' must be a duration like 500ms, 2s, 1m or 1h",
                     "triggers.yaml:12:12: a document must be a mapping, found a sequence",
                 ])
+    }
+
+    @Test func readsPerDocumentOrderWithItsDefaultConcurrency() throws {
+        let definition = try AppDefinition.parse(
+            """
+            triggers:
+              - {name: a, type: database, function: f, database: d, operations: [UPDATE], ordered: byDocumentKey}
+              - name: b
+                type: database
+                function: f
+                database: d
+                operations: [UPDATE]
+                ordered: "byDocumentKey"
+                maxConcurrency: 8
+            """, file: "triggers.yaml")
+        let deliveries = definition.triggers.compactMap { trigger -> DeliveryOrder? in
+            guard case .database(let database) = trigger.kind else { return nil }
+            return database.delivery
+        }
+        #expect(
+            deliveries == [
+                .byDocumentKey(maxConcurrency: DeliveryOrder.defaultMaxConcurrency), .byDocumentKey(maxConcurrency: 8),
+            ])
+        #expect(DeliveryOrder.defaultMaxConcurrency == 10)
+        // Written back as it was read.
+        let written = try definition.yamlText()
+        #expect(written.contains("ordered: byDocumentKey\n    maxConcurrency: 8\n"))
+        #expect(try AppDefinition.parse(written, file: "triggers.yaml").triggers == definition.triggers)
+    }
+
+    @Test func aMisspelledOrderSuggestsTheClosestMode() {
+        let trigger = "triggers:\n  - {name: a, type: database, function: f, database: d, operations: [UPDATE], "
+        #expect(
+            errors(trigger + "ordered: byDocumentkey}\n") == [
+                "triggers.yaml:2:88: 'ordered' must be true, false or byDocumentKey (did you mean 'byDocumentKey'?)"
+            ])
+        #expect(
+            errors(trigger + "ordered: byDocKey}\n") == [
+                "triggers.yaml:2:88: 'ordered' must be true, false or byDocumentKey"
+            ])
+        #expect(
+            errors(trigger + "ordered: fasle}\n") == [
+                "triggers.yaml:2:88: 'ordered' must be true, false or byDocumentKey (did you mean 'false'?)"
+            ])
+        #expect(
+            errors(trigger + "ordered: byDocumentKey, maxConcurrency: 0}\n") == [
+                "triggers.yaml:2:119: 'maxConcurrency' must be a whole number from 1 to 10000"
+            ])
     }
 
     @Test func missingKeysPointAtTheTrigger() {

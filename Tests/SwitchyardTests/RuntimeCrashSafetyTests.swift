@@ -6,7 +6,7 @@ import Testing
 
 /// Kills a child process running triggers over a stream of writes with SIGKILL, several times, then
 /// lets it catch up and checks that every committed change reached every trigger it matches, at least
-/// once, and in commit order for the ordered ones.
+/// once, in commit order for the ordered ones, and in commit order per document for the `byDocumentKey` one.
 @Suite struct RuntimeCrashSafetyTests {
     static var runnerPath: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -88,6 +88,7 @@ import Testing
             "ordered": events.filter { [.insert, .update].contains($0.operationType) }.map(\.id.sequence),
             "unordered": inserts.map(\.id.sequence),
             "evens": inserts.filter { $0.fullDocument?["even"] == .bool(true) }.map(\.id.sequence),
+            "perDocument": events.filter { [.insert, .update].contains($0.operationType) }.map(\.id.sequence),
         ]
         #expect(expected["ordered"]!.count >= 300)
 
@@ -97,7 +98,9 @@ import Testing
             let delivered = runs.flatMap { $0 }
             #expect(Set(sequences).subtracting(delivered).sorted() == [], "\(trigger) missed events")
             #expect(Set(delivered).subtracting(sequences).sorted() == [], "\(trigger) got events it does not match")
-            if trigger != "unordered" {
+            if trigger == "perDocument" {
+                Self.expectPerDocumentOrder(runs, of: events)
+            } else if trigger != "unordered" {
                 // In order within each run, and a restart never skips ahead: first deliveries are in commit order.
                 for run in runs { #expect(zip(run, run.dropFirst()).allSatisfy { $0 < $1 }, "\(trigger) out of order") }
                 var seen = Set<Int64>()
@@ -108,5 +111,35 @@ import Testing
                     "\(trigger): first deliveries leave commit order at position \(departure ?? firsts.count)")
             }
         }
+    }
+
+    /// Each run delivers a document's events in commit order, and a restart never skips ahead within a document:
+    /// each document's first deliveries are its events in commit order.
+    static func expectPerDocumentOrder(_ runs: [[Int64]], of events: [ChangeEvent]) {
+        var documents: [Int64: String] = [:]
+        var committed: [String: [Int64]] = [:]
+        for event in events where [.insert, .update].contains(event.operationType) {
+            let id = event.documentKey?["_id"]?.stringValue ?? ""
+            documents[event.id.sequence] = id
+            committed[id, default: []].append(event.id.sequence)
+        }
+        var firsts: [String: [Int64]] = [:]
+        var seen = Set<Int64>()
+        for run in runs {
+            var inRun: [String: [Int64]] = [:]
+            for sequence in run {
+                let id = documents[sequence] ?? ""
+                inRun[id, default: []].append(sequence)
+                if seen.insert(sequence).inserted { firsts[id, default: []].append(sequence) }
+            }
+            for (id, sequences) in inRun {
+                #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 }, "perDocument: \(id) out of order")
+            }
+        }
+        for (id, sequences) in committed {
+            #expect(firsts[id] == sequences, "perDocument: \(id)'s first deliveries leave commit order")
+        }
+        // Documents ran in parallel: in some run, a document's event was delivered before an earlier one of another.
+        #expect(runs.contains { zip($0, $0.dropFirst()).contains { $0 > $1 } }, "perDocument never ran in parallel")
     }
 }

@@ -78,6 +78,12 @@ import Testing
             try await runtime.start()
             clock.advance(to: utc("2026-03-01 13:00"))
             try await runtime.awaitIdle()
+            // Retries wait on the runtime's clock too: each backoff (at most 4 ms) ends once the clock passes it.
+            #expect(log.of("hourly").map(\.attempt) == [1])
+            for second in 1...2 {
+                clock.advance(to: utc("2026-03-01 13:00").addingTimeInterval(Double(second)))
+                try await runtime.awaitIdle()
+            }
             #expect(log.of("hourly").map(\.attempt) == [1, 2, 3])
             let letter = try #require(try await runtime.deadLetters(trigger: "hourly").first)
             #expect(

@@ -102,6 +102,10 @@ extension AppDefinition {
                 limit == DeliveryOrder.appServicesMaxConcurrency
                     ? "\(limit)  # App Services' own limit for unordered triggers" : "\(limit)")
         }
+        if case .byDocumentKey(let limit) = trigger.delivery {
+            out.field(4, "ordered", DeliveryOrder.byDocumentKeyName)
+            out.field(4, "maxConcurrency", "\(limit)")
+        }
         if trigger.skipCatchupEvents { out.field(4, "skipCatchupEvents", "true") }
         if trigger.tolerateResumeErrors { out.field(4, "tolerateResumeErrors", "true") }
         if trigger.retry != RetryPolicy() {

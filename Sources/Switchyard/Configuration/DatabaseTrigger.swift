@@ -71,17 +71,40 @@ package enum DatabaseOperation: String, Sendable, Hashable, CaseIterable, Compar
     }
 }
 
-/// Whether events reach the function one at a time in order, or several at once.
+/// Whether events reach the function one at a time in order, several at once, or one at a time per document.
 package enum DeliveryOrder: Sendable, Hashable {
     /// One event at a time, in change-stream order (App Services' default).
     case ordered
     /// Up to `maxConcurrency` events at once, in no particular order.
     case unordered(maxConcurrency: Int)
+    /// The events of one document (its namespace and `documentKey`) one at a time in commit order, different
+    /// documents' events in parallel, up to `maxConcurrency` documents at once (`ordered: byDocumentKey`).
+    case byDocumentKey(maxConcurrency: Int)
 
-    /// Used when `ordered: false` does not say `maxConcurrency`.
+    /// Used when `ordered: false` or `ordered: byDocumentKey` does not say `maxConcurrency`.
     package static let defaultMaxConcurrency = 10
+    /// The `ordered:` value that asks for per-document order.
+    package static let byDocumentKeyName = "byDocumentKey"
     /// How many events App Services runs at once for an unordered trigger without maximum throughput; an
     /// imported unordered trigger gets it, since an export names no limit of its own.
     package static let appServicesMaxConcurrency = 10_000
     package static let maxConcurrencyRange = 1...appServicesMaxConcurrency
+
+    /// How many events may run at once (1 for ordered delivery).
+    package var maxConcurrency: Int {
+        switch self {
+        case .ordered: 1
+        case .unordered(let limit), .byDocumentKey(let limit): limit
+        }
+    }
+
+    /// The mode's name as the CLI, the admin API and the dashboard show it: `ordered`, `unordered` or
+    /// `byDocumentKey`.
+    package var name: String {
+        switch self {
+        case .ordered: "ordered"
+        case .unordered: "unordered"
+        case .byDocumentKey: Self.byDocumentKeyName
+        }
+    }
 }

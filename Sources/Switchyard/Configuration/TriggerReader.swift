@@ -167,18 +167,24 @@ struct TriggerReader {
         if let v = pairs["tolerateResumeErrors"], let b = reader.bool(v, "'tolerateResumeErrors'") {
             trigger.tolerateResumeErrors = b
         }
-        let ordered = pairs["ordered"].flatMap { reader.bool($0, "'ordered'") } ?? true
+        let order = pairs["ordered"].flatMap { deliveryOrder($0, reader: &reader) } ?? .ordered
         if let concurrencyNode = pairs["maxConcurrency"] {
-            if ordered {
+            if order == .ordered {
                 reader.error(
-                    "'maxConcurrency' applies only to unordered triggers (add 'ordered: false')", at: concurrencyNode)
+                    "'maxConcurrency' applies only to unordered or per-document triggers (add 'ordered: false' or "
+                        + "'ordered: \(DeliveryOrder.byDocumentKeyName)')", at: concurrencyNode)
             } else if let limit = reader.integer(
                 concurrencyNode, "'maxConcurrency'", in: DeliveryOrder.maxConcurrencyRange)
             {
-                trigger.delivery = .unordered(maxConcurrency: limit)
+                trigger.delivery =
+                    order == .unordered ? .unordered(maxConcurrency: limit) : .byDocumentKey(maxConcurrency: limit)
             }
-        } else if !ordered {
-            trigger.delivery = .unordered(maxConcurrency: DeliveryOrder.defaultMaxConcurrency)
+        } else {
+            switch order {
+            case .ordered: trigger.delivery = .ordered
+            case .unordered: trigger.delivery = .unordered(maxConcurrency: DeliveryOrder.defaultMaxConcurrency)
+            case .byDocumentKey: trigger.delivery = .byDocumentKey(maxConcurrency: DeliveryOrder.defaultMaxConcurrency)
+            }
         }
         if let retryNode = pairs["retry"], !retryNode.isNull, let retry = retryPolicy(retryNode, reader: &reader) {
             trigger.retry = retry
@@ -186,6 +192,29 @@ struct TriggerReader {
         guard valid, let scope else { return nil }
         trigger.scope = scope
         return trigger
+    }
+
+    /// What `ordered:` asks for: `true` (one event at a time), `false` (unordered) or `byDocumentKey`.
+    private enum Order { case ordered, unordered, byDocumentKey }
+
+    /// `byDocumentKey` reads the same quoted or not, as any name; `true` and `false` must be plain, as any bool.
+    private static func deliveryOrder(_ node: YAMLNode, reader: inout ConfigurationReader) -> Order? {
+        let text = node.isNull ? "" : node.scalar ?? ""
+        if text == DeliveryOrder.byDocumentKeyName { return .byDocumentKey }
+        if case .scalar(_, isPlain: true) = node.value {
+            switch text.lowercased() {
+            case "true": return .ordered
+            case "false": return .unordered
+            default: break
+            }
+        }
+        // A quoted "true" needs no hint that it means true.
+        let suggestion = ClosestMatch.suggestion(for: text, among: ["true", "false", DeliveryOrder.byDocumentKeyName])
+            .flatMap { $0.lowercased() == text.lowercased() && $0 != DeliveryOrder.byDocumentKeyName ? nil : $0 }
+        reader.error(
+            "'ordered' must be true, false or \(DeliveryOrder.byDocumentKeyName)"
+                + (suggestion.map { " (did you mean '\($0)'?)" } ?? ""), at: node)
+        return nil
     }
 
     private static func retryPolicy(_ node: YAMLNode, reader: inout ConfigurationReader) -> RetryPolicy? {

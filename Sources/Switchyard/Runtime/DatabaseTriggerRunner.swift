@@ -54,6 +54,8 @@ struct DatabaseTriggerRunner: Sendable {
                 case .ordered: try await consumeInOrder(cursor, route: route)
                 case .unordered(let maxConcurrency):
                     try await consumeConcurrently(cursor, route: route, maxConcurrency: max(1, maxConcurrency))
+                case .byDocumentKey(let maxConcurrency):
+                    try await consumeByDocumentKey(cursor, route: route, maxConcurrency: max(1, maxConcurrency))
                 }
                 progress.savePosition()
                 return
@@ -175,7 +177,9 @@ struct DatabaseTriggerRunner: Sendable {
 
     /// `event` is what the route made of `entry`'s event. A failure of the store's storage (the function's, or the
     /// dead-letter queue's) suspends the trigger for storage, and the event is delivered again once storage works.
-    private func deliverUnordered(_ event: ChangeEvent, of entry: ChangeFeed.Entry) async {
+    /// Returns whether the event finished (delivered or dead-lettered); false when the runtime is stopping.
+    @discardableResult
+    func deliverUnordered(_ event: ChangeEvent, of entry: ChangeFeed.Entry) async -> Bool {
         let eventId = entry.eventId
         var storageTries = 0
         while true {
@@ -183,7 +187,7 @@ struct DatabaseTriggerRunner: Sendable {
             switch await deliver(event, eventId: eventId) {
             case .delivered:
                 progress.finish(entry, at: clock.now(), deadLettered: false)
-                return
+                return true
             case .failed(let error, let attempts):
                 if let storage = StoreError.storageFailure(causing: error) {
                     failure = ("function \(definition.function) failed \(attempts) times: \(storage)", storage)
@@ -195,26 +199,26 @@ struct DatabaseTriggerRunner: Sendable {
                 do {
                     try await ledger.add(letter)
                     progress.finish(entry, at: clock.now(), deadLettered: true)
-                    return
+                    return true
                 } catch {
                     guard let storage = StoreError.storageFailure(causing: error) else {
                         // The store closed: not recorded, so not finished; a restart delivers it again.
                         progress.abandon()
                         progress.warn("\(clock.now()): could not dead-letter event \(eventId): \(error)")
-                        return
+                        return false
                     }
                     failure = ("event \(eventId) could not be dead-lettered: \(storage)", storage)
                 }
             case .interrupted:
                 progress.abandon()
-                return
+                return false
             }
             progress.suspend(
                 TriggerSuspension(
                     reason: failure.reason, code: failure.error.code, failedEventId: eventId, time: clock.now()))
             guard await progress.waitUntilStorageWorks(tries: &storageTries) else {
                 progress.abandon()
-                return
+                return false
             }
             progress.continueAfterStorageFailure()
         }
@@ -227,7 +231,7 @@ struct DatabaseTriggerRunner: Sendable {
     }
 
     /// `entry`'s event as the trigger's function receives it; nil when the trigger does not take it.
-    private func deliverable(_ entry: ChangeFeed.Entry, route: ChangeEventRoute) async throws -> ChangeEvent? {
+    func deliverable(_ entry: ChangeFeed.Entry, route: ChangeEventRoute) async throws -> ChangeEvent? {
         // Most events go as they are: copied once, here, into what the function receives.
         guard route.watches(entry.event) else { return nil }
         if route.deliversUnchanged(entry.event) { return entry.event }

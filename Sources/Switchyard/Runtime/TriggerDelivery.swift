@@ -1,3 +1,5 @@
+import Foundation
+
 /// How one event's delivery ended.
 enum DeliveryOutcome: Sendable {
     case delivered(attempts: Int)
@@ -14,12 +16,16 @@ struct TriggerDelivery: Sendable {
     /// The runner's stop switch: no attempt starts once a stop was requested. A delivery no runtime
     /// stops (a redelivery by request) has one of its own that is never asked.
     var stop = TriggerStop()
+    /// Where backoffs are waited out: the runtime's clock, so a test clock moved by hand runs retries too.
+    var clock: any TriggerClock = WallClock()
+    /// Told of each backoff while it lasts, so `awaitIdle` knows a delivery waits for a time still to come.
+    var progress: TriggerProgress?
 
     /// Makes `invocation` (its first attempt) and retries, numbering attempts on from its `attempt` (a
     /// redelivery continues a dead letter's count); `retry.maxAttempts` of them are made at most. Each
     /// attempt runs inline, in the caller's task: `stop` keeps the runtime from cancelling that task while
-    /// a function runs, so stopping lets a running function finish; the backoff between attempts ends on
-    /// cancellation.
+    /// a function runs, so stopping lets a running function finish; the backoff between attempts (on `clock`)
+    /// ends on cancellation.
     func deliver(_ invocation: consuming TriggerInvocation, onFailedAttempt: (any Error) -> Void) async
         -> DeliveryOutcome
     {
@@ -45,9 +51,14 @@ struct TriggerDelivery: Sendable {
                 onFailedAttempt(error)
                 if invocation.attempt >= lastAttempt { return .failed(error: error, attempts: invocation.attempt) }
             }
+            let backoff = retry.backoff(afterAttempt: invocation.attempt - firstAttempt + 1)
+            let deadline = clock.now().addingTimeInterval(backoff.milliseconds / 1000)
+            progress?.backoffStarted(until: deadline)
             do {
-                try await Task.sleep(for: retry.backoff(afterAttempt: invocation.attempt - firstAttempt + 1))
+                try await clock.sleep(until: deadline)
+                progress?.backoffEnded(until: deadline)
             } catch {
+                progress?.backoffEnded(until: deadline)
                 return .interrupted
             }
             if Task.isCancelled { return .interrupted }

@@ -28,6 +28,8 @@ final class TriggerProgress: Sendable {
         var sleepingUntil: Date?
         /// Deliveries running now (any trigger type).
         var inFlight = 0
+        /// When the deliveries waiting out a retry's backoff (on the runtime's clock) try again; one per delivery.
+        var backoffs: [Date] = []
         var unsaved = false
         /// An unsaved change that must not wait out a pause (anything but finished events).
         var urgent = false
@@ -191,6 +193,17 @@ final class TriggerProgress: Sendable {
             return true
         }
         if changed { save() }
+    }
+
+    /// A delivery waits for its next attempt until `deadline`.
+    func backoffStarted(until deadline: Date) {
+        inner.withLock { $0.backoffs.append(deadline) }
+    }
+
+    func backoffEnded(until deadline: Date) {
+        inner.withLock { snapshot in
+            if let index = snapshot.backoffs.firstIndex(of: deadline) { snapshot.backoffs.remove(at: index) }
+        }
     }
 
     // MARK: Scheduled and authentication triggers

@@ -24,8 +24,9 @@ extension TriggerRuntime {
             else { continue }
             delivered.append(definition.name)
             let stop = TriggerStop()
-            let delivery = TriggerDelivery(handler: handler, retry: configuration.retry, stop: stop)
             let (ledger, clock) = (ledger, configuration.clock)
+            let delivery = TriggerDelivery(
+                handler: handler, retry: configuration.retry, stop: stop, clock: clock, progress: item)
             let id = ObjectId()
             item.beginDelivery()
             let task = Task {

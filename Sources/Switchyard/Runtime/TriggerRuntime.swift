@@ -92,8 +92,9 @@ package actor TriggerRuntime {
     }
 
     /// Returns when every running trigger has caught up with the change log as it was when called, no
-    /// function is running, no scheduled fire time up to the clock's now is pending, and saved state is
-    /// written. Suspended, disabled and stopped triggers do not hold it up.
+    /// function is running, no scheduled fire time or retry up to the clock's now is pending, and saved state is
+    /// written. A delivery waiting out a retry's backoff that ends after the clock's now does not hold it up, so a
+    /// test clock can be moved over it. Suspended, disabled and stopped triggers do not hold it up.
     package func awaitIdle() async throws {
         guard isRunning else { return }
         let logEnd = try await store.watch().startingPoint.sequence
@@ -109,17 +110,33 @@ package actor TriggerRuntime {
     private func allIdle(logEnd: Int64, now: Date) -> Bool {
         definitions.allSatisfy { definition in
             guard let snapshot = progress[definition.name]?.snapshot else { return true }
-            guard snapshot.inFlight == 0 else { return false }
+            // Every delivery not running waits for a retry that is not due yet.
+            guard snapshot.inFlight == snapshot.backoffs.count, snapshot.backoffs.allSatisfy({ $0 > now }) else {
+                return false
+            }
             switch snapshot.runState {
             case .starting: return false
             case .suspended, .disabled, .stopped: return true
             case .running:
                 switch definition.kind {
-                case .database: return (snapshot.watermark?.scanned ?? .min) >= logEnd
-                case .scheduled: return snapshot.sleepingUntil.map { $0 > now } ?? false
+                case .database:
+                    // A trigger whose every in-flight event waits for a retry goes on only once the clock moves
+                    // (an ordered one reads no further meanwhile, not even the writes its function made).
+                    return (snapshot.watermark?.scanned ?? .min) >= logEnd || snapshot.inFlight > 0
+                case .scheduled:
+                    return snapshot.sleepingUntil.map { $0 > now } ?? !snapshot.backoffs.isEmpty
                 case .authentication: return true
                 }
             }
+        }
+    }
+
+    /// How many waits on the clock the running triggers are in (scheduled fire times and retries' backoffs), so
+    /// that a test clock can tell when every one of them has reached it.
+    package func clockWaits() -> Int {
+        progress.values.reduce(0) { count, item in
+            let snapshot = item.snapshot
+            return count + snapshot.backoffs.count + (snapshot.sleepingUntil == nil ? 0 : 1)
         }
     }
 
@@ -154,7 +171,8 @@ package actor TriggerRuntime {
         }
         let clock = configuration.clock
         let stop = TriggerStop()
-        let delivery = TriggerDelivery(handler: handler, retry: retryPolicy(of: definition), stop: stop)
+        let delivery = TriggerDelivery(
+            handler: handler, retry: retryPolicy(of: definition), stop: stop, clock: clock, progress: item)
         switch definition.kind {
         case .database(let trigger):
             if item.state.position == nil || trigger.skipCatchupEvents { item.update { $0.position = logEnd } }

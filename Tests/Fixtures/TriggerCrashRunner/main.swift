@@ -1,4 +1,4 @@
-// A child process for the trigger reliability test: runs three triggers over a SQLite store while
+// A child process for the trigger reliability test: runs four triggers over a SQLite store while
 // writing to it, until killed. Each trigger's handler appends `<sequence> <_id> .` for every event it is
 // given to `<log-directory>/<trigger>.log` (fsynced before the handler returns), after a `start .` line
 // per run, so the test can tell the runs apart.
@@ -60,6 +60,12 @@ let definitions = [
         name: "evens", function: "record",
         kind: .database(
             DatabaseTrigger(scope: items, operations: [.insert], match: ["fullDocument.even": true], retry: retry))),
+    TriggerDefinition(
+        name: "perDocument", function: "record",
+        kind: .database(
+            DatabaseTrigger(
+                scope: items, operations: [.insert, .update], delivery: .byDocumentKey(maxConcurrency: 4),
+                retry: retry))),
 ]
 var files: [String: DeliveryFile] = [:]
 for definition in definitions {
