@@ -12,9 +12,15 @@ enum CommandReply {
     static func error(code: StoreError.Code, message: String) -> BSONDocument {
         [
             "ok": .double(0), "errmsg": .string(message), "code": .int32(Int32(truncatingIfNeeded: code.rawValue)),
-            "codeName": .string(StoreError(code: code, message: "").codeName),
+            "codeName": .string(codeNames[code.rawValue] ?? StoreError(code: code, message: "").codeName),
         ]
     }
+
+    /// The names of the codes only the wire protocol answers with (the store names its own).
+    private static let codeNames: [Int: String] = [
+        1: "InternalError", 16: "InvalidLength", 43: "CursorNotFound", 59: "CommandNotFound", 73: "InvalidNamespace",
+        96: "OperationFailed", 352: "UnsupportedOpQueryCommand",
+    ]
 
     static func error(_ error: StoreError) -> BSONDocument {
         Self.error(code: error.code, message: error.message)
