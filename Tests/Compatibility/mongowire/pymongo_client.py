@@ -265,28 +265,39 @@ def history_lost():
         assert error.code == 286 and error.details["codeName"] == "ChangeStreamHistoryLost", error.details
 
 
-def watch_to_file():
-    """Follows the collection `events`, writing each event's token and document id to a file as it arrives; with a
-    token, resumes after it."""
-    path, token = argument.split(",", 1)
-    options = {"resume_after": {"_data": token}} if token else {}
-    with open(path, "a", buffering=1) as output, db.events.watch(max_await_time_ms=100, **options) as stream:
-        output.write("ready %s\n" % stream.resume_token["_data"])
-        for event in stream:
-            output.write("%s %s\n" % (event["_id"]["_data"], event["documentKey"]["_id"]))
+def before_crash():
+    """Reads the first five events of a stream, then writes five more without reading them; prints the token of the
+    last event read, from which the stream resumes after the server is killed."""
+    with db.events.watch(max_await_time_ms=100) as stream:
+        for i in range(1, 11):
+            db.events.insert_one({"_id": i})
+        seen = []
+        while len(seen) < 5:
+            event = stream.try_next()
+            if event is not None:
+                seen.append(event["documentKey"]["_id"])
+        assert seen == [1, 2, 3, 4, 5], seen
+        print("token", stream.resume_token["_data"])
 
 
-def insert_range():
-    first, count = (int(x) for x in argument.split(","))
-    for i in range(first, first + count):
-        db.events.insert_one({"_id": i})
+def after_crash():
+    """Resumes from the token before_crash printed: the five events it left unread come, in order, then new ones."""
+    with db.events.watch(resume_after={"_data": argument}, max_await_time_ms=100) as stream:
+        db.events.insert_one({"_id": 11})
+        seen = []
+        while len(seen) < 6:
+            event = stream.try_next()
+            if event is not None:
+                seen.append(event["documentKey"]["_id"])
+        assert seen == [6, 7, 8, 9, 10, 11], seen
 
 
 def insert_book():
-    client.get_database(argument).books.insert_one({"title": "Wire Protocol Book", "author": "Driver"})
+    client.get_database(argument).book.insert_one({"title": "Wire Protocol Book", "author": "Driver"})
 
 
 {"crud": crud, "errors": errors, "cursors": cursors, "retry": retry, "malformed": malformed,
- "change_stream": change_stream, "history_lost": history_lost, "watch_to_file": watch_to_file, "insert_range": insert_range,
+ "change_stream": change_stream, "history_lost": history_lost, "before_crash": before_crash,
+ "after_crash": after_crash,
  "insert_book": insert_book}[scenario]()
 print("ok", scenario)
