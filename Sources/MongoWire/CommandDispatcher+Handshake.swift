@@ -65,7 +65,7 @@ extension CommandDispatcher {
 
     func getParameter(_ arguments: CommandArguments) -> BSONDocument {
         let known: BSONDocument = [
-            "featureCompatibilityVersion": ["version": "7.0"], "authenticationMechanisms": ["SCRAM-SHA-256"],
+            "featureCompatibilityVersion": ["version": "7.0"], "authenticationMechanisms": [],
             "maxBSONDepth": .int32(100), "logLevel": .int32(0), "quiet": .bool(false),
         ]
         if arguments.command["getParameter"]?.stringValue == "*" || arguments.command["allParameters"] == .bool(true) {
@@ -83,7 +83,10 @@ extension CommandDispatcher {
             "pid": .int64(Int64(ProcessInfo.processInfo.processIdentifier)), "uptime": .double(uptime.rounded()),
             "uptimeMillis": .int64(Int64(uptime * 1000)),
             "localTime": .datetime(BSONDate(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))),
-            "connections": ["current": .int32(0), "available": .int32(256)],
+            "connections": [
+                "current": .int64(Int64(openConnections.load(ordering: .relaxed))),
+                "available": .int64(Int64(maximumConnections - openConnections.load(ordering: .relaxed))),
+            ],
             "metrics": ["cursor": ["open": ["total": .int64(Int64(cursors.count))]]],
             "repl": ["setName": .string(Self.setName), "isWritablePrimary": .bool(true), "hosts": [.string(host)]],
         ])

@@ -1,6 +1,7 @@
 import BSON
 import DocumentStore
 import Foundation
+import Synchronization
 
 /// Runs a command read off the wire against the store and answers it in MongoDB's shapes: what a driver expects of
 /// a one-member replica set's primary. It calls the store only (never the trigger runtime): a write here is a write
@@ -14,10 +15,16 @@ package final class CommandDispatcher: Sendable {
     /// Identifies this server's run in `topologyVersion`, new at every start.
     let processId = ObjectId()
     let startTime = Date()
+    /// Kept by the server as connections open and close, for serverStatus.
+    let openConnections = Atomic<Int>(0)
 
-    init(store: DocumentStore, host: String) {
+    /// The connection bound, for serverStatus's `available`.
+    let maximumConnections: Int
+
+    init(store: DocumentStore, host: String, maximumConnections: Int) {
         self.store = store
         self.host = host
+        self.maximumConnections = maximumConnections
     }
 
     func close() {

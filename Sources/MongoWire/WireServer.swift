@@ -61,8 +61,12 @@ package final class WireServer: Sendable {
 
     /// The connection string a driver connects with.
     package var connectionString: String {
-        let shown = host.contains(":") ? "[\(host)]" : host
-        return "mongodb://\(shown):\(port)/?directConnection=true"
+        "mongodb://\(Self.shown(host)):\(port)/?directConnection=true"
+    }
+
+    /// A host as it stands before `:port`: an IPv6 literal in brackets.
+    private static func shown(_ host: String) -> String {
+        host.contains(":") ? "[\(host)]" : host
     }
 
     /// Listens and starts accepting; fails with `WireServerError` (`.addressInUse` when the port is taken).
@@ -71,7 +75,8 @@ package final class WireServer: Sendable {
     {
         let listener = try WireListener(host: configuration.host, port: configuration.port)
         let dispatcher = CommandDispatcher(
-            store: store, host: "\(configuration.host):\(listener.port)")
+            store: store, host: "\(Self.shown(configuration.host)):\(listener.port)",
+            maximumConnections: configuration.maximumConnections)
         let server = WireServer(listener: listener, dispatcher: dispatcher, configuration: configuration)
         server.threads.enter()
         let thread = Thread { [server] in
@@ -91,12 +96,13 @@ package final class WireServer: Sendable {
         }
         shutdown(listener, Int32(SHUT_RDWR))
         for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+        // Ends change streams first, so a getMore waiting for events answers now rather than at its maxTimeMS.
+        dispatcher.close()
         let threads = self.threads
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             threads.notify(queue: .global()) { continuation.resume() }
         }
         close(listener)
-        dispatcher.close()
     }
 
     private func acceptLoop() {
@@ -124,8 +130,10 @@ package final class WireServer: Sendable {
             _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             threads.enter()
             let connection = WireConnection(socket: socket, id: id, peer: peer, dispatcher: dispatcher)
+            dispatcher.openConnections.add(1, ordering: .relaxed)
             let thread = Thread { [self] in
                 connection.serve()
+                dispatcher.openConnections.subtract(1, ordering: .relaxed)
                 release(id)
                 threads.leave()
             }

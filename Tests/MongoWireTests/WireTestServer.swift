@@ -20,6 +20,20 @@ struct WireTestServer {
         return WireTestServer(directory: directory, store: store, server: server)
     }
 
+    /// Runs `body` with a server started for it, stopped afterwards whether `body` threw or not.
+    static func with(
+        retention: ChangeLogRetention = .init(), _ body: (WireTestServer) async throws -> Void
+    ) async throws {
+        let server = try await start(retention: retention)
+        do {
+            try await body(server)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
     func stop() async {
         await server.stop()
         await store.close()
