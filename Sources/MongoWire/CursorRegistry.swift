@@ -52,7 +52,8 @@ final class CursorRegistry: Sendable {
 
     /// Takes the cursor for a getMore; `release` or `remove` gives it back.
     func checkOut(_ id: Int64, namespace: String) throws(StoreError) -> Entry {
-        try entries.withLock { entries throws(StoreError) -> Entry in
+        for cursor in reapIdle() { cursor.cancel() }
+        return try entries.withLock { entries throws(StoreError) -> Entry in
             guard var entry = entries[id] else {
                 throw StoreError(code: 43, message: "cursor id \(id) not found")
             }
