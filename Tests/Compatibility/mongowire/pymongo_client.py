@@ -50,6 +50,11 @@ def crud():
     books.create_index([("n", pymongo.ASCENDING)], name="by_n")
     assert "by_n" in books.index_information()
     assert books.find({"n": 6}).hint("by_n").next()["n"] == 6
+    if pymongo.version_tuple[0] >= 4:
+        # find's let (pymongo 4): a variable the filter's $expr reads.
+        found = books.find({"$expr": {"$eq": ["$n", "$$target"]}}, let={"target": 6}, comment="by let")
+        assert [d["n"] for d in found] == [6]
+    assert books.update_one({"n": 6}, {"$set": {"hinted": True}}, hint="by_n").modified_count == 1
     assert books.find({"n": 6}).explain()["queryPlanner"]["winningPlan"]["stage"] == "IXSCAN"
     books.drop_index("by_n")
     assert "by_n" not in books.index_information()
@@ -67,6 +72,7 @@ def crud():
         assert client.admin.command(command)["ok"] == 1, command
     assert client.admin.command("getLog", "startupWarnings")["ok"] == 1
     assert client.admin.command("getParameter", 1, featureCompatibilityVersion=1)["featureCompatibilityVersion"]
+    assert client.admin.command("serverStatus")["connections"]["current"] >= 1
     hello = client.admin.command("hello")
     assert hello["setName"] and hello["isWritablePrimary"] and hello["maxWireVersion"] == 21
     assert hello["logicalSessionTimeoutMinutes"] == 30 and "topologyVersion" in hello
