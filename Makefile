@@ -1,9 +1,9 @@
 # Switchyard: `make run` starts the example app, `make test` runs the whole suite, `make bench` the benchmarks,
 # `make soak` the memory soak test.
 SWIFT ?= swift
-DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libpcre2-dev
+DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libpcre2-dev zlib1g-dev
 # Real peers the tests start on loopback (a browser, an HTTP/2 server, firebase-admin in a venv) and the benchmarks' load and peers.
-TEST_PACKAGES := chromium nghttp2-server nghttp2-client nginx-light python3-venv
+TEST_PACKAGES := chromium nghttp2-server nghttp2-client nginx-light python3-venv python3-pymongo node-mongodb libmongoc-dev
 BENCH_PACKAGES := wrk
 CONFIG ?= .
 FUZZ_SECONDS ?= 20
@@ -15,10 +15,14 @@ SOAK_BOUND_MB ?= 100
 # The HTTP surface fuzzer (HTTPSurfaceFuzzTests): its run within `make test`, and `make fuzz`'s longer one.
 HTTP_FUZZ_SECONDS ?= 30
 HTTP_FUZZ_LONG_SECONDS ?= 600
+# The wire protocol decoder's fuzz test: its cases in `make test` are the test's default; `make fuzz` runs these.
+WIRE_FUZZ_LONG_CASES ?= 2000000
+# PyPI's pymongo for the wire protocol tests (MongoWireTests make it too when it is missing).
+PYMONGO_VERSION ?= 4.10.1
 # SwiftPM commands run once more when SwiftPM itself is killed by a signal (see the script).
 SWIFTPM = Scripts/swiftpm $(SWIFT)
 
-.PHONY: deps build run test bench fuzz soak format
+.PHONY: deps build run test bench fuzz soak format mongowire-venv
 
 # Installs the Debian packages the C library targets link against, when any is missing.
 deps:
@@ -32,6 +36,11 @@ deps:
 		fi; \
 	fi
 
+# pymongo 4 from PyPI in a venv under .build, the modern driver the wire protocol tests run beside Debian's 3.11.
+mongowire-venv:
+	@.build/mongowire-venv/bin/python -c "import sys, pymongo; sys.exit(pymongo.version != '$(PYMONGO_VERSION)')" 2>/dev/null || \
+		{ python3 -m venv --clear .build/mongowire-venv && .build/mongowire-venv/bin/pip install --quiet --disable-pip-version-check pymongo==$(PYMONGO_VERSION); }
+
 build: deps
 	$(SWIFTPM) build
 
@@ -44,7 +53,7 @@ run: build
 # Each fuzzer for a short bounded run (a crash fails the build; `make fuzz` runs longer), then the suite, whose
 # HTTPSurfaceFuzzTests fuzz the served example app's HTTP surfaces for HTTP_FUZZ_SECONDS.
 test: EXTRA_PACKAGES = $(TEST_PACKAGES)
-test: deps
+test: deps mongowire-venv
 	Fuzz/run.sh ejson $(FUZZ_SECONDS)
 	Fuzz/run.sh bson $(FUZZ_SECONDS)
 	$(SWIFTPM) build --build-tests
@@ -61,6 +70,7 @@ fuzz: deps
 	Fuzz/run.sh ejson 600
 	Fuzz/run.sh bson 600
 	$(SWIFTPM) build --build-tests
+	SWITCHYARD_WIRE_FUZZ_CASES=$(WIRE_FUZZ_LONG_CASES) $(SWIFTPM) test --skip-build --filter fuzzedMessagesNeverCrashTheDecoder
 	SWITCHYARD_FUZZ_SECONDS=$(HTTP_FUZZ_LONG_SECONDS) $(SWIFTPM) test --skip-build --filter HTTPSurfaceFuzzTests
 
 # Sustained load on the example app, then the catch-up, with the server's RSS beside its bound (see README).

@@ -54,14 +54,20 @@ let package = Package(
         .systemLibrary(
             name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8",
             providers: [.apt(["libpcre2-dev"])]),
+        // zlib, for the MongoDB wire protocol's compressed messages.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "BSON"),
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite", "CPCRE2"]),
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
+        // The MongoDB wire protocol server: framing, connections, commands, cursors, sessions; it calls the store.
+        .target(name: "MongoWire", dependencies: ["BSON", "DocumentStore", "CZlib"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
         .target(
             name: "SwitchyardServer",
-            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "CMicroHTTPD", "COpenSSL"],
+            dependencies: [
+                "BSON", "DocumentStore", "Messaging", "Switchyard", "MongoWire", "CMicroHTTPD", "COpenSSL",
+            ],
             // The dashboard's HTML, CSS and JavaScript, served as they are (no build step).
             resources: [.copy("Dashboard/Assets")]),
         // Every command (serve, data, init, …); the executable only links it with the app's functions.
@@ -89,6 +95,7 @@ let package = Package(
             path: "Benchmarks", exclude: ["push", "README.md"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
+        .testTarget(name: "MongoWireTests", dependencies: ["MongoWire", "BSON", "DocumentStore", "TestSupport"]),
         .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer"]),
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(

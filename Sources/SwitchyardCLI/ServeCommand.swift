@@ -35,6 +35,9 @@ struct ServeCommand: Command {
         OPTIONS:
           --host HOST           The address to listen on (default: 127.0.0.1)
           --port N              The port (default: 9090; 0 picks a free one)
+          --mongodb-port N      The MongoDB wire protocol's port (default: 27017, left out with a warning
+                                when taken; a port given here that is taken fails the start; 0 turns it off)
+          --mongodb-host HOST   The address the MongoDB wire protocol listens on (default: 127.0.0.1)
           --app-id ID           The app id clients use (default: the configuration's appId, else
                                 switchyard-app)
           --import DIR          Before serving, import DIR as 'switchyard data import' does (without
@@ -74,6 +77,8 @@ struct ServeCommand: Command {
     var app: AppOptions
     var host: String
     var port: UInt16
+    /// Nil when `--mongodb-port 0` turns the wire protocol off.
+    var mongoDB: ServeLifecycle.MongoDBListener?
     var appId: String?
     var logFormat: LogFormat
     var push: PushMode
@@ -97,7 +102,7 @@ struct ServeCommand: Command {
             arguments,
             options: AppOptions.dataNames + [
                 "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
-                "--push", "--service-account", "--query-time-limit",
+                "--push", "--service-account", "--query-time-limit", "--mongodb-port", "--mongodb-host",
             ],
             flags: ["--watch", "--accept-data-loss"], takesPositionals: false,
             usage: Self.usage)
@@ -109,6 +114,17 @@ struct ServeCommand: Command {
             throw UsageError("--port takes a number from 0 to 65535, not '\(portText)'", usage: Self.usage)
         }
         self.port = port
+        let mongoDBPortText = parsed.value("--mongodb-port")
+        guard let mongoDBPort = UInt16(mongoDBPortText ?? "27017") else {
+            throw UsageError(
+                "--mongodb-port takes a number from 0 to 65535, not '\(mongoDBPortText ?? "")'", usage: Self.usage)
+        }
+        let mongoDBHost = parsed.value("--mongodb-host") ?? "127.0.0.1"
+        mongoDB =
+            mongoDBPort == 0
+            ? nil
+            : ServeLifecycle.MongoDBListener(
+                host: mongoDBHost, port: mongoDBPort, required: mongoDBPortText != nil)
         appId = parsed.value("--app-id")
         let formatText = parsed.value("--log-format") ?? "text"
         guard let logFormat = LogFormat(rawValue: formatText) else {
@@ -145,6 +161,8 @@ struct ServeCommand: Command {
                 "--log-format", logFormat.rawValue,
             ]
             if let appId { child += ["--app-id", appId] }
+            if let text = parsed.value("--mongodb-port") { child += ["--mongodb-port", text] }
+            if let text = parsed.value("--mongodb-host") { child += ["--mongodb-host", text] }
             child += ["--push", push.rawValue]
             if let serviceAccountFile { child += ["--service-account", serviceAccountFile] }
             if let limitText { child += ["--query-time-limit", limitText] }
@@ -179,7 +197,8 @@ struct ServeCommand: Command {
                 exportDirectory: exportDirectory,
                 server: AppServer.Configuration(
                     host: host, port: port, appId: appId,
-                    clientAPI: ClientAPI.Configuration(queryTimeLimit: queryTimeLimit))))
+                    clientAPI: ClientAPI.Configuration(queryTimeLimit: queryTimeLimit)),
+                mongoDB: mongoDB))
         let hangups = Task {
             for await _ in hangup.signals { lifecycle.reload() }
         }
@@ -219,6 +238,8 @@ struct ServeCommand: Command {
                     "no data access rules: clients' mongodb-atlas requests are refused (no rule exists for namespace); add a rules: section to triggers.yaml or data_sources/mongodb-atlas/default_rule.json (README: Data access rules and schemas)"
                 )
             }
+        case .servingMongoDB(let connectionString): log.mongoDB(connectionString)
+        case .mongoDBNotServing(let reason): log.problem("MongoDB: \(reason)")
         case .invocations(let records): log.invocations(records)
         case .reloaded(let change): log.event("reloaded the configuration: \(change)")
         case .notReloaded(let errors as ConfigurationErrors):

@@ -40,6 +40,17 @@ struct ServeLog {
         }
     }
 
+    /// The MongoDB wire protocol's connection string, printed below the serving lines.
+    func mongoDB(_ connectionString: String) {
+        switch format {
+        case .text: Output.print("  MongoDB        \(connectionString)")
+        case .json:
+            var document = line(level: "info", message: "serving the MongoDB wire protocol")
+            document.append("mongoDB", .string(connectionString))
+            Output.print(document.extendedJSON(mode: .relaxed))
+        }
+    }
+
     /// Prints the records in one write, formatted straight into one buffer: a busy server prints thousands a
     /// second.
     func invocations(_ records: [InvocationRecord]) {

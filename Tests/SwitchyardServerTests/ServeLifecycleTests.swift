@@ -227,6 +227,8 @@ extension ServeLifecycle.Event {
         case .importing: "importing"
         case .imported: "imported"
         case .serving: "serving"
+        case .servingMongoDB: "servingMongoDB"
+        case .mongoDBNotServing: "mongoDBNotServing"
         case .invocations: "invocations"
         case .reloaded: "reloaded"
         case .notReloaded: "notReloaded"

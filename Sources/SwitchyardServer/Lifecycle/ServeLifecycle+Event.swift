@@ -10,6 +10,10 @@ extension ServeLifecycle {
         case imported(DataImport.Summary, from: String)
         /// The app is served and its triggers run.
         case serving(AppServer)
+        /// The MongoDB wire protocol is served at this connection string.
+        case servingMongoDB(connectionString: String)
+        /// The MongoDB wire protocol is not served (its default port is taken), and why.
+        case mongoDBNotServing(reason: String)
         /// Function runs finished since the last batch told.
         case invocations([InvocationRecord])
         /// A reload applied the configuration read again.

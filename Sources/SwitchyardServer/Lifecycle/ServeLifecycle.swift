@@ -1,5 +1,6 @@
 import DocumentStore
 import Messaging
+import MongoWire
 import Switchyard
 
 /// `switchyard serve` from start to exit, for whoever runs it in-process (the command line, a test, an app's own
@@ -40,12 +41,14 @@ package final class ServeLifecycle: Sendable {
         package var exportDirectory: String?
         /// The HTTP server; its `dataDirectory` is this configuration's.
         package var server: AppServer.Configuration
+        /// The MongoDB wire protocol server over the same store; nil serves none.
+        package var mongoDB: MongoDBListener?
 
         package init(
             app: AppConfiguration, directory: String, registry: FunctionRegistry, dataDirectory: String,
             acceptingDataLoss: Bool = false, options: SwitchyardApp.Options = SwitchyardApp.Options(),
             importDirectory: String? = nil, exportDirectory: String? = nil,
-            server: AppServer.Configuration = AppServer.Configuration()
+            server: AppServer.Configuration = AppServer.Configuration(), mongoDB: MongoDBListener? = nil
         ) {
             self.app = app
             self.directory = directory
@@ -56,6 +59,21 @@ package final class ServeLifecycle: Sendable {
             self.importDirectory = importDirectory
             self.exportDirectory = exportDirectory
             self.server = server
+            self.mongoDB = mongoDB
+        }
+    }
+
+    /// Where the MongoDB wire protocol is served, and whether a taken port stops the start.
+    package struct MongoDBListener: Sendable {
+        package var host: String
+        package var port: UInt16
+        /// A port asked for explicitly must be had; the default one is left out with a warning when taken.
+        package var required: Bool
+
+        package init(host: String = "127.0.0.1", port: UInt16 = 27017, required: Bool = false) {
+            self.host = host
+            self.port = port
+            self.required = required
         }
     }
 
@@ -128,14 +146,30 @@ package final class ServeLifecycle: Sendable {
         // Followed before anything can run (triggers catching up at start, the first requests): every run is told.
         let invocations = app.invocations.followBatches()
         let server: AppServer
+        var mongoDB: WireServer?
         do {
             var serverConfiguration = configuration.server
             serverConfiguration.dataDirectory = configuration.dataDirectory
             // Serving first, so that triggers catching up already send through the emulator's client.
             server = try await AppServer.start(app: app, configuration: serverConfiguration)
+            if let listener = configuration.mongoDB {
+                do {
+                    mongoDB = try WireServer.start(
+                        store: app.store,
+                        configuration: WireServer.Configuration(host: listener.host, port: listener.port))
+                } catch let error where !listener.required && error.reason == .addressInUse {
+                    events(
+                        .mongoDBNotServing(
+                            reason: "\(error); running without the MongoDB wire protocol (give --mongodb-port)"))
+                } catch {
+                    await server.stop()
+                    throw error
+                }
+            }
             do {
                 try await app.start()
             } catch {
+                await mongoDB?.stop()
                 await server.stop()
                 throw error
             }
@@ -167,6 +201,7 @@ package final class ServeLifecycle: Sendable {
             }
         }
         events(.serving(server))
+        if let mongoDB { events(.servingMongoDB(connectionString: mongoDB.connectionString)) }
         let reason = await stopRequest.wait()
         events(.stopping(reason: reason))
         reloader.cancel()
@@ -174,6 +209,7 @@ package final class ServeLifecycle: Sendable {
         // Triggers first: their functions send through this server's FCM emulator (and may call its APIs), so the
         // endpoints they use stay up until the last running function has finished.
         await app.triggers.stop()
+        await mongoDB?.stop()
         await server.stop()
         await close(app, claim: claim, events: events)
         await teller.value

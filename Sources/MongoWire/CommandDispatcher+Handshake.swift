@@ -1,0 +1,118 @@
+import BSON
+import DocumentStore
+import Foundation
+
+/// The handshake and the server-information commands: a one-member replica set's primary, so drivers enable
+/// sessions, retryable writes and change streams.
+extension CommandDispatcher {
+    static let setName = "switchyard"
+    static let version = "7.0.0"
+    static let maxWireVersion: Int32 = 21
+
+    func hello(_ arguments: CommandArguments, client: ClientConnection) async throws -> BSONDocument {
+        var reply: BSONDocument = [:]
+        if arguments.name == "hello" {
+            reply["isWritablePrimary"] = .bool(true)
+        } else {
+            reply["ismaster"] = .bool(true)
+        }
+        reply["topologyVersion"] = ["processId": .objectId(processId), "counter": .int64(0)]
+        reply["hosts"] = [.string(host)]
+        reply["setName"] = .string(Self.setName)
+        reply["setVersion"] = .int32(1)
+        reply["primary"] = .string(host)
+        reply["me"] = .string(host)
+        reply["secondary"] = .bool(false)
+        reply["helloOk"] = .bool(true)
+        reply["maxBsonObjectSize"] = .int32(Int32(WireLimits.maxBsonObjectSize))
+        reply["maxMessageSizeBytes"] = .int32(Int32(WireLimits.maxMessageSizeBytes))
+        reply["maxWriteBatchSize"] = .int32(Int32(WireLimits.maxWriteBatchSize))
+        reply["localTime"] = .datetime(BSONDate(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)))
+        reply["logicalSessionTimeoutMinutes"] = .int32(30)
+        reply["connectionId"] = .int64(client.id)
+        reply["minWireVersion"] = .int32(0)
+        reply["maxWireVersion"] = .int32(Self.maxWireVersion)
+        reply["readOnly"] = .bool(false)
+        // Compression is agreed here: zlib when the client offers it.
+        if case .array(let offered)? = arguments.command["compression"], offered.contains(.string("zlib")) {
+            reply["compression"] = [.string("zlib")]
+        }
+        return CommandReply.ok(reply)
+    }
+
+    func buildInfo() -> BSONDocument {
+        CommandReply.ok([
+            "version": .string(Self.version), "gitVersion": "switchyard",
+            "versionArray": [.int32(7), .int32(0), .int32(0), .int32(0)], "bits": .int32(64), "debug": .bool(false),
+            "maxBsonObjectSize": .int32(Int32(WireLimits.maxBsonObjectSize)), "storageEngines": ["sqlite"],
+            "modules": [], "javascriptEngine": "none", "openssl": ["running": "none"],
+        ])
+    }
+
+    func hostInfo() -> BSONDocument {
+        let info = ProcessInfo.processInfo
+        return CommandReply.ok([
+            "system": [
+                "currentTime": .datetime(BSONDate(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))),
+                "hostname": .string(info.hostName), "cpuAddrSize": .int32(64),
+                "memSizeMB": .int64(Int64(info.physicalMemory / 1_048_576)),
+                "numCores": .int32(Int32(info.processorCount)),
+                "cpuArch": "x86_64",
+            ],
+            "os": ["type": "Linux", "name": .string(info.operatingSystemVersionString)], "extra": [:],
+        ])
+    }
+
+    func getParameter(_ arguments: CommandArguments) -> BSONDocument {
+        let known: BSONDocument = [
+            "featureCompatibilityVersion": ["version": "7.0"], "authenticationMechanisms": [],
+            "maxBSONDepth": .int32(100), "logLevel": .int32(0), "quiet": .bool(false),
+        ]
+        if arguments.command["getParameter"]?.stringValue == "*" || arguments.command["allParameters"] == .bool(true) {
+            return CommandReply.ok(known)
+        }
+        var reply: BSONDocument = [:]
+        for (key, value) in known where arguments.command[key] != nil { reply[key] = value }
+        return CommandReply.ok(reply)
+    }
+
+    func serverStatus() -> BSONDocument {
+        let uptime = Date().timeIntervalSince(startTime)
+        return CommandReply.ok([
+            "host": .string(host), "version": .string(Self.version), "process": "switchyard",
+            "pid": .int64(Int64(ProcessInfo.processInfo.processIdentifier)), "uptime": .double(uptime.rounded()),
+            "uptimeMillis": .int64(Int64(uptime * 1000)),
+            "localTime": .datetime(BSONDate(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))),
+            "connections": [
+                "current": .int64(Int64(openConnections.load(ordering: .relaxed))),
+                "available": .int64(Int64(maximumConnections - openConnections.load(ordering: .relaxed))),
+            ],
+            "metrics": ["cursor": ["open": ["total": .int64(Int64(cursors.count))]]],
+            "repl": ["setName": .string(Self.setName), "isWritablePrimary": .bool(true), "hosts": [.string(host)]],
+        ])
+    }
+
+    static func listCommands() -> BSONDocument {
+        var commands: BSONDocument = [:]
+        for name in commandNames {
+            commands[name] = ["help": "", "requiresAuth": .bool(false), "adminOnly": .bool(false)]
+        }
+        return CommandReply.ok(["commands": .document(commands)])
+    }
+
+    static func getLog(_ arguments: CommandArguments) -> BSONDocument {
+        if arguments.command["getLog"]?.stringValue == "*" {
+            return CommandReply.ok(["names": ["global", "startupWarnings"]])
+        }
+        return CommandReply.ok(["totalLinesWritten": .int32(0), "log": []])
+    }
+
+    func endSessions(_ arguments: CommandArguments) -> BSONDocument {
+        if case .array(let sessions)? = arguments.command[arguments.name] {
+            for session in sessions {
+                if let id = session.documentValue?["id"] { retryableWrites.forget(session: id) }
+            }
+        }
+        return CommandReply.ok()
+    }
+}

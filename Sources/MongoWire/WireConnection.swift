@@ -1,0 +1,123 @@
+import BSON
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One client connection, served on a thread of its own: reads whole messages, has the dispatcher run them and
+/// writes the replies, in order. A message whose framing cannot be trusted closes the connection.
+final class WireConnection: Sendable {
+    let socket: Int32
+    let id: Int64
+    let peer: PeerAddress
+    let dispatcher: CommandDispatcher
+    private let replyIds = Atomic<Int32>(1)
+
+    init(socket: Int32, id: Int64, peer: PeerAddress, dispatcher: CommandDispatcher) {
+        self.socket = socket
+        self.id = id
+        self.peer = peer
+        self.dispatcher = dispatcher
+    }
+
+    func serve() {
+        let client = ClientConnection(id: id, peer: peer.text)
+        while let message = readMessage() {
+            let request: WireRequest
+            do {
+                request = try WireCodec.decode(message)
+            } catch {
+                guard !error.closesConnection, message.count >= 16 else { return }
+                // Answered in the shape the client asked in, so it reads the error instead of hanging.
+                let opCode =
+                    Int32(message[12]) | Int32(message[13]) << 8 | Int32(message[14]) << 16
+                    | Int32(message[15]) << 24
+                let requestID =
+                    Int32(message[4]) | Int32(message[5]) << 8 | Int32(message[6]) << 16
+                    | Int32(message[7]) << 24
+                let failed = WireRequest(
+                    requestID: requestID,
+                    kind: opCode == WireOpCode.query.rawValue ? .query : .message(moreToCome: false),
+                    command: [:], database: "admin", compressor: nil)
+                let reply = CommandReply.error(code: error.code, message: error.message)
+                guard write(WireCodec.encodeReply(reply, to: failed, requestID: nextReplyId())) else { return }
+                continue
+            }
+            let reply = runBlocking(request, client: client)
+            if case .message(moreToCome: true) = request.kind { continue }
+            guard write(WireCodec.encodeReply(reply, to: request, requestID: nextReplyId())) else { return }
+        }
+    }
+
+    private func nextReplyId() -> Int32 {
+        replyIds.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// Runs the command on the concurrency pool and waits here, on the connection's own thread.
+    private func runBlocking(_ request: WireRequest, client: ClientConnection) -> BSONDocument {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<BSONDocument>([:])
+        let dispatcher = self.dispatcher
+        Task {
+            let reply = await dispatcher.run(request, client: client)
+            result.withLock { $0 = reply }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
+    }
+
+    /// The next whole message, or nil when the peer closed or sent a length no message can have.
+    private func readMessage() -> [UInt8]? {
+        var header = [UInt8](repeating: 0, count: WireLimits.headerSize)
+        guard readExactly(&header, from: 0) else { return nil }
+        let length = Int(Int32(header[0]) | Int32(header[1]) << 8 | Int32(header[2]) << 16 | Int32(header[3]) << 24)
+        guard length >= WireLimits.headerSize + 4, length <= WireLimits.maxMessageSizeBytes else { return nil }
+        var message = header
+        message += [UInt8](repeating: 0, count: length - WireLimits.headerSize)
+        guard readExactly(&message, from: WireLimits.headerSize) else { return nil }
+        return message
+    }
+
+    private func readExactly(_ buffer: inout [UInt8], from start: Int) -> Bool {
+        var offset = start
+        while offset < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                recv(socket, raw.baseAddress! + offset, raw.count - offset, 0)
+            }
+            if count > 0 {
+                offset += count
+            } else if count < 0, errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    private func write(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { raw in
+                send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if count > 0 {
+                offset += count
+            } else if count < 0, errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// What a command knows of the connection it came on.
+package struct ClientConnection: Sendable {
+    package var id: Int64
+    package var peer: String
+}

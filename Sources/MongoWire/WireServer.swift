@@ -1,0 +1,171 @@
+import BSON
+import Dispatch
+import DocumentStore
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The MongoDB wire protocol server: a thread accepts connections and each admitted connection has a thread of its
+/// own, reading messages, running their commands against the store and writing the replies. Connections are bounded
+/// in total and per peer host; one beyond a bound is closed at once.
+///
+/// ```swift
+/// let server = try WireServer.start(store: store, configuration: .init(port: 0))
+/// print("mongodb://127.0.0.1:\(server.port)/?directConnection=true")
+/// ```
+package final class WireServer: Sendable {
+    package struct Configuration: Sendable {
+        package var host: String
+        /// 0 picks a free port.
+        package var port: UInt16
+        package var maximumConnections: Int
+        package var maximumConnectionsPerPeer: Int
+
+        package init(
+            host: String = "127.0.0.1", port: UInt16 = 27017, maximumConnections: Int = 256,
+            maximumConnectionsPerPeer: Int = 200
+        ) {
+            self.host = host
+            self.port = port
+            self.maximumConnections = maximumConnections
+            self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
+        }
+    }
+
+    private struct State {
+        var connections: [Int64: (socket: Int32, peer: String)] = [:]
+        var perPeer: [String: Int] = [:]
+        var nextConnectionId: Int64 = 1
+        var stopping = false
+    }
+
+    package let host: String
+    package let port: UInt16
+    package let dispatcher: CommandDispatcher
+    private let configuration: Configuration
+    private let listener: Int32
+    private let state = Mutex(State())
+    /// Entered by the accept thread and every connection thread, so `stop` can wait for all of them.
+    private let threads = DispatchGroup()
+
+    private init(listener: WireListener, dispatcher: CommandDispatcher, configuration: Configuration) {
+        self.listener = listener.socket
+        self.port = listener.port
+        self.host = configuration.host
+        self.dispatcher = dispatcher
+        self.configuration = configuration
+    }
+
+    /// The connection string a driver connects with.
+    package var connectionString: String {
+        "mongodb://\(Self.shown(host)):\(port)/?directConnection=true"
+    }
+
+    /// A host as it stands before `:port`: an IPv6 literal in brackets.
+    private static func shown(_ host: String) -> String {
+        host.contains(":") ? "[\(host)]" : host
+    }
+
+    /// Listens and starts accepting; fails with `WireServerError` (`.addressInUse` when the port is taken).
+    package static func start(store: DocumentStore, configuration: Configuration = .init()) throws(WireServerError)
+        -> WireServer
+    {
+        let listener = try WireListener(host: configuration.host, port: configuration.port)
+        let dispatcher = CommandDispatcher(
+            store: store, host: "\(Self.shown(configuration.host)):\(listener.port)",
+            maximumConnections: configuration.maximumConnections)
+        let server = WireServer(listener: listener, dispatcher: dispatcher, configuration: configuration)
+        server.threads.enter()
+        let thread = Thread { [server] in
+            server.acceptLoop()
+            server.threads.leave()
+        }
+        thread.name = "mongodb-accept"
+        thread.start()
+        return server
+    }
+
+    /// Stops accepting, closes every connection (commands under way finish first) and waits for the threads.
+    package func stop() async {
+        let sockets = state.withLock { state -> [Int32] in
+            state.stopping = true
+            return state.connections.values.map(\.socket)
+        }
+        shutdown(listener, Int32(SHUT_RDWR))
+        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+        // Ends change streams first, so a getMore waiting for events answers now rather than at its maxTimeMS.
+        dispatcher.close()
+        let threads = self.threads
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            threads.notify(queue: .global()) { continuation.resume() }
+        }
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let socket = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
+            }
+            if socket < 0 {
+                if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE {
+                    if state.withLock({ $0.stopping }) { return }
+                    if errno == EMFILE || errno == ENFILE { usleep(10_000) }
+                    continue
+                }
+                return
+            }
+            _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+            let peer = PeerAddress(storage)
+            guard let id = admit(socket, peer: peer.host) else {
+                close(socket)
+                continue
+            }
+            var on: Int32 = 1
+            _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            threads.enter()
+            let connection = WireConnection(socket: socket, id: id, peer: peer, dispatcher: dispatcher)
+            dispatcher.openConnections.add(1, ordering: .relaxed)
+            let thread = Thread { [self] in
+                connection.serve()
+                dispatcher.openConnections.subtract(1, ordering: .relaxed)
+                release(id)
+                threads.leave()
+            }
+            thread.name = "mongodb-conn-\(id)"
+            thread.start()
+        }
+    }
+
+    /// The new connection's id, or nil when a bound (or stopping) refuses it.
+    private func admit(_ socket: Int32, peer: String) -> Int64? {
+        state.withLock { state in
+            guard !state.stopping, state.connections.count < configuration.maximumConnections,
+                state.perPeer[peer, default: 0] < configuration.maximumConnectionsPerPeer
+            else { return nil }
+            let id = state.nextConnectionId
+            state.nextConnectionId += 1
+            state.connections[id] = (socket, peer)
+            state.perPeer[peer, default: 0] += 1
+            return id
+        }
+    }
+
+    private func release(_ id: Int64) {
+        let socket = state.withLock { state -> Int32? in
+            guard let connection = state.connections.removeValue(forKey: id) else { return nil }
+            state.perPeer[connection.peer, default: 1] -= 1
+            if state.perPeer[connection.peer] == 0 { state.perPeer[connection.peer] = nil }
+            return connection.socket
+        }
+        if let socket { close(socket) }
+    }
+
+    /// How many connections are open now.
+    package var connectionCount: Int { state.withLock { $0.connections.count } }
+}

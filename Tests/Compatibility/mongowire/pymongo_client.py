@@ -1,0 +1,309 @@
+"""A MongoDB driver's view of Switchyard's wire protocol: each scenario asserts what a driver reads back.
+
+Run as: python pymongo_client.py URI SCENARIO [ARG]; prints "ok SCENARIO" when every assertion held.
+"""
+import socket
+import struct
+import sys
+import time
+
+import bson
+import pymongo
+from pymongo.errors import BulkWriteError, DuplicateKeyError, OperationFailure
+
+uri, scenario = sys.argv[1], sys.argv[2]
+argument = sys.argv[3] if len(sys.argv) > 3 else None
+client = pymongo.MongoClient(uri, serverSelectionTimeoutMS=5000, compressors="zlib")
+db = client.wiretests
+
+
+def crud():
+    books = db.books
+    books.drop()
+    inserted = books.insert_one({"title": "Dune", "year": 1965, "tags": ["sf", "desert"]})
+    assert books.find_one({"_id": inserted.inserted_id})["title"] == "Dune"
+    books.insert_many([{"title": "Book %03d" % i, "n": i, "year": 2000 + i % 5} for i in range(40)])
+    assert books.count_documents({}) == 41
+    assert books.count_documents({"year": 2001}) == 8
+    assert books.estimated_document_count() == 41
+    titles = [d["title"] for d in books.find({"n": {"$lt": 3}}, {"title": 1, "_id": 0}).sort("n", -1)]
+    assert titles == ["Book 002", "Book 001", "Book 000"], titles
+    assert [d["n"] for d in books.find({"n": {"$exists": True}}).sort("n", 1).skip(5).limit(2)] == [5, 6]
+    result = books.update_many({"year": 2002}, {"$set": {"even": True}, "$inc": {"n": 100}})
+    assert (result.matched_count, result.modified_count) == (8, 8)
+    result = books.update_one({"title": "Missing"}, {"$set": {"n": -1}}, upsert=True)
+    assert result.upserted_id is not None and books.find_one({"title": "Missing"})["n"] == -1
+    books.update_one({"title": "Dune"}, {"$set": {"tags.$[t]": "SF"}}, array_filters=[{"t": "sf"}])
+    assert books.find_one({"title": "Dune"})["tags"] == ["SF", "desert"]
+    books.replace_one({"title": "Missing"}, {"title": "Found", "n": -2})
+    assert books.find_one({"n": -2})["title"] == "Found"
+    after = books.find_one_and_update(
+        {"title": "Dune"}, {"$inc": {"year": 1}}, return_document=pymongo.ReturnDocument.AFTER)
+    assert after["year"] == 1966
+    before = books.find_one_and_delete({"title": "Found"})
+    assert before["n"] == -2 and books.find_one({"title": "Found"}) is None
+    assert books.delete_many({"even": True}).deleted_count == 8
+    assert books.delete_one({"title": "Dune"}).deleted_count == 1
+    assert sorted(books.distinct("year")) == [2000, 2001, 2003, 2004]
+    grouped = list(books.aggregate([{"$group": {"_id": "$year", "count": {"$sum": 1}}}, {"$sort": {"_id": 1}}]))
+    assert [g["count"] for g in grouped] == [8, 8, 8, 8], grouped
+    books.create_index([("n", pymongo.ASCENDING)], name="by_n")
+    assert "by_n" in books.index_information()
+    assert books.find({"n": 6}).hint("by_n").next()["n"] == 6
+    if pymongo.version_tuple[0] >= 4:
+        # find's let (pymongo 4): a variable the filter's $expr reads.
+        found = books.find({"$expr": {"$eq": ["$n", "$$target"]}}, let={"target": 6}, comment="by let")
+        assert [d["n"] for d in found] == [6]
+    assert books.update_one({"n": 6}, {"$set": {"hinted": True}}, hint="by_n").modified_count == 1
+    assert books.find({"n": 6}).explain()["queryPlanner"]["winningPlan"]["stage"] == "IXSCAN"
+    books.drop_index("by_n")
+    assert "by_n" not in books.index_information()
+    db.create_collection("made")
+    assert "made" in db.list_collection_names()
+    assert db.list_collection_names(filter={"name": "made"}) == ["made"]
+    client.admin.command("renameCollection", "wiretests.made", to="wiretests.renamed")
+    assert "renamed" in db.list_collection_names() and "made" not in db.list_collection_names()
+    assert "wiretests" in client.list_database_names()
+    assert db.command("dbStats")["collections"] >= 2
+    db.renamed.drop()
+    client.drop_database("scratch")
+    for command in ["buildInfo", "hostInfo", "getCmdLineOpts", "connectionStatus", "serverStatus", "listCommands",
+                    "whatsmyuri"]:
+        assert client.admin.command(command)["ok"] == 1, command
+    assert client.admin.command("getLog", "startupWarnings")["ok"] == 1
+    assert client.admin.command("getParameter", 1, featureCompatibilityVersion=1)["featureCompatibilityVersion"]
+    assert client.admin.command("serverStatus")["connections"]["current"] >= 1
+    hello = client.admin.command("hello")
+    assert hello["setName"] and hello["isWritablePrimary"] and hello["maxWireVersion"] == 21
+    assert hello["logicalSessionTimeoutMinutes"] == 30 and "topologyVersion" in hello
+
+
+def errors():
+    people = db.people
+    people.drop()
+    people.create_index("email", unique=True)
+    people.insert_one({"_id": 1, "email": "a@example.com"})
+    try:
+        people.insert_one({"_id": 2, "email": "a@example.com"})
+        raise AssertionError("the duplicate was inserted")
+    except DuplicateKeyError as error:
+        assert error.code == 11000
+        assert error.details["keyPattern"] == {"email": 1}, error.details
+        assert error.details["keyValue"] == {"email": "a@example.com"}, error.details
+    try:
+        db.plain.drop()
+        db.plain.insert_one({"_id": 1})
+        db.plain.insert_many([{"_id": 3}, {"_id": 1}, {"_id": 4}], ordered=False)
+        raise AssertionError("the duplicate _id was inserted")
+    except BulkWriteError as error:
+        details = error.details
+        assert details["nInserted"] == 2, details
+        assert [(e["index"], e["code"]) for e in details["writeErrors"]] == [(1, 11000)], details
+        assert details["writeErrors"][0]["keyPattern"] == {"_id": 1}
+    try:
+        people.insert_one({"_id": 3, "email": "b@example.com"})
+        people.update_one({"_id": 3}, {"$set": {"email": "a@example.com"}})
+        raise AssertionError("the update made a duplicate")
+    except DuplicateKeyError as error:
+        assert error.code == 11000
+    try:
+        people.update_one({"_id": 3}, {"$bogus": {"x": 1}})
+        raise AssertionError("an unknown operator was accepted")
+    except OperationFailure as error:
+        assert error.code != 0 and error.details.get("errmsg")
+    try:
+        db.command("noSuchCommand")
+        raise AssertionError("an unknown command was answered")
+    except OperationFailure as error:
+        assert error.code == 59 and error.details["codeName"] == "CommandNotFound"
+    try:
+        people.find_one({}, hint="no_such_index")
+        raise AssertionError("a hint of no index was accepted")
+    except OperationFailure as error:
+        assert error.code == 2
+
+
+def cursors():
+    items = db.items
+    items.drop()
+    items.insert_many([{"i": i} for i in range(1000)])
+    seen = [d["i"] for d in items.find({}, batch_size=7).sort("i", 1)]
+    assert seen == list(range(1000))
+    cursor = items.find({}, batch_size=10)
+    assert next(cursor)["i"] is not None
+    cursor_id = cursor.cursor_id
+    assert cursor_id != 0
+    cursor.close()
+    reply = db.command("killCursors", "items", cursors=[bson.int64.Int64(cursor_id)])
+    assert reply["cursorsNotFound"] == [cursor_id], reply
+    assert len(list(items.find({}, batch_size=0, limit=5))) == 5
+    single = db.command("find", "items", batchSize=3, singleBatch=True)
+    assert single["cursor"]["id"] == 0 and len(single["cursor"]["firstBatch"]) == 3
+    total = sum(1 for _ in items.aggregate([{"$match": {"i": {"$gte": 500}}}], batchSize=50))
+    assert total == 500
+    try:
+        db.command("getMore", bson.int64.Int64(12345), collection="items")
+        raise AssertionError("an unknown cursor was read")
+    except OperationFailure as error:
+        assert error.code == 43
+
+
+def frame(request_id, command, flags=0):
+    body = bson.encode(command)
+    payload = struct.pack("<I", flags) + b"\x00" + body
+    return struct.pack("<iiii", 16 + len(payload), request_id, 0, 2013) + payload
+
+
+def read_reply(sock):
+    header = b""
+    while len(header) < 16:
+        chunk = sock.recv(16 - len(header))
+        assert chunk, "the server closed the connection"
+        header += chunk
+    length = struct.unpack("<i", header[:4])[0]
+    rest = b""
+    while len(rest) < length - 16:
+        chunk = sock.recv(length - 16 - len(rest))
+        assert chunk, "the server closed the connection"
+        rest += chunk
+    assert struct.unpack("<i", header[12:16])[0] == 2013
+    return bson.decode(rest[5:])
+
+
+def connect(port):
+    return socket.create_connection(("127.0.0.1", port), timeout=10)
+
+
+def retry():
+    """A retryable write sent, its connection dropped before the answer, then sent again: applied once."""
+    port = int(argument)
+    db.retried.drop()
+    lsid = {"id": bson.Binary(b"0123456789abcdef", 4)}
+    insert = {"insert": "retried", "documents": [{"_id": 1, "v": "first"}], "lsid": lsid,
+              "txnNumber": bson.int64.Int64(1), "$db": "wiretests"}
+    lost = connect(port)
+    lost.sendall(frame(1, insert))
+    time.sleep(0.2)
+    lost.close()
+    again = connect(port)
+    again.sendall(frame(2, insert))
+    reply = read_reply(again)
+    assert reply["ok"] == 1 and reply["n"] == 1 and "writeErrors" not in reply, reply
+    update = {"update": "retried", "updates": [{"q": {"_id": 1}, "u": {"$inc": {"count": 1}}}], "lsid": lsid,
+              "txnNumber": bson.int64.Int64(2), "$db": "wiretests"}
+    for request_id in (3, 4):
+        again.sendall(frame(request_id, update))
+        assert read_reply(again)["nModified"] == 1
+    assert db.retried.find_one({"_id": 1})["count"] == 1
+    # A new txnNumber is a new write: the same insert now fails as a duplicate.
+    insert["txnNumber"] = bson.int64.Int64(3)
+    again.sendall(frame(5, insert))
+    assert read_reply(again)["writeErrors"][0]["code"] == 11000
+    # pymongo's own retryable writes, through its session machinery.
+    with client.start_session() as session:
+        db.retried.insert_one({"_id": 2}, session=session)
+    assert db.retried.count_documents({}) == 2
+
+
+def malformed():
+    """Bad frames get an error reply or a closed connection; the server keeps serving."""
+    port = int(argument)
+    sock = connect(port)
+    sock.sendall(frame(1, {"ping": 1}, flags=1 << 5))
+    assert read_reply(sock)["ok"] == 0
+    sock.sendall(frame(2, {"ping": 1}))
+    assert "$db" in read_reply(sock)["errmsg"]
+    bad = frame(3, {"ping": 1, "$db": "admin"})
+    sock.sendall(bad[:21] + b"\x07" + bad[22:])
+    assert read_reply(sock)["ok"] == 0
+    sock.close()
+    huge = connect(port)
+    huge.sendall(struct.pack("<iiii", 60_000_000, 1, 0, 2013))
+    assert huge.recv(1) == b"", "an oversized message was read"
+    huge.close()
+    assert client.admin.command("ping")["ok"] == 1
+
+
+def change_stream():
+    events = db.events
+    events.drop()
+    db.create_collection("events", changeStreamPreAndPostImages={"enabled": True})
+    # fullDocumentBeforeChange came with pymongo 4; 3.11 sends the rest.
+    images = {"full_document_before_change": "whenAvailable"} if pymongo.version_tuple[0] >= 4 else {}
+    with events.watch(full_document="updateLookup", max_await_time_ms=200, **images) as stream:
+        assert stream.try_next() is None
+        assert stream.resume_token is not None
+        events.insert_one({"_id": 1, "v": 1})
+        events.update_one({"_id": 1}, {"$set": {"v": 2}})
+        events.delete_one({"_id": 1})
+        seen = []
+        while len(seen) < 3:
+            event = stream.try_next()
+            if event is not None:
+                seen.append(event)
+        assert [e["operationType"] for e in seen] == ["insert", "update", "delete"]
+        assert seen[1]["fullDocument"] == {"_id": 1, "v": 2}
+        if images:
+            assert seen[1]["fullDocumentBeforeChange"] == {"_id": 1, "v": 1}
+        assert seen[1]["updateDescription"]["updatedFields"] == {"v": 2}
+        token = seen[0]["_id"]
+    with events.watch(resume_after=token) as stream:
+        assert next(stream)["operationType"] == "update"
+    with db.watch(max_await_time_ms=200) as stream:
+        db.other.insert_one({"x": 1})
+        assert next(stream)["ns"] == {"db": "wiretests", "coll": "other"}
+    with client.watch(max_await_time_ms=200) as stream:
+        client.elsewhere.things.insert_one({"x": 1})
+        assert next(stream)["ns"] == {"db": "elsewhere", "coll": "things"}
+
+
+def history_lost():
+    """The server keeps only the last few events: resuming from before them fails with ChangeStreamHistoryLost."""
+    with db.events.watch() as stream:
+        first = stream.resume_token
+    for i in range(20):
+        db.events.insert_one({"n": i})
+    try:
+        with db.events.watch(resume_after=first) as stream:
+            stream.try_next()
+        raise AssertionError("a resume before the kept history was accepted")
+    except OperationFailure as error:
+        assert error.code == 286 and error.details["codeName"] == "ChangeStreamHistoryLost", error.details
+
+
+def before_crash():
+    """Reads the first five events of a stream, then writes five more without reading them; prints the token of the
+    last event read, from which the stream resumes after the server is killed."""
+    with db.events.watch(max_await_time_ms=100) as stream:
+        for i in range(1, 11):
+            db.events.insert_one({"_id": i})
+        seen = []
+        while len(seen) < 5:
+            event = stream.try_next()
+            if event is not None:
+                seen.append(event["documentKey"]["_id"])
+        assert seen == [1, 2, 3, 4, 5], seen
+        print("token", stream.resume_token["_data"])
+
+
+def after_crash():
+    """Resumes from the token before_crash printed: the five events it left unread come, in order, then new ones."""
+    with db.events.watch(resume_after={"_data": argument}, max_await_time_ms=100) as stream:
+        db.events.insert_one({"_id": 11})
+        seen = []
+        while len(seen) < 6:
+            event = stream.try_next()
+            if event is not None:
+                seen.append(event["documentKey"]["_id"])
+        assert seen == [6, 7, 8, 9, 10, 11], seen
+
+
+def insert_book():
+    client.get_database(argument).book.insert_one({"title": "Wire Protocol Book", "author": "Driver"})
+
+
+{"crud": crud, "errors": errors, "cursors": cursors, "retry": retry, "malformed": malformed,
+ "change_stream": change_stream, "history_lost": history_lost, "before_crash": before_crash,
+ "after_crash": after_crash,
+ "insert_book": insert_book}[scenario]()
+print("ok", scenario)

@@ -1,0 +1,69 @@
+import BSON
+import DocumentStore
+import Foundation
+import Testing
+
+@testable import MongoWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The TCP side alone, with raw loopback sockets: connections beyond the per-peer bound are closed at once, and the
+/// admitted ones keep being answered.
+@Suite(.timeLimit(.minutes(2))) struct WireServerTests {
+    static func connect(_ port: UInt16) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw DriverFailure("cannot connect to port \(port)") }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return socket
+    }
+
+    /// The reply to one ping, or nil when the server closed the connection instead.
+    static func ping(_ socket: Int32) throws -> BSONDocument? {
+        let request = try WireCodecTests.opMsg(["ping": .int32(1), "$db": "admin"])
+        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while reply.count < 4 || reply.count < Int(reply[0]) | Int(reply[1]) << 8 {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return nil }
+            reply += buffer.prefix(count)
+        }
+        return try BSONDocument(bsonBytes: reply.dropFirst(21))
+    }
+
+    @Test func connectionsBeyondThePerPeerBoundAreClosed() async throws {
+        let store = try await DocumentStore.open(.memory)
+        let server = try WireServer.start(
+            store: store, configuration: .init(port: 0, maximumConnections: 10, maximumConnectionsPerPeer: 2))
+        let first = try Self.connect(server.port)
+        let second = try Self.connect(server.port)
+        let third = try Self.connect(server.port)
+        defer { for socket in [first, second, third] { close(socket) } }
+        #expect(try Self.ping(first)?["ok"] == .double(1))
+        #expect(try Self.ping(second)?["ok"] == .double(1))
+        #expect(try Self.ping(third) == nil)
+        close(first)
+        // A place freed by a closed connection is taken by the next one.
+        var admitted = false
+        for _ in 0..<200 where !admitted {
+            let next = try Self.connect(server.port)
+            admitted = try Self.ping(next)?["ok"] == .double(1)
+            close(next)
+        }
+        #expect(admitted)
+        await server.stop()
+        await store.close()
+    }
+}

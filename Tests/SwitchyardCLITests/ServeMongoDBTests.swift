@@ -1,0 +1,140 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `switchyard serve` with the MongoDB wire protocol, reached by Debian's pymongo: a driver's write fires the
+/// example app's trigger, a change stream resumes across a `kill -9` with no event lost, and a taken port given
+/// explicitly stops the start.
+@Suite(.timeLimit(.minutes(3))) struct ServeMongoDBTests {
+    static let script = repositoryRoot.path + "/Tests/Compatibility/mongowire/pymongo_client.py"
+
+    /// A listening socket on a free loopback port, held until `close`: the port stays taken while held.
+    final class HeldPort {
+        let socket: Int32
+        let port: UInt16
+
+        init() throws {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                    bind(socket, pointer, length) == 0 && listen(socket, 1) == 0
+                        && getsockname(socket, pointer, &length) == 0
+                }
+            }
+            guard bound else { throw CancellationError() }
+            self.socket = socket
+            port = UInt16(bigEndian: address.sin_port)
+        }
+
+        func close() { _ = Glibc.close(socket) }
+    }
+
+    /// A port that was free a moment ago, for the server to listen on.
+    static func freePort() throws -> UInt16 {
+        let held = try HeldPort()
+        defer { held.close() }
+        return held.port
+    }
+
+    static func pymongo(_ uri: String, _ scenario: String, _ argument: String? = nil) throws -> SwitchyardRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script, uri, scenario] + (argument.map { [$0] } ?? [])
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let errorText = ReadErrors(errors.fileHandleForReading)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let status = process.statusAfterExit() ?? SIGKILL
+        return SwitchyardRun(status: status, stdout: text, stderr: errorText.text)
+    }
+
+    /// Standard error read on a thread of its own, so a child filling that pipe cannot block.
+    final class ReadErrors: @unchecked Sendable {
+        // Safe: `data` is written by the reading thread before `done` is signalled and read only after.
+        private var data = Data()
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ handle: FileHandle) {
+            Thread.detachNewThread { [self] in
+                data = handle.readDataToEndOfFile()
+                done.signal()
+            }
+        }
+
+        var text: String {
+            done.wait()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    static func serve(data: String, mongoDBPort: UInt16) throws -> RunningSwitchyard {
+        try RunningSwitchyard(
+            [
+                "serve", "--config", repositoryRoot.path, "--data-dir", data, "--port", "0", "--mongodb-port",
+                "\(mongoDBPort)", "--log-format", "json",
+            ], in: repositoryRoot.path)
+    }
+
+    @Test func aDriversInsertFiresTheExampleAppsTrigger() async throws {
+        let data = try TemporaryDirectory()
+        let server = try Self.serve(data: data.path + "/data", mongoDBPort: try Self.freePort())
+        defer { server.kill() }
+        let line = try await server.awaitLine(containing: "serving the MongoDB wire protocol")
+        let uri = try #require(line["mongoDB"] as? String)
+        #expect(uri.hasPrefix("mongodb://127.0.0.1:") && uri.hasSuffix("/?directConnection=true"))
+        let inserted = try Self.pymongo(uri, "insert_book", "product")
+        #expect(inserted.status == 0, "\(inserted.stdout)\(inserted.stderr)")
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if server.logLines.contains(where: {
+                $0["function"] as? String == "sentTopicNotification" && $0["outcome"] as? String == "success"
+            }) {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the trigger's function did not run:\n\(server.text)")
+    }
+
+    @Test func aChangeStreamResumesAfterKill9WithNoEventLost() async throws {
+        let data = try TemporaryDirectory()
+        let first = try Self.serve(data: data.path + "/data", mongoDBPort: try Self.freePort())
+        let uri = try #require(
+            try await first.awaitLine(containing: "serving the MongoDB wire protocol")["mongoDB"] as? String)
+        let before = try Self.pymongo(uri, "before_crash")
+        first.kill()
+        try #require(before.status == 0, "\(before.stdout)\(before.stderr)")
+        let token = try #require(
+            before.stdout.split(separator: "\n").first { $0.hasPrefix("token ") }?.dropFirst("token ".count))
+        let second = try Self.serve(data: data.path + "/data", mongoDBPort: try Self.freePort())
+        defer { second.kill() }
+        let again = try #require(
+            try await second.awaitLine(containing: "serving the MongoDB wire protocol")["mongoDB"] as? String)
+        let after = try Self.pymongo(again, "after_crash", String(token))
+        #expect(after.status == 0, "\(after.stdout)\(after.stderr)")
+    }
+
+    @Test func anExplicitPortThatIsTakenFailsTheStart() throws {
+        let data = try TemporaryDirectory()
+        let held = try HeldPort()
+        defer { held.close() }
+        let run = try switchyard(
+            [
+                "serve", "--config", repositoryRoot.path, "--data-dir", data.path + "/data", "--port", "0",
+                "--mongodb-port", "\(held.port)",
+            ], in: repositoryRoot.path)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("cannot listen on 127.0.0.1:\(held.port)"), "\(run.stderr)")
+    }
+}
