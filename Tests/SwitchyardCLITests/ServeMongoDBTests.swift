@@ -53,29 +53,10 @@ import Testing
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let errorText = ReadErrors(errors.fileHandleForReading)
+        let errorText = ReadToEnd(errors.fileHandleForReading)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let status = process.statusAfterExit() ?? SIGKILL
-        return SwitchyardRun(status: status, stdout: text, stderr: errorText.text)
-    }
-
-    /// Standard error read on a thread of its own, so a child filling that pipe cannot block.
-    final class ReadErrors: @unchecked Sendable {
-        // Safe: `data` is written by the reading thread before `done` is signalled and read only after.
-        private var data = Data()
-        private let done = DispatchSemaphore(value: 0)
-
-        init(_ handle: FileHandle) {
-            Thread.detachNewThread { [self] in
-                data = handle.readDataToEndOfFile()
-                done.signal()
-            }
-        }
-
-        var text: String {
-            done.wait()
-            return String(decoding: data, as: UTF8.self)
-        }
+        return SwitchyardRun(status: status, stdout: text, stderr: String(decoding: errorText.wait(), as: UTF8.self))
     }
 
     static func serve(data: String, mongoDBPort: UInt16) throws -> RunningSwitchyard {
