@@ -60,13 +60,15 @@ let package = Package(
         .target(name: "BSON"),
         .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite", "CPCRE2"]),
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
+        // Listening sockets and peer addresses, shared by the HTTP and the MongoDB wire protocol servers.
+        .target(name: "Sockets"),
         // The MongoDB wire protocol server: framing, connections, commands, cursors, sessions; it calls the store.
-        .target(name: "MongoWire", dependencies: ["BSON", "DocumentStore", "CZlib"]),
+        .target(name: "MongoWire", dependencies: ["BSON", "DocumentStore", "CZlib", "Sockets"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
         .target(
             name: "SwitchyardServer",
             dependencies: [
-                "BSON", "DocumentStore", "Messaging", "Switchyard", "MongoWire", "CMicroHTTPD", "COpenSSL",
+                "BSON", "DocumentStore", "Messaging", "Switchyard", "MongoWire", "Sockets", "CMicroHTTPD", "COpenSSL",
             ],
             // The dashboard's HTML, CSS and JavaScript, served as they are (no build step).
             resources: [.copy("Dashboard/Assets")]),
@@ -115,6 +117,7 @@ let package = Package(
             name: "SwitchyardServerTests",
             dependencies: [
                 "SwitchyardServer", "Switchyard", "BSON", "DocumentStore", "Messaging", "Functions", "TestSupport",
+                "Sockets",
             ]),
         .testTarget(name: "FunctionsTests", dependencies: ["Functions", "Switchyard", "BSON"]),
         // The example app end to end, through SwitchyardTesting as a user's tests would.

@@ -50,18 +50,18 @@ extension CommandDispatcher {
     func firstBatch(
         _ documents: [BSONDocument], namespace: String, batchSize: Int, singleBatch: Bool, client: ClientConnection
     ) throws(StoreError) -> BSONDocument {
-        let count = Self.batchCount(documents, batchSize: batchSize)
+        let count = Self.batchCount(documents[...], batchSize: batchSize)
         let batch = Array(documents.prefix(count))
         var id: Int64 = 0
         if count < documents.count, !singleBatch {
             id = try cursors.open(
-                .documents(Array(documents.dropFirst(count))), namespace: namespace, connection: client.id)
+                .documents(documents.dropFirst(count)), namespace: namespace, connection: client.id)
         }
         return CommandReply.cursor(id: id, namespace: namespace, batch: batch, first: true)
     }
 
     /// How many documents a batch takes: `batchSize` (0 is no limit), and never more than fit in a 16 MB reply.
-    static func batchCount(_ documents: [BSONDocument], batchSize: Int) -> Int {
+    static func batchCount(_ documents: ArraySlice<BSONDocument>, batchSize: Int) -> Int {
         let limit = batchSize == 0 ? documents.count : min(batchSize, documents.count)
         var bytes = 0
         for (index, document) in documents.prefix(limit).enumerated() {
@@ -85,7 +85,7 @@ extension CommandDispatcher {
         switch entry.source {
         case .documents(let documents):
             let count = Self.batchCount(documents, batchSize: batchSize)
-            let rest = Array(documents.dropFirst(count))
+            let rest = documents.dropFirst(count)
             if rest.isEmpty { cursors.remove(id) } else { cursors.release(id, remaining: .documents(rest)) }
             return CommandReply.cursor(
                 id: rest.isEmpty ? 0 : id, namespace: namespace, batch: Array(documents.prefix(count)), first: false)

@@ -7,7 +7,8 @@ import Synchronization
 /// `maximumPerConnection` are open for the connection that made them and `maximumTotal` in all.
 final class CursorRegistry: Sendable {
     enum Source: Sendable {
-        case documents([BSONDocument])
+        /// The results not handed out yet: a slice of those read, so each batch taken copies none of the rest.
+        case documents(ArraySlice<BSONDocument>)
         case changeStream(ChangeStreamCursor)
     }
 

@@ -11,11 +11,11 @@ import Synchronization
 final class WireConnection: Sendable {
     let socket: Int32
     let id: Int64
-    let peer: PeerAddress
+    let peer: WirePeer
     let dispatcher: CommandDispatcher
     private let replyIds = Atomic<Int32>(1)
 
-    init(socket: Int32, id: Int64, peer: PeerAddress, dispatcher: CommandDispatcher) {
+    init(socket: Int32, id: Int64, peer: WirePeer, dispatcher: CommandDispatcher) {
         self.socket = socket
         self.id = id
         self.peer = peer

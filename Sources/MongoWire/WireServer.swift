@@ -2,6 +2,7 @@ import BSON
 import Dispatch
 import DocumentStore
 import Foundation
+import Sockets
 import Synchronization
 
 #if canImport(Glibc)
@@ -36,8 +37,9 @@ package final class WireServer: Sendable {
     }
 
     private struct State {
-        var connections: [Int64: (socket: Int32, peer: String)] = [:]
-        var perPeer: [String: Int] = [:]
+        var connections: [Int64: (socket: Int32, peer: PeerAddress)] = [:]
+        /// Open connections by `PeerAddress.limitGroup`, as the HTTP server counts them.
+        var perPeer: [PeerAddress: Int] = [:]
         var nextConnectionId: Int64 = 1
         var stopping = false
     }
@@ -51,7 +53,7 @@ package final class WireServer: Sendable {
     /// Entered by the accept thread and every connection thread, so `stop` can wait for all of them.
     private let threads = DispatchGroup()
 
-    private init(listener: WireListener, dispatcher: CommandDispatcher, configuration: Configuration) {
+    private init(listener: ListeningSocket, dispatcher: CommandDispatcher, configuration: Configuration) {
         self.listener = listener.socket
         self.port = listener.port
         self.host = configuration.host
@@ -69,11 +71,11 @@ package final class WireServer: Sendable {
         host.contains(":") ? "[\(host)]" : host
     }
 
-    /// Listens and starts accepting; fails with `WireServerError` (`.addressInUse` when the port is taken).
-    package static func start(store: DocumentStore, configuration: Configuration = .init()) throws(WireServerError)
+    /// Listens and starts accepting; fails with `ListenError` (`.addressInUse` when the port is taken).
+    package static func start(store: DocumentStore, configuration: Configuration = .init()) throws(ListenError)
         -> WireServer
     {
-        let listener = try WireListener(host: configuration.host, port: configuration.port)
+        let listener = try ListeningSocket(host: configuration.host, port: configuration.port)
         let dispatcher = CommandDispatcher(
             store: store, host: "\(Self.shown(configuration.host)):\(listener.port)",
             maximumConnections: configuration.maximumConnections)
@@ -121,8 +123,8 @@ package final class WireServer: Sendable {
                 return
             }
             _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
-            let peer = PeerAddress(storage)
-            guard let id = admit(socket, peer: peer.host) else {
+            let peer = WirePeer(storage)
+            guard let id = admit(socket, peer: peer.address.limitGroup) else {
                 close(socket)
                 continue
             }
@@ -143,7 +145,7 @@ package final class WireServer: Sendable {
     }
 
     /// The new connection's id, or nil when a bound (or stopping) refuses it.
-    private func admit(_ socket: Int32, peer: String) -> Int64? {
+    private func admit(_ socket: Int32, peer: PeerAddress) -> Int64? {
         state.withLock { state in
             guard !state.stopping, state.connections.count < configuration.maximumConnections,
                 state.perPeer[peer, default: 0] < configuration.maximumConnectionsPerPeer

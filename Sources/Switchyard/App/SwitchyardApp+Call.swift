@@ -17,8 +17,7 @@ extension SwitchyardApp {
         function name: String, arguments: [BSON] = [], user: FunctionUser,
         request: @autoclosure () -> BSONDocument = [:]
     ) async throws(FunctionCallError) -> BSON {
-        guard let function = registry[name] else { throw .notFound(name) }
-        guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
+        let body = try callable(name)
         // One configuration for the whole call, taken once.
         let loaded = runtime.loaded
         let settings = loaded.settings(for: name)
@@ -49,15 +48,17 @@ extension SwitchyardApp {
         }
         let origin = FunctionRuntime.Origin(function: name)
         let runAsSystem = settings.runAsSystem
-        switch await runtime.run(
+        return try await runtime.run(
             origin, user: runAsSystem ? .system : user, runningAsSystem: runAsSystem, loaded: loaded, input: arguments,
-            body)
-        {
-        case .success(let value): return value
-        case .failure(let message, let storageFailure):
-            throw FunctionCallError(code: .functionExecutionError, message: message, storageFailure: storageFailure)
-        case .timeout(let limit): throw .timedOut(name, after: limit)
-        }
+            body
+        ).value(of: name)
+    }
+
+    /// The callable function registered as `name`.
+    func callable(_ name: String) throws(FunctionCallError) -> CallableFunction {
+        guard let function = registry[name] else { throw .notFound(name) }
+        guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
+        return body
     }
 
     /// Throws unless the function's `canEvaluate` rule allows the call. Out of line and synchronous: what the rule

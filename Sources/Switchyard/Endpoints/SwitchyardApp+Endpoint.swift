@@ -30,8 +30,7 @@ extension SwitchyardApp {
         runningAsSystem: Bool
     ) async throws(FunctionCallError) -> BSON {
         let name = endpoint.function
-        guard let function = registry[name] else { throw .notFound(name) }
-        guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
+        let body = try callable(name)
         let loaded = runtime.loaded
         var user = user
         if !runningAsSystem, user.kind == .normal, endpoint.fetchCustomUserData {
@@ -43,40 +42,29 @@ extension SwitchyardApp {
                     message: "cannot read the custom user data of user '\(user.id)' for endpoint \(endpoint.route)")
             }
         }
-        switch await runtime.run(
+        return try await runtime.run(
             FunctionRuntime.Origin(function: name), user: runningAsSystem ? .system : user,
             runningAsSystem: runningAsSystem, loaded: loaded,
             exchange: EndpointExchange(request: request, response: response), input: [BSON.document(request.document)],
-            body)
-        {
-        case .success(let value): return value
-        case .failure(let message, let storageFailure):
-            throw FunctionCallError(code: .functionExecutionError, message: message, storageFailure: storageFailure)
-        case .timeout(let limit): throw .timedOut(name, after: limit)
-        }
+            body
+        ).value(of: name)
     }
 
     /// The user id an endpoint's script authentication function returns for `request` (run as the system).
     package func scriptUserId(function name: String, request: EndpointRequest) async throws(FunctionCallError)
         -> String
     {
-        guard let function = registry[name] else { throw .notFound(name) }
-        guard case .callable(let body) = function else { throw .notCallable(name, kind: function.kind) }
-        switch await runtime.run(
+        let body = try callable(name)
+        let value = try await runtime.run(
             FunctionRuntime.Origin(function: name), user: .system, runningAsSystem: true,
             exchange: EndpointExchange(request: request, response: EndpointResponse()),
-            input: [BSON.document(request.document)], body)
-        {
-        case .success(let value):
-            guard let id = value.stringValue, !id.isEmpty else {
-                throw FunctionCallError(
-                    code: .functionExecutionError,
-                    message: "the authentication function '\(name)' returned no user id (a non-empty string)")
-            }
-            return id
-        case .failure(let message, let storageFailure):
-            throw FunctionCallError(code: .functionExecutionError, message: message, storageFailure: storageFailure)
-        case .timeout(let limit): throw .timedOut(name, after: limit)
+            input: [BSON.document(request.document)], body
+        ).value(of: name)
+        guard let id = value.stringValue, !id.isEmpty else {
+            throw FunctionCallError(
+                code: .functionExecutionError,
+                message: "the authentication function '\(name)' returned no user id (a non-empty string)")
         }
+        return id
     }
 }

@@ -75,6 +75,17 @@ final class FunctionRuntime: Sendable {
         /// The function threw; `storageFailure` is the failure of the store's storage behind what it threw, if any.
         case failure(String, storageFailure: StoreError?)
         case timeout(Duration)
+
+        /// The value a caller of the callable `function` gets, or the error it answers: the function's own
+        /// failure (with the storage failure behind it) or its time limit.
+        func value(of function: String) throws(FunctionCallError) -> Value {
+            switch self {
+            case .success(let value): return value
+            case .failure(let message, let storageFailure):
+                throw FunctionCallError(code: .functionExecutionError, message: message, storageFailure: storageFailure)
+            case .timeout(let limit): throw .timedOut(function, after: limit)
+            }
+        }
     }
 
     /// Who an execution is for, as its record tells it.

@@ -1,3 +1,4 @@
+import Sockets
 import Synchronization
 
 #if canImport(Glibc)

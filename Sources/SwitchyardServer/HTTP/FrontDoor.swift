@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Sockets
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Sockets
 import Synchronization
 
 /// The HTTP/1.1 server of `switchyard serve`: libmicrohttpd with a few threads (two per core), each serving
@@ -79,8 +80,12 @@ package final class HTTPServer: Sendable {
                 idleTimeout: .seconds(max(1, configuration.idleTimeout))),
             headLimits: Self.headLimits)
         self.shared = shared
-        let address = try ListeningAddress(host: configuration.host, port: configuration.port)
-        guard let listening = address.listen() else {
+        let listening: ListeningSocket
+        do {
+            listening = try ListeningSocket(host: configuration.host, port: configuration.port, nonBlocking: true)
+        } catch  where error.reason == .cannotResolve {
+            throw HTTPServerError(message: error.message)
+        } catch {
             throw HTTPServerError(
                 message:
                     "cannot listen on \(configuration.host):\(configuration.port) (in use, or not an address of this machine)"

@@ -1,3 +1,5 @@
+import Sockets
+
 /// One HTTP request as a route handler sees it: the whole body has arrived (at most the server's limit).
 package struct ServerRequest: Sendable {
     /// `GET`, `POST`, … as the client sent it.

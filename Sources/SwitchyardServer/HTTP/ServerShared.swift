@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Sockets
 import Synchronization
 
 /// What libmicrohttpd's C callbacks reach through their user pointer (they cannot capture): the router,

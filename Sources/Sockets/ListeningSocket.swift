@@ -4,27 +4,31 @@ import Foundation
     import Glibc
 #endif
 
-/// The listening socket of the wire server: bound to a host and port (0 picks a free one).
-struct WireListener {
-    let socket: Int32
-    let port: UInt16
+/// A TCP socket listening on a host name or literal and a port (0 picks a free one), and the port it got. An IPv6
+/// address serves IPv6 alone, as it says.
+package struct ListeningSocket: Sendable {
+    package let socket: Int32
+    package let port: UInt16
 
-    init(host: String, port: UInt16) throws(WireServerError) {
+    /// - Parameter nonBlocking: whether `accept` on the socket returns at once when no connection waits.
+    package init(host: String, port: UInt16, nonBlocking: Bool = false) throws(ListenError) {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_PASSIVE
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &result)
         guard status == 0, let first = result, let address = first.pointee.ai_addr else {
-            throw WireServerError(
+            throw ListenError(
                 reason: .cannotResolve,
                 message: "cannot resolve host '\(host)': \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
         let family = first.pointee.ai_family
-        let listener = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        if nonBlocking { type |= Int32(SOCK_NONBLOCK.rawValue) }
+        let listener = Glibc.socket(family, type, 0)
         guard listener >= 0 else {
-            throw WireServerError(
+            throw ListenError(
                 reason: .cannotListen, message: "cannot open a socket: \(String(cString: strerror(errno)))")
         }
         var on: Int32 = 1
@@ -35,13 +39,15 @@ struct WireListener {
         guard bind(listener, address, first.pointee.ai_addrlen) == 0 else {
             let code = errno
             close(listener)
-            throw WireServerError(
+            throw ListenError(
                 reason: code == EADDRINUSE ? .addressInUse : .cannotListen,
                 message: "cannot listen on \(host):\(port): \(String(cString: strerror(code)))")
         }
         guard Glibc.listen(listener, SOMAXCONN) == 0 else {
+            let code = errno
             close(listener)
-            throw WireServerError(reason: .cannotListen, message: "cannot listen on \(host):\(port)")
+            throw ListenError(
+                reason: .cannotListen, message: "cannot listen on \(host):\(port): \(String(cString: strerror(code)))")
         }
         var local = sockaddr_storage()
         var localLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -56,8 +62,8 @@ struct WireListener {
     }
 }
 
-/// Why the wire server could not start.
-package struct WireServerError: Error, Sendable, CustomStringConvertible {
+/// Why a listening socket could not be had.
+package struct ListenError: Error, Sendable, CustomStringConvertible {
     package enum Reason: Sendable {
         case addressInUse, cannotResolve, cannotListen
     }
