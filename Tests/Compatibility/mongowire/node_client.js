@@ -4,7 +4,7 @@ const assert = require('assert');
 const { MongoClient } = require('mongodb');
 
 async function main() {
-  const client = new MongoClient(process.argv[2], { useUnifiedTopology: true, serverSelectionTimeoutMS: 5000 });
+  const client = new MongoClient(process.argv[2], { useUnifiedTopology: true, serverSelectionTimeoutMS: 30000 });
   await client.connect();
   const db = client.db('nodetests');
   const books = db.collection('books');
