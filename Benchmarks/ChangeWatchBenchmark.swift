@@ -4,6 +4,7 @@ import Messaging
 import Switchyard
 import SwitchyardServer
 import Synchronization
+import TestSupport
 
 /// What the SDKs' `collection.watch()` costs a served app: 100 streams open over real HTTP on loopback (the
 /// streaming `functions/call` realm-core sends), one insert at a time committed to the store, and the time from
@@ -21,28 +22,17 @@ enum ChangeWatchBenchmark {
 
     static func run() async throws {
         // A rule that lets every user read: the streams pay for the rule check a deployed app makes.
-        let definition = try AppDefinition.parse(
-            """
-            rules:
-              collections:
-                - database: bench
-                  collection: watched
-                  roles:
-                    - {name: everyone, apply_when: {}, read: true}
-            """)
-        let app = try await SwitchyardApp.open(
-            configuration: AppConfiguration(definition: definition, environment: .development, values: AppValues()),
-            registry: FunctionRegistry(), store: .memory)
-        try await app.start()
-        let server = try await AppServer.start(
-            app: app, configuration: AppServer.Configuration(port: 0, appId: "bench"))
-        let client = try HTTPClient()
-        let login = try await client.post(
-            url: server.http.baseURL + "/api/client/v2.0/app/bench/auth/providers/anon-user/login",
-            body: Array("{}".utf8), headers: ["Content-Type": "application/json"])
-        guard let token = login.json?.documentValue?["access_token"]?.stringValue else {
-            throw BenchmarkFailure("login answered \(login.status)")
-        }
+        // A rule that lets every user read: the streams pay for the rule check a deployed app makes.
+        let served = try await ServedBenchApp.start(
+            rules: """
+                rules:
+                  collections:
+                    - database: bench
+                      collection: watched
+                      roles:
+                        - {name: everyone, apply_when: {}, read: true}
+                """)
+        let (app, server, token) = (served.app, served.server, served.token)
         let call =
             #"{"arguments": [{"database": "bench", "collection": "watched"}], "name": "watch", "service": "mongodb-atlas"}"#
         let request = Data(call.utf8).base64EncodedString().addingPercentEncoding(
@@ -69,16 +59,7 @@ enum ChangeWatchBenchmark {
         print(
             "change-watch: \(streams) open watch streams, \(commits) commits: change event p50 \(String(format: "%.2f", p50)) ms, p99 \(String(format: "%.2f", p99)) ms from commit"
                 + " | goal p99 ≤ \(Int(goal)) ms: \(p99 <= goal ? "met" : "NOT met")")
-        await server.stop()
-        await app.stop()
-    }
-
-    /// Runs `wait` on a thread of its own: blocking a thread of the concurrency pool (two on this machine) would
-    /// hold up the server's work that the wait is for.
-    static func offPool<T: Sendable>(_ wait: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try wait() }) }.start()
-        }
+        await served.stop()
     }
 }
 

@@ -17,33 +17,20 @@ enum RulesBenchmark {
     static let rounds = 5
 
     static func run() async throws {
-        let definition = try AppDefinition.parse(
-            """
-            rules:
-              collections:
-                - database: bench
-                  collection: owned
-                  roles:
-                    - {name: owner, apply_when: {}, document_filters: {read: {owner: "%%user.id"}}, read: true}
-                - database: bench
-                  collection: open
-                  roles:
-                    - {name: everyone, apply_when: {}, read: true}
-            """)
-        let app = try await SwitchyardApp.open(
-            configuration: AppConfiguration(definition: definition, environment: .development, values: AppValues()),
-            registry: FunctionRegistry(), store: .memory)
-        try await app.start()
-        let server = try await AppServer.start(
-            app: app, configuration: AppServer.Configuration(port: 0, appId: "bench"))
-        let client = try HTTPClient()
-        let base = server.http.baseURL + "/api/client/v2.0/app/bench"
-        let login = try await client.post(
-            url: "\(base)/auth/providers/anon-user/login", body: Array("{}".utf8),
-            headers: ["Content-Type": "application/json"])
-        guard let session = login.json?.documentValue, let token = session["access_token"]?.stringValue,
-            let user = session["user_id"]?.stringValue
-        else { throw BenchmarkFailure("login answered \(login.status)") }
+        let served = try await ServedBenchApp.start(
+            rules: """
+                rules:
+                  collections:
+                    - database: bench
+                      collection: owned
+                      roles:
+                        - {name: owner, apply_when: {}, document_filters: {read: {owner: "%%user.id"}}, read: true}
+                    - database: bench
+                      collection: open
+                      roles:
+                        - {name: everyone, apply_when: {}, read: true}
+                """)
+        let (app, client, base, token, user) = (served.app, served.client, served.base, served.token, served.userId)
         for name in ["owned", "open"] {
             let collection = app.store.database("bench").collection(name)
             try await collection.insertMany((0..<1_000).map { ["_id": .string("other-\($0)"), "owner": "someone"] })
@@ -74,7 +61,6 @@ enum RulesBenchmark {
         print(
             "rules: findOne by _id through {owner: %%user.id} \(Int(ruled)) calls/s, open rule \(Int(open)) calls/s:"
                 + " \(String(format: "%.2f", ratio))× | goal ≥ 0.7×: \(ratio >= 0.7 ? "met" : "NOT met")")
-        await server.stop()
-        await app.stop()
+        await served.stop()
     }
 }

@@ -1,6 +1,7 @@
 import BSON
 import DocumentStore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import MongoWire
@@ -43,20 +44,12 @@ import Testing
         return try BSONDocument(bsonBytes: reply.dropFirst(21))
     }
 
-    /// Runs blocking socket work on a thread of its own: the server answers on the concurrency pool, whose threads
-    /// (two on these machines) a test waiting in `recv` would hold, starving the server and every other test.
-    static func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
     @Test func connectionsBeyondThePerPeerBoundAreClosed() async throws {
         let store = try await DocumentStore.open(.memory)
         let server = try WireServer.start(
             store: store, configuration: .init(port: 0, maximumConnections: 10, maximumConnectionsPerPeer: 2))
         let port = server.port
-        let (first, second, third, admitted) = try await Self.onThread {
+        let (first, second, third, admitted) = try await offPool {
             let first = try Self.connect(port)
             let second = try Self.connect(port)
             let third = try Self.connect(port)

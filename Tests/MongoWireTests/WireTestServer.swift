@@ -40,48 +40,11 @@ struct WireTestServer {
     }
 }
 
-/// A driver run as a child process to its end; its output collected through files (no pipe to fill up).
+/// Where the drivers' scripts live.
 enum DriverProcess {
-    struct Run: Sendable {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
     static let scripts = repositoryRoot + "/Tests/Compatibility/mongowire"
-
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws
-        -> Run
-    {
-        let directory = try TemporaryDirectory(prefix: "driver")
-        let outputPath = directory.path + "/stdout"
-        let errorPath = directory.path + "/stderr"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, Error>) in
-            process.terminationHandler = { ended in continuation.resume(returning: ended.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try? output.close()
-        try? errors.close()
-        return Run(status: status, output: directory.read("stdout") ?? "", errors: directory.read("stderr") ?? "")
-    }
 }
 
 struct DriverFailure: Error, CustomStringConvertible {
@@ -106,15 +69,15 @@ enum PyMongo {
     private static func makeVenv() async throws -> String {
         let python = venv + "/bin/python"
         if FileManager.default.isExecutableFile(atPath: python),
-            try await DriverProcess.run(
+            try await FinishedProcess.run(
                 python, ["-c", "import sys, pymongo; sys.exit(pymongo.version != '\(version)')"]
             ).status == 0
         {
             return python
         }
-        let made = try await DriverProcess.run("/usr/bin/python3", ["-m", "venv", "--clear", venv])
+        let made = try await FinishedProcess.run("/usr/bin/python3", ["-m", "venv", "--clear", venv])
         guard made.status == 0 else { throw DriverFailure("cannot make the venv \(venv): \(made.errors)") }
-        let installed = try await DriverProcess.run(
+        let installed = try await FinishedProcess.run(
             venv + "/bin/pip", ["install", "--quiet", "--disable-pip-version-check", "pymongo==\(version)"])
         guard installed.status == 0 else { throw DriverFailure("pip cannot install pymongo: \(installed.errors)") }
         return python
@@ -125,7 +88,7 @@ enum PyMongo {
     static func run(_ python: String, _ uri: String, _ scenario: String, _ argument: String? = nil) async throws
         -> String
     {
-        let result = try await DriverProcess.run(
+        let result = try await FinishedProcess.run(
             python, [DriverProcess.scripts + "/pymongo_client.py", uri, scenario] + (argument.map { [$0] } ?? []))
         guard result.status == 0, result.output.contains("ok \(scenario)") else {
             throw DriverFailure(

@@ -27,7 +27,7 @@ import Testing
             let keyFile = directory.appendingPathComponent("service-account.json").path
             try Self.serviceAccountJSON(served, keyPEM: keyPEM).write(
                 toFile: keyFile, atomically: true, encoding: .utf8)
-            let run = try await ChildProcess.run(
+            let run = try await FinishedProcess.run(
                 python, [Self.script, served.server.http.baseURL, keyFile, Self.unregistered])
             try #require(run.status == 0, "firebase_admin_compat.py exited \(run.status): \(run.errors)")
             let report = try #require(try ExtendedJSON.parseValue(run.output).documentValue, "\(run.output)")
@@ -158,65 +158,23 @@ enum FirebaseAdminVenv {
     static func python() async throws -> String {
         let python = directory + "/bin/python"
         if FileManager.default.isExecutableFile(atPath: python),
-            try await ChildProcess.run(
+            try await FinishedProcess.run(
                 python, ["-c", "import sys, firebase_admin; sys.exit(firebase_admin.__version__ != '\(version)')"]
             ).status == 0
         {
             return python
         }
-        let made = try await ChildProcess.run("/usr/bin/env", ["python3", "-m", "venv", "--clear", directory])
+        let made = try await FinishedProcess.run("/usr/bin/env", ["python3", "-m", "venv", "--clear", directory])
         guard made.status == 0 else {
             throw TestFailure(
                 "cannot make the venv \(directory) (python3 -m venv exited \(made.status)): \(made.errors)")
         }
-        let installed = try await ChildProcess.run(
+        let installed = try await FinishedProcess.run(
             directory + "/bin/pip",
             ["install", "--quiet", "--disable-pip-version-check", "firebase-admin==\(version)"])
         guard installed.status == 0 else {
             throw TestFailure("pip cannot install firebase-admin into \(directory): \(installed.errors)")
         }
         return python
-    }
-}
-
-/// A child process run to its end, its output collected through files (no pipe to fill up) and its end awaited
-/// without holding a thread.
-enum ChildProcess {
-    struct Run: Sendable {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
-    static func run(_ executable: String, _ arguments: [String]) async throws -> Run {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outputURL = directory.appendingPathComponent("stdout")
-        let errorURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputURL)
-        let errors = try FileHandle(forWritingTo: errorURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, Error>) in
-            process.terminationHandler = { ended in continuation.resume(returning: ended.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try? output.close()
-        try? errors.close()
-        return Run(
-            status: status, output: (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "",
-            errors: (try? String(contentsOf: errorURL, encoding: .utf8)) ?? "")
     }
 }

@@ -138,6 +138,17 @@ package struct AppConfiguration: Sendable, Equatable {
             errors += reader.errors
         }
         let store = SecretStore(variables: variables, file: secretsInFile)
+        // The secret `name`, or nil with an error at `location` saying where to set it.
+        func secret(_ name: String, for what: String, file: String, location: SourceLocation?) -> Secret? {
+            if let secret = store.secret(named: name) { return secret }
+            errors.append(
+                ConfigurationError(
+                    file: file, location: location,
+                    message:
+                        "\(what)secret '\(name)' is not set (set \(SecretStore.variableName(for: name)) or add it to \(secretsFile))"
+                ))
+            return nil
+        }
 
         var values = AppValues()
         for item in declared {
@@ -145,15 +156,8 @@ package struct AppConfiguration: Sendable, Equatable {
             case .plain(let value):
                 values[item.entry.name] = .plain(value)
             case .secret(let name):
-                if let secret = store.secret(named: name) {
+                if let secret = secret(name, for: "", file: item.file, location: item.location) {
                     values[item.entry.name] = .secret(secret)
-                } else {
-                    errors.append(
-                        ConfigurationError(
-                            file: item.file, location: item.location,
-                            message:
-                                "secret '\(name)' is not set (set \(SecretStore.variableName(for: name)) or add it to \(secretsFile))"
-                        ))
                 }
             }
         }
@@ -161,16 +165,8 @@ package struct AppConfiguration: Sendable, Equatable {
         var endpointSecrets: [String: Secret] = [:]
         for endpoint in definition?.endpoints ?? [] {
             guard let name = endpoint.validation.secretName else { continue }
-            if let secret = store.secret(named: name) {
-                endpointSecrets[name] = secret
-            } else {
-                errors.append(
-                    ConfigurationError(
-                        file: endpoint.file, location: endpoint.location,
-                        message:
-                            "endpoint \(endpoint.route): secret '\(name)' is not set (set \(SecretStore.variableName(for: name)) or add it to \(secretsFile))"
-                    ))
-            }
+            endpointSecrets[name] = secret(
+                name, for: "endpoint \(endpoint.route): ", file: endpoint.file, location: endpoint.location)
         }
 
         guard errors.isEmpty, let definition else { throw ConfigurationErrors(errors) }
