@@ -92,12 +92,12 @@ import Testing
         var registry = FunctionRegistry()
         registry.register("busyFirst") { (_: [BSON], _: FunctionContext) -> BSON in
             defer { ended.store(true, ordering: .releasing) }
-            // Computes on the server thread it started on until its limit passed (the deadline cancels it), however
-            // late a loaded machine runs the deadline, then waits.
             let clock = ContinuousClock()
             let start = clock.now
-            while !Task.isCancelled, start.duration(to: clock.now) < .seconds(30) {}
-            try? await Task.sleep(for: .milliseconds(10))
+            while start.duration(to: clock.now) < .milliseconds(150) {}
+            // Cancelled when it waits (the limit passed), after computing on the server thread it started on. The
+            // wait ends at that cancellation: long enough for a loaded machine to run the deadline first.
+            try? await Task.sleep(for: .seconds(5))
             return "done"
         }
         registry.register("cancelled") { (_: [BSON], _: FunctionContext) in .bool(Task.isCancelled) }
