@@ -3,6 +3,7 @@ import Foundation
 import Messaging
 import Switchyard
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import SwitchyardServer
@@ -111,17 +112,17 @@ import Testing
     /// A derivation that finds the queue full is refused at once instead of waiting behind the others.
     @Test func keyDerivationsWaitInABoundedQueue() async throws {
         let queue = KeyDerivationQueue(concurrency: 1, waitingLimit: 1)
-        let release = Atomic(false)
-        let started = Atomic(false)
+        // The running derivation holds its turn until the test releases it, however slowly the machine runs.
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
         let refusals = Atomic(0)
         let running = Task {
             try await queue.run {
-                started.store(true, ordering: .releasing)
-                for _ in 0..<10_000 where !release.load(ordering: .acquiring) { usleep(1_000) }
-                return 1
+                started.signal()
+                return release.wait(timeout: .now() + 45) == .success ? 1 : 0
             }
         }
-        for _ in 0..<2_000 where !started.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+        try await offPool { _ = started.wait(timeout: .now() + 45) }
         // One of these two waits for the turn; the other finds the queue full.
         let contend: @Sendable () async -> Int? = {
             do {
@@ -132,10 +133,11 @@ import Testing
             }
         }
         let contenders = [Task { await contend() }, Task { await contend() }]
-        for _ in 0..<2_000 where refusals.load(ordering: .acquiring) == 0 {
+        let deadline = ContinuousClock.now + .seconds(45)
+        while refusals.load(ordering: .acquiring) == 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        release.store(true, ordering: .releasing)
+        release.signal()
         #expect(try await running.value == 1)
         var results: [Int?] = []
         for contender in contenders { results.append(await contender.value) }
