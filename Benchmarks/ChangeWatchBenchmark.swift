@@ -22,7 +22,6 @@ enum ChangeWatchBenchmark {
 
     static func run() async throws {
         // A rule that lets every user read: the streams pay for the rule check a deployed app makes.
-        // A rule that lets every user read: the streams pay for the rule check a deployed app makes.
         let served = try await ServedBenchApp.start(
             rules: """
                 rules:
