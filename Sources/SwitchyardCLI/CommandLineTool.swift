@@ -12,7 +12,8 @@ public enum CommandLineTool {
         [
             ValidateCommand.self, ServeCommand.self, RunCommand.self, CallCommand.self, FireCommand.self,
             ImportCommand.self,
-            LogsCommand.self, TriggersCommand.self, ResumeCommand.self, OutboxCommand.self,
+            LogsCommand.self, TriggersCommand.self, ResumeCommand.self, DeadLettersCommand.self,
+            RedeliverCommand.self, OutboxCommand.self,
             GenerateEventCommand.self, DataCommand.self, InitCommand.self,
             EJSONCommand.self,
         ]

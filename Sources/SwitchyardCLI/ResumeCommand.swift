@@ -1,5 +1,6 @@
 import DocumentStore
 import Switchyard
+import SwitchyardServer
 
 /// `switchyard resume TRIGGER`: lets a suspended trigger start again when the app next runs.
 struct ResumeCommand: Command {
@@ -8,13 +9,15 @@ struct ResumeCommand: Command {
     static let usage = """
         USAGE: switchyard resume TRIGGER [--from-token | --skip] [options]
 
-        Clears TRIGGER's suspension in the app's data directory (with the app stopped; it holds the
-        directory while it runs), so the trigger runs again when the app next starts:
+        Clears TRIGGER's suspension. While 'switchyard serve' runs on the data directory, the server resumes
+        it at once; otherwise it is cleared in the app's data directory, so the trigger runs again when the
+        app next starts:
 
           --from-token   from its saved resume token: the event that failed is delivered again, then
                          everything after it (the default)
           --skip         from the end of the change log now (scheduled triggers: the next fire time):
-                         nothing that happened while it was suspended is delivered
+                         nothing that happened while it was suspended is delivered (Atlas's
+                         skipCatchupEvents on resume)
 
         Exit status: 0 when resumed, 2 for an unknown trigger or one that is not suspended, 1 when the
         data directory is in use or cannot be written.
@@ -45,6 +48,10 @@ struct ResumeCommand: Command {
         point = parsed.has("--skip") ? .now : .savedToken
     }
 
+    private var resumedLine: String {
+        "resumed \(trigger) \(point == .now ? "skipping what happened while it was suspended" : "from its resume token")"
+    }
+
     func run() async -> Int32 {
         guard let configuration = app.load() else { return 2 }
         guard configuration.triggers.contains(where: { $0.name == trigger }) else {
@@ -53,6 +60,19 @@ struct ResumeCommand: Command {
             }
             Output.error("switchyard resume: no trigger named '\(trigger)'\(hint ?? "")")
             return 2
+        }
+        if let server = AdminEndpoint.running(dataDirectory: app.dataDirectory) {
+            do {
+                _ = try await server.resume(trigger: trigger, fromToken: point != .now)
+            } catch let refusal as AdminEndpoint.Refusal {
+                Output.error("switchyard resume: \(refusal.message)")
+                return ["TriggerNotFound", "InvalidTriggerState"].contains(refusal.code) ? 2 : 1
+            } catch {
+                Output.error("switchyard resume: the server at \(server.url) did not answer: \(error)")
+                return 1
+            }
+            Output.print(resumedLine)
+            return 0
         }
         let claim: DataDirectoryClaim
         let store: DocumentStore
@@ -77,9 +97,7 @@ struct ResumeCommand: Command {
         withExtendedLifetime(claim) {}
         switch outcome {
         case .success:
-            Output.print(
-                "resumed \(trigger) \(point == .now ? "skipping what happened while it was suspended" : "from its resume token")"
-            )
+            Output.print(resumedLine)
             return 0
         case .failure(let error as TriggerRuntimeError):
             Output.error("switchyard resume: \(error.message)")

@@ -8,7 +8,7 @@ import Testing
         try app.write("triggers.yaml", pingApp)
         let run = try switchyard(["triggers"], in: app.path)
         #expect(run.status == 0)
-        #expect(run.stdout == "NAME  TYPE  FUNCTION  STATE  PROCESSED  FAILED  DEAD  PENDING  LAST EVENT\n")
+        #expect(run.stdout == "NAME  TYPE  ORDER  FUNCTION  STATE  PROCESSED  FAILED  DEAD  PENDING  LAG  LAST EVENT\n")
         // Reading the state never creates the data directory.
         #expect(!FileManager.default.fileExists(atPath: "\(app.path)/.switchyard"))
     }
@@ -22,8 +22,13 @@ import Testing
             triggers:
               - {name: sendBooksTopic, type: database, function: sentTopicNotification, database: product, collection: book, operations: [INSERT]}
             """)
+        // The trigger's row (the lines under it say more).
+        func row(_ run: SwitchyardRun) -> Substring? {
+            run.stdout.split(separator: "\n").first { $0.hasPrefix("sendBooksTopic ") }
+        }
         let stopped = try switchyard(["triggers"], in: app.path)
-        #expect(stopped.stdout.split(separator: "\n").last?.contains(" stopped ") == true, "\(stopped.stdout)")
+        #expect(row(stopped)?.contains(" stopped ") == true, "\(stopped.stdout)")
+        #expect(row(stopped)?.contains(" ordered ") == true, "\(stopped.stdout)")
         let server = try RunningSwitchyard(["serve", "--port", "0"], in: app.path)
         defer { _ = server.interrupt() }
         #expect(server.lines(atLeast: 1).isEmpty == false)
@@ -31,12 +36,19 @@ import Testing
         // which the whole suite's load on two cores has delayed past 30 s.
         var running = try switchyard(["triggers"], in: app.path)
         let deadline = Date().addingTimeInterval(90)
-        while running.stdout.split(separator: "\n").last?.contains(" running ") != true, Date() < deadline {
+        while row(running)?.contains(" running ") != true, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
             running = try switchyard(["triggers"], in: app.path)
         }
         #expect(running.status == 0, "\(running.stderr)")
-        #expect(running.stdout.split(separator: "\n").last?.contains(" running ") == true, "\(running.stdout)")
+        #expect(row(running)?.contains(" running ") == true, "\(running.stdout)")
+        // Running and caught up, it beats now; the server reports its ordering too.
+        #expect(running.stdout.contains("\n  heartbeat "), "\(running.stdout)")
+        #expect(row(running)?.contains(" ordered ") == true, "\(running.stdout)")
+        // `resume` asks the running server, which says the trigger is not suspended (not: the directory is in use).
+        let resume = try switchyard(["resume", "sendBooksTopic", "--skip"], in: app.path)
+        #expect(resume.status == 2)
+        #expect(resume.stderr == "switchyard resume: trigger 'sendBooksTopic' is not suspended\n")
         #expect(running.stderr.isEmpty)
     }
 

@@ -36,9 +36,17 @@ import Testing
             #expect(books["pendingLogEntries"]?.int64Value == 0)
             #expect(books["inFlight"]?.int64Value == 0)
             #expect(books["lastEventTime"].map { if case .datetime = $0 { true } else { false } } == true)
+            // How it delivers, and how it is doing: caught up, so no lag and a heartbeat of now.
+            #expect(books["ordering"] == "ordered")
+            #expect(books["maxConcurrency"] == nil)
+            #expect(books["lagSeconds"]?.doubleValue == 0)
+            #expect(books["heartbeat"].map { if case .datetime = $0 { true } else { false } } == true)
+            #expect(books["lastClusterTime"].map { if case .timestamp = $0 { true } else { false } } == true)
             let scheduled = try await status(server, "retryUnprocessedNotifications")
             #expect(scheduled["type"] == "scheduled")
             #expect(scheduled["pendingLogEntries"] == nil)
+            #expect(scheduled["ordering"] == nil)
+            #expect(scheduled["lagSeconds"] == nil)
 
             let missing = try await server.get("/triggers/nope")
             #expect(missing.status == 404)
@@ -147,6 +155,9 @@ import Testing
             #expect(letter["event"]?.documentValue?["fullDocument"] == ["_id": 1])
             let id = try #require(letter["_id"]?.objectIdValue)
             #expect(try await server.get("/deadLetters?trigger=flaky").document?["deadLetters"]?.arrayValue?.count == 1)
+            let flaky = try await status(server, "flaky")
+            #expect(flaky["ordering"] == "unordered")
+            #expect(flaky["maxConcurrency"]?.int64Value == 1)
             #expect(try await server.get("/deadLetters?trigger=nope").status == 404)
 
             let stillFailing = try await server.post("/deadLetters/\(id.hex)/redeliver")

@@ -277,6 +277,14 @@ import Testing
                         "document.querySelector('#tab-triggers thead').innerText.includes('Fires on')") == true)
                 let source = try await page.evaluate("\(row).querySelector('td.source')?.textContent ?? ''")
                 #expect(source == "product.book INSERT, DELETE")
+                // How it delivers, and that it is alive and caught up.
+                let ordering = try await page.evaluate("\(row).querySelector('td.type .ordering')?.textContent ?? ''")
+                #expect(ordering == "ordered")
+                let heartbeat = try await page.evaluate("\(row).querySelector('td.heartbeat')?.textContent ?? ''")
+                #expect(heartbeat.stringValue?.hasSuffix("Z") == true, "\(heartbeat)")
+                #expect(
+                    try await page.evaluate(
+                        "document.querySelector('#tab-triggers thead').innerText.includes('Heartbeat')") == true)
             }
         }
     }

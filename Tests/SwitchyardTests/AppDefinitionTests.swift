@@ -336,6 +336,25 @@ import Testing
                 ])
     }
 
+    @Test func onSuspendNamesARegisteredFunctionOfADatabaseOrScheduledTrigger() {
+        let registered: Set = ["sendBooksTopic", "alertOnCall"]
+        #expect(
+            errors(
+                """
+                triggers:
+                  - {name: a, type: scheduled, function: sendBooksTopic, schedule: "* * * * *", onSuspend: alertOnCal}
+                  - {name: b, type: database, function: sendBooksTopic, database: d, operations: [INSERT], onSuspend: ""}
+                  - {name: c, type: authentication, function: sendBooksTopic, operation: create, onSuspend: alertOnCall, providers: [anon-user]}
+                  - {name: d, type: database, function: sendBooksTopic, database: d, operations: [INSERT], onSuspend: [x]}
+                """, registered: registered)
+                == [
+                    "triggers.yaml:2:92: unknown function 'alertOnCal' (did you mean 'alertOnCall'? registered: alertOnCall, sendBooksTopic)",
+                    "triggers.yaml:3:103: 'onSuspend' must name a function (leave it out for no alert)",
+                    "triggers.yaml:4:82: 'onSuspend' is not a key of authentication triggers",
+                    "triggers.yaml:5:103: 'onSuspend' must be a string",
+                ])
+    }
+
     @Test func unknownFunctionsListTheRegisteredOnes() {
         let registered: Set = ["sendBooksTopic", "createUserData"]
         #expect(

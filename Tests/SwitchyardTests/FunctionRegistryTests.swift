@@ -52,11 +52,16 @@ private func plainChange(_ event: ChangeEvent, _ context: FunctionContext) {}
             TriggerDefinition(
                 name: "login", function: "onLogin",
                 kind: .authentication(AuthenticationTrigger(operation: .login, providers: [.anonymous]))),
+            TriggerDefinition(
+                name: "orders", function: "onChange",
+                kind: .database(DatabaseTrigger(scope: .database("app"), operations: [.insert])),
+                onSuspend: "onLogin"),
         ])
         #expect(
             registry.check(definition, file: "app/triggers.yaml").map(\.description) == [
                 "app/triggers.yaml: trigger 'books' is a database trigger but function 'callable' is callable (a database trigger's function is (ChangeEvent, FunctionContext) async throws)",
                 "app/triggers.yaml: trigger 'nightly' is a scheduled trigger but function 'onChange' is a database trigger function (a scheduled trigger's function is (ScheduledEvent, FunctionContext) async throws)",
+                "app/triggers.yaml: trigger 'orders' calls 'onLogin' when it suspends, but 'onLogin' is an authentication trigger function (an onSuspend function is ([BSON], FunctionContext) async throws -> BSON, given the suspension)",
             ])
     }
 }

@@ -556,9 +556,11 @@ import Testing
     @Test func lostHistorySuspendsUnlessTolerated() async throws {
         try await withStore(.memory, retention: ChangeLogRetention(maximumEvents: 5)) { store, _ in
             let log = DeliveryLog()
+            let told = Mutex<[String]>([])
             let runtime = TriggerRuntime(
                 store: store,
-                definitions: [databaseTrigger("strict"), databaseTrigger("tolerant", tolerateResumeErrors: true)]
+                definitions: [databaseTrigger("strict"), databaseTrigger("tolerant", tolerateResumeErrors: true)],
+                configuration: TriggerRuntimeConfiguration(log: { line in told.withLock { $0.append(line) } })
             ) { log.record($0) }
             try await runtime.start()
             let books = store.database("app").collection("books")
@@ -577,9 +579,11 @@ import Testing
             #expect(try await runtime.statuses().allSatisfy { $0.state == .running })
             await runtime.stop()
 
+            let stoppedAt = try await store.watch().startingPoint.sequence
             for i in 0..<12 {
                 try await store.database("app").collection("other").insertOne(["_id": .int32(100 + Int32(i))])
             }
+            #expect(told.withLock { $0.isEmpty })
             try await runtime.start()
             try await runtime.awaitIdle()
             try await books.insertOne(["_id": 2])
@@ -589,6 +593,14 @@ import Testing
             let tolerant = try await runtime.status(of: "tolerant")
             #expect(tolerant.state == .running)
             #expect(tolerant.warnings.contains { $0.contains("ChangeStreamHistoryLost") })
+            // What it skipped: the 12 entries written while it was stopped, in its status, warning and the log.
+            let gap = try #require(tolerant.resumeGap)
+            #expect(gap.after == stoppedAt && gap.through == stoppedAt + 12 && gap.skippedEntries == 12)
+            #expect(tolerant.warnings.contains { $0.contains("(12 entries)") })
+            #expect(TriggerStatus.table([tolerant]).contains { $0.hasPrefix("  resume point lost: skipped ") })
+            #expect(told.withLock { $0 }.count == 1)
+            #expect(told.withLock { $0 }.first?.contains("restarted from now") == true)
+            #expect(try await runtime.status(of: "strict").resumeGap == nil)
             #expect(log.keys("strict") == [1])
             #expect(log.keys("tolerant") == [1, 2])
             await runtime.stop()

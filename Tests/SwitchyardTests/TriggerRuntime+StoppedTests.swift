@@ -28,11 +28,15 @@ import Testing
             let before = try await offline.statuses()
             #expect(before.map(\.state) == [.suspended])
             let table = TriggerStatus.table(before)
-            #expect(table.count == 3)
+            #expect(table.count == 4)
             #expect(
-                table[0].hasPrefix("NAME  TYPE      FUNCTION  STATE      PROCESSED  FAILED  DEAD  PENDING  LAST EVENT"))
-            #expect(table[1].hasPrefix("t     database  onChange  suspended  1          0       0     1        20"))
+                table[0].hasPrefix(
+                    "NAME  TYPE      ORDER    FUNCTION  STATE      PROCESSED  FAILED  DEAD  PENDING  LAG  LAST EVENT"))
+            #expect(
+                table[1].hasPrefix("t     database  ordered  onChange  suspended  1          0       0     1        "))
             #expect(table[2].hasPrefix("  suspended since ") && table[2].hasSuffix(": suspended by request"))
+            // Stopped, it has no heartbeat; the cluster time of its first event is saved.
+            #expect(table[3].hasPrefix("  processed through cluster time Timestamp("))
 
             try await offline.resumeSaved(trigger: "t", from: skip ? .now : .savedToken)
             await #expect(throws: TriggerRuntimeError(code: .invalidState, message: "trigger 't' is not suspended")) {

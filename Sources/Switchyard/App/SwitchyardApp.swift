@@ -133,7 +133,9 @@ package final class SwitchyardApp: Sendable {
                 registry: registry, configuration: configuration, services: services, invocationLog: invocations)
             let triggers = TriggerRuntime(
                 store: store, definitions: configuration.definition.triggers, configuration: options.triggers,
-                handler: { invocation in try await runtime.runTrigger(invocation) })
+                suspensionAlert: { function, trigger, suspension in
+                    await runtime.runSuspensionAlert(function, trigger: trigger, suspension: suspension)
+                }, handler: { invocation in try await runtime.runTrigger(invocation) })
             return SwitchyardApp(
                 configuration: configuration, registry: registry, store: store, invocations: invocations,
                 outboxLog: outboxLog, messaging: route, outboxMessaging: outboxMessaging, pushOutbox: pushOutbox,

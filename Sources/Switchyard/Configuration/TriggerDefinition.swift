@@ -6,6 +6,8 @@ package struct TriggerDefinition: Sendable, Equatable {
     package var function: String
     package var disabled: Bool
     package var kind: Kind
+    /// The callable function told when the trigger suspends (`onSuspend:`): database and scheduled triggers.
+    package var onSuspend: String?
 
     package enum Kind: Sendable, Equatable {
         case database(DatabaseTrigger)
@@ -22,11 +24,12 @@ package struct TriggerDefinition: Sendable, Equatable {
         }
     }
 
-    package init(name: String, function: String, disabled: Bool = false, kind: Kind) {
+    package init(name: String, function: String, disabled: Bool = false, kind: Kind, onSuspend: String? = nil) {
         self.name = name
         self.function = function
         self.disabled = disabled
         self.kind = kind
+        self.onSuspend = onSuspend
     }
 
     /// App Services' naming rule for triggers: one or more ASCII letters, digits, `_` or `-`.

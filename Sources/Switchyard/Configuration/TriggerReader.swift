@@ -11,10 +11,10 @@ struct TriggerReader {
             "database",
             [
                 "database", "collection", "operations", "fullDocument", "fullDocumentBeforeChange", "match", "project",
-                "ordered", "maxConcurrency", "skipCatchupEvents", "tolerateResumeErrors", "retry",
+                "ordered", "maxConcurrency", "skipCatchupEvents", "tolerateResumeErrors", "retry", "onSuspend",
             ]
         ),
-        ("scheduled", ["schedule", "skipCatchupEvents"]),
+        ("scheduled", ["schedule", "skipCatchupEvents", "onSuspend"]),
         ("authentication", ["operation", "providers"]),
     ]
     static let retryKeys = ["maxAttempts", "initialBackoff", "maxBackoff"]
@@ -69,6 +69,21 @@ struct TriggerReader {
                 function, at: functionNode.location, registered: registeredFunctions, reader: &reader)
         }
         let disabled = pairs["disabled"].flatMap { reader.bool($0, "'disabled'") } ?? false
+        // Only where the type takes it: the key check above reports it elsewhere.
+        var onSuspend: String?
+        if let alertNode = pairs["onSuspend"], typeKeys?.contains("onSuspend") == true,
+            let alert = reader.string(alertNode, "'onSuspend'")
+        {
+            if alert.isEmpty {
+                reader.error("'onSuspend' must name a function (leave it out for no alert)", at: alertNode)
+            } else {
+                if let registeredFunctions {
+                    AppDefinition.checkFunction(
+                        alert, at: alertNode.location, registered: registeredFunctions, reader: &reader)
+                }
+                onSuspend = alert
+            }
+        }
 
         let kind: TriggerDefinition.Kind?
         switch typeName {
@@ -81,7 +96,8 @@ struct TriggerReader {
         }
         guard let name, let nameNode, let function, let kind else { return nil }
         return TriggerReader(
-            definition: TriggerDefinition(name: name, function: function, disabled: disabled, kind: kind),
+            definition: TriggerDefinition(
+                name: name, function: function, disabled: disabled, kind: kind, onSuspend: onSuspend),
             nameLocation: nameNode.location)
     }
 

@@ -74,19 +74,33 @@ public struct FunctionRegistry: Sendable {
 
 extension FunctionRegistry {
     /// Problems between the configuration and the registered functions that the configuration alone cannot
-    /// show: a trigger whose function has the wrong kind (`file` names `triggers.yaml` in the messages).
+    /// show: a trigger whose function has the wrong kind, or whose `onSuspend` function is not callable (`file`
+    /// names `triggers.yaml` in the messages).
     package func check(_ definition: AppDefinition, file: String = AppConfiguration.triggersFile)
         -> [ConfigurationError]
     {
-        definition.triggers.compactMap { trigger -> ConfigurationError? in
-            guard let function = self[trigger.function] else { return nil }
-            let needed = FunctionKind(trigger: trigger.kind)
-            guard function.kind != needed, let type = needed.triggerPhrase else { return nil }
-            return ConfigurationError(
-                file: file, location: nil,
-                message:
-                    "trigger '\(trigger.name)' is \(type) but function '\(trigger.function)' is \(function.kind.phrase) (\(type)'s function is \(needed.signature))"
-            )
+        definition.triggers.flatMap { trigger -> [ConfigurationError] in
+            var problems: [ConfigurationError] = []
+            if let function = self[trigger.function] {
+                let needed = FunctionKind(trigger: trigger.kind)
+                if function.kind != needed, let type = needed.triggerPhrase {
+                    problems.append(
+                        ConfigurationError(
+                            file: file, location: nil,
+                            message:
+                                "trigger '\(trigger.name)' is \(type) but function '\(trigger.function)' is \(function.kind.phrase) (\(type)'s function is \(needed.signature))"
+                        ))
+                }
+            }
+            if let alert = trigger.onSuspend, let function = self[alert], function.kind != .callable {
+                problems.append(
+                    ConfigurationError(
+                        file: file, location: nil,
+                        message:
+                            "trigger '\(trigger.name)' calls '\(alert)' when it suspends, but '\(alert)' is \(function.kind.phrase) (an onSuspend function is \(FunctionKind.callable.signature), given the suspension)"
+                    ))
+            }
+            return problems
         }
     }
 }

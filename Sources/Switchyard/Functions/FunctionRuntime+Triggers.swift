@@ -40,4 +40,30 @@ extension FunctionRuntime {
             throw FunctionCallError.timedOut(trigger.function, after: limit)
         }
     }
+
+    /// Runs `function`, a callable, as the system user with one argument, the suspension of `trigger`:
+    /// `{trigger, type, function, reason, code?, failedEventId?, time, resumesWhenStorageReturns}`; recorded as a
+    /// run of the trigger. A function that is missing or not callable is recorded as failed.
+    func runSuspensionAlert(_ function: String, trigger: TriggerDefinition, suspension: TriggerSuspension) async {
+        var argument: BSONDocument = [
+            "trigger": .string(trigger.name), "type": .string(trigger.kind.typeName),
+            "function": .string(trigger.function), "reason": .string(suspension.reason),
+        ]
+        if let code = suspension.code { argument.append("code", .int64(Int64(code.rawValue))) }
+        if let id = suspension.failedEventId { argument.append("failedEventId", .string(id)) }
+        argument.append("time", .datetime(BSONDate(suspension.time)))
+        argument.append("resumesWhenStorageReturns", .bool(suspension.resumesWhenStorageReturns))
+        let body: CallableFunction
+        if case .callable(let callable)? = registry[function] {
+            body = callable
+        } else {
+            let kind = registry[function]?.kind
+            body = { _, _ in
+                throw kind.map { FunctionCallError.notCallable(function, kind: $0) } ?? .notFound(function)
+            }
+        }
+        _ = await run(
+            Origin(function: function, trigger: trigger.name), user: .system, runningAsSystem: true,
+            input: [BSON.document(argument)], body)
+    }
 }

@@ -26,7 +26,7 @@ extension DatabaseTriggerRunner {
                 let work = DocumentQueues.Work(event: routed, entry: entry)
                 // The key comes from the log's event: the route's `project` may have removed `documentKey`.
                 let key = DocumentQueues.Key(entry.event)
-                progress.begin(entry.sequence)
+                progress.begin(entry.sequence, waiting: true)
                 while true {
                     let admission = queues.admit(work, key: key)
                     if admission == .queued { break }
@@ -37,6 +37,7 @@ extension DatabaseTriggerRunner {
                         uncollected -= 1
                         if admission == .full { continue }
                     }
+                    progress.startWaiting()
                     group.addTask { await deliverDocument(from: work, key: key, queues: queues) }
                     uncollected += 1
                     break
@@ -51,12 +52,18 @@ extension DatabaseTriggerRunner {
     {
         var work = first
         while true {
-            guard await deliverUnordered(work.event, of: work.entry) else {
+            var next: DocumentQueues.Work?
+            let finished = await deliverUnordered(work.event, of: work.entry) {
+                // Started before this event counts as finished, so the document never looks idle in between.
+                next = queues.next(for: key)
+                if next != nil { progress.startWaiting() }
+            }
+            guard finished else {
                 // Stopping: what waits stays unfinished in the watermark, so a restart delivers it.
-                for _ in 0..<queues.close(key) { progress.abandon() }
+                progress.abandonWaiting(queues.close(key))
                 return
             }
-            guard let next = queues.next(for: key) else { return }
+            guard let next else { return }
             work = next
         }
     }

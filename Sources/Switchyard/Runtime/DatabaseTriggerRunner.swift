@@ -64,11 +64,19 @@ struct DatabaseTriggerRunner: Sendable {
                     progress.suspend(TriggerSuspension(reason: error.message, code: error.code, time: clock.now()))
                     return
                 }
+                // From the log's end now, which the gap records; from wherever the stream starts if unreadable.
+                let end = try? await store.watch().startingPoint.sequence
+                let gap = resumeAfter.flatMap { lost in
+                    end.map { TriggerResumeGap(after: lost, through: max(lost, $0), time: clock.now()) }
+                }
                 let from = resumeAfter.map { ResumeToken(sequence: $0).description } ?? "the saved token"
-                progress.warn(
-                    "\(clock.now()): could not resume after \(from) (ChangeStreamHistoryLost); restarted from now, "
-                        + "events in between were not delivered")
-                resumeAfter = nil
+                progress.resumedAfterLostHistory(
+                    gap,
+                    warning: "\(UTCTimestamp.text(clock.now())): could not resume after \(from) "
+                        + "(ChangeStreamHistoryLost); restarted from now, "
+                        + (gap.map { "events in between were not delivered: \($0.description)" }
+                            ?? "events in between were not delivered"))
+                resumeAfter = end
             } catch let failure as RouteFailure {
                 progress.suspend(
                     TriggerSuspension(
@@ -178,14 +186,18 @@ struct DatabaseTriggerRunner: Sendable {
     /// `event` is what the route made of `entry`'s event. A failure of the store's storage (the function's, or the
     /// dead-letter queue's) suspends the trigger for storage, and the event is delivered again once storage works.
     /// Returns whether the event finished (delivered or dead-lettered); false when the runtime is stopping.
+    /// `beforeFinishing` runs once the event is done, just before it counts as finished.
     @discardableResult
-    func deliverUnordered(_ event: ChangeEvent, of entry: ChangeFeed.Entry) async -> Bool {
+    func deliverUnordered(
+        _ event: ChangeEvent, of entry: ChangeFeed.Entry, beforeFinishing: () -> Void = {}
+    ) async -> Bool {
         let eventId = entry.eventId
         var storageTries = 0
         while true {
             let failure: (reason: String, error: StoreError)
             switch await deliver(event, eventId: eventId) {
             case .delivered:
+                beforeFinishing()
                 progress.finish(entry, at: clock.now(), deadLettered: false)
                 return true
             case .failed(let error, let attempts):
@@ -198,6 +210,7 @@ struct DatabaseTriggerRunner: Sendable {
                     attempts: attempts, failedAt: clock.now())
                 do {
                     try await ledger.add(letter)
+                    beforeFinishing()
                     progress.finish(entry, at: clock.now(), deadLettered: true)
                     return true
                 } catch {

@@ -65,7 +65,7 @@ extension DeadLetter {
     }
 
     /// Reads a stored dead letter; nil when the document is not a complete one.
-    init?(document: BSONDocument) {
+    package init?(document: BSONDocument) {
         guard let id = document["_id"]?.objectIdValue, let trigger = document["trigger"]?.stringValue,
             let eventId = document["eventId"]?.stringValue, let event = document["event"]?.documentValue
         else { return nil }

@@ -60,3 +60,8 @@ package struct TriggerInvocation: Sendable {
 
 /// Runs a trigger's function for one invocation; throwing means the attempt failed (the dispatcher retries).
 package typealias TriggerHandler = @Sendable (TriggerInvocation) async throws -> Void
+
+/// Runs a trigger's `onSuspend` function (a callable, named `function`) on the suspension that just stopped the
+/// trigger. Its failure is its own (recorded in the invocation log): the trigger stays suspended either way.
+package typealias TriggerSuspensionAlert =
+    @Sendable (_ function: String, _ trigger: TriggerDefinition, _ suspension: TriggerSuspension) async -> Void

@@ -26,10 +26,17 @@ final class TriggerProgress: Sendable {
         var watermark: Watermark?
         /// Scheduled triggers: the fire time being waited for (nil while a function runs).
         var sleepingUntil: Date?
-        /// Deliveries running now (any trigger type).
+        /// Events begun and not finished (any trigger type): running, waiting out a retry's backoff, or waiting.
         var inFlight = 0
+        /// Of those, events read by a `byDocumentKey` trigger that no delivery has started yet: queued behind their
+        /// document's running event, or held by the reader until a slot frees. They wait for a running delivery,
+        /// so `awaitIdle` counts only the others as running.
+        var waiting = 0
         /// When the deliveries waiting out a retry's backoff (on the runtime's clock) try again; one per delivery.
         var backoffs: [Date] = []
+        /// When the runner last showed it works (opened its stream, read an entry, began or finished an event,
+        /// woke for a fire time), on the runtime's clock. In memory only.
+        var heartbeat: Date?
         var unsaved = false
         /// An unsaved change that must not wait out a pause (anything but finished events).
         var urgent = false
@@ -45,6 +52,11 @@ final class TriggerProgress: Sendable {
 
     private let ledger: TriggerLedger
     private let storageRetry: RetryPolicy
+    private let clock: any TriggerClock
+    /// Where what the operator should hear of goes (a lost resume point skipped): the runtime's log.
+    private let logger: (@Sendable (String) -> Void)?
+    /// Told of each suspension for a cause other than a request (the trigger's `onSuspend`).
+    private let alert: (@Sendable (TriggerSuspension) async -> Void)?
     private let inner: Mutex<Snapshot>
 
     /// How often a position advanced only by skipped entries (other namespaces, filtered out) is saved:
@@ -70,9 +82,16 @@ final class TriggerProgress: Sendable {
         return saveTickOrigin.advanced(by: interval * ticks)
     }
 
-    init(state: TriggerState, ledger: TriggerLedger, storageRetry: RetryPolicy = RetryPolicy()) {
+    init(
+        state: TriggerState, ledger: TriggerLedger, storageRetry: RetryPolicy = RetryPolicy(),
+        clock: any TriggerClock = WallClock(), logger: (@Sendable (String) -> Void)? = nil,
+        alert: (@Sendable (TriggerSuspension) async -> Void)? = nil
+    ) {
         self.ledger = ledger
         self.storageRetry = storageRetry
+        self.clock = clock
+        self.logger = logger
+        self.alert = alert
         inner = Mutex(Snapshot(state: state))
     }
 
@@ -90,14 +109,26 @@ final class TriggerProgress: Sendable {
     }
 
     /// Suspends the trigger (unless it already is: the first cause is the one worth keeping; `replacing` a
-    /// suspension that waits for storage, by request, makes it wait for someone to resume it instead).
+    /// suspension that waits for storage, by request, makes it wait for someone to resume it instead). A
+    /// suspension not asked for (`replacing` is the request's) is told to the alert, which counts as a delivery in
+    /// flight while it runs, so `awaitIdle` waits for it.
     func suspend(_ suspension: TriggerSuspension, replacing: Bool = false) {
-        inner.withLock {
-            $0.runState = .suspended
-            if $0.state.suspension == nil || replacing { $0.state.suspension = suspension }
-            if let position = $0.watermark?.position { $0.state.position = position }
+        let alerting = inner.withLock { snapshot -> Bool in
+            snapshot.runState = .suspended
+            let isNew = snapshot.state.suspension == nil
+            if isNew || replacing { snapshot.state.suspension = suspension }
+            if let position = snapshot.watermark?.position { snapshot.state.position = position }
+            guard isNew, !replacing, alert != nil else { return false }
+            snapshot.inFlight += 1
+            return true
         }
         save()
+        if alerting, let alert {
+            Task {
+                await alert(suspension)
+                self.inner.withLock { $0.inFlight -= 1 }
+            }
+        }
     }
 
     /// Lifts a suspension for a storage failure: storage works again, and the runner goes on from the saved
@@ -131,6 +162,16 @@ final class TriggerProgress: Sendable {
         update { $0.warn(message) }
     }
 
+    /// The resume point had left the change log and the trigger tolerates it: it goes on from the log's end,
+    /// and says what it skipped (in its warnings, its status, and the runtime's log).
+    func resumedAfterLostHistory(_ gap: TriggerResumeGap?, warning: String) {
+        update {
+            $0.warn(warning)
+            if let gap { $0.resumeGap = gap }
+        }
+        logger?(warning)
+    }
+
     func recordFailedAttempt() {
         update { $0.failedAttempts += 1 }
     }
@@ -139,16 +180,20 @@ final class TriggerProgress: Sendable {
 
     /// The stream is open and reads after `position`.
     func startConsuming(at position: Int64) {
+        let now = clock.now()
         inner.withLock {
             $0.watermark = Watermark(position: position)
             $0.state.position = position
             $0.runState = .running
+            $0.heartbeat = now
         }
         save()
     }
 
     func skip(_ sequence: Int64) {
+        let now = clock.now()
         let due = inner.withLock { snapshot -> Bool in
+            snapshot.heartbeat = now
             snapshot.watermark?.skip(sequence)
             guard let position = snapshot.watermark?.position, position != snapshot.state.position,
                 snapshot.lastPositionSave.duration(to: .now) >= Self.skippedPositionSaveInterval
@@ -159,21 +204,46 @@ final class TriggerProgress: Sendable {
         if due { save() }
     }
 
-    func begin(_ sequence: Int64) {
+    /// An event read from the log is in flight until it finishes; `waiting` when no delivery starts it yet
+    /// (`byDocumentKey`: see `startWaiting()`).
+    func begin(_ sequence: Int64, waiting: Bool = false) {
+        let now = clock.now()
         inner.withLock {
             $0.watermark?.begin(sequence)
             $0.inFlight += 1
+            if waiting { $0.waiting += 1 }
+            $0.heartbeat = now
+        }
+    }
+
+    /// A delivery starts one of the waiting events.
+    func startWaiting() {
+        inner.withLock { $0.waiting -= 1 }
+    }
+
+    /// Waiting events that will not be started (the runtime is stopping): they stay in the watermark, as
+    /// `abandon()` leaves an event.
+    func abandonWaiting(_ count: Int) {
+        inner.withLock {
+            $0.waiting -= count
+            $0.inFlight -= count
         }
     }
 
     /// An event's function finished (or its event went to the dead-letter queue).
     func finish(_ entry: ChangeFeed.Entry, at time: Date, deadLettered: Bool) {
         let eventTime = entry.event.wallTime.map(\.date)
+        let clusterTime = entry.event.clusterTime
         inner.withLock {
             $0.watermark?.finish(entry.sequence)
             $0.inFlight -= 1
             if let position = $0.watermark?.position { $0.state.position = position }
             $0.state.record(eventId: entry.eventId, eventTime: eventTime, at: time)
+            $0.heartbeat = time
+            // Events of unordered triggers finish out of order: the latest cluster time processed is kept.
+            if let clusterTime, $0.state.lastClusterTime.map({ $0 < clusterTime }) ?? true {
+                $0.state.lastClusterTime = clusterTime
+            }
             if deadLettered { $0.state.deadLettered += 1 } else { $0.state.processed += 1 }
         }
         save(paced: true)
@@ -209,7 +279,11 @@ final class TriggerProgress: Sendable {
     // MARK: Scheduled and authentication triggers
 
     func sleeping(until time: Date?) {
-        inner.withLock { $0.sleepingUntil = time }
+        let now = clock.now()
+        inner.withLock {
+            $0.sleepingUntil = time
+            $0.heartbeat = now
+        }
     }
 
     func beginDelivery() {

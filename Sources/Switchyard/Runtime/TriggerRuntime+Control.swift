@@ -23,26 +23,52 @@ extension TriggerRuntime {
                 case .stopped, nil: definition.disabled ? .disabled : state.suspension != nil ? .suspended : .stopped
                 }
             var pending: Int?
+            var lagSeconds: Double?
+            let now = configuration.clock.now()
             // A running trigger counts from what it has read and finished: the saved position lags behind by
             // up to `skippedPositionSaveInterval` of entries it skipped, and more after its last skip.
             if case .database(let trigger) = definition.kind, let logEnd,
                 let position = snapshot?.watermark?.position ?? state.position
             {
                 // The log's own count when it cannot be read (closed under the status, pruned past the token).
-                pending =
-                    (try? await pendingEvents(of: trigger, after: position, through: logEnd))
-                    ?? Int(clamping: max(0, logEnd - position))
+                let found = try? await self.pending(of: trigger, after: position, through: logEnd)
+                pending = found?.count ?? Int(clamping: max(0, logEnd - position))
+                lagSeconds = found.map { found in found.oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0 }
             }
+            var ordering: DeliveryOrder?
+            if case .database(let trigger) = definition.kind { ordering = trigger.delivery }
             statuses.append(
                 TriggerStatus(
                     name: definition.name, type: definition.kind.typeName, function: definition.function,
-                    state: runState, lastEventId: state.lastEventId, lastEventTime: state.lastEventTime,
-                    lastProcessedAt: state.lastProcessedAt, pendingLogEntries: pending, processed: state.processed,
+                    state: runState, ordering: ordering, lastEventId: state.lastEventId,
+                    lastEventTime: state.lastEventTime, lastProcessedAt: state.lastProcessedAt,
+                    lastClusterTime: state.lastClusterTime,
+                    heartbeat: snapshot.flatMap { Self.heartbeat($0, kind: definition.kind, logEnd: logEnd, now: now) },
+                    lagSeconds: lagSeconds, resumeGap: state.resumeGap, pendingLogEntries: pending,
+                    processed: state.processed,
                     failedAttempts: state.failedAttempts, deadLettered: state.deadLettered,
                     inFlight: snapshot?.inFlight ?? 0, suspension: state.suspension,
                     isInMemoryOnly: progress[definition.name]?.isInMemoryOnly ?? false, warnings: state.warnings))
         }
         return statuses
+    }
+
+    /// A running trigger with nothing to do (caught up with the log, waiting for its fire time, or waiting for
+    /// authentication events) beats now: it waits, working; one at work beats when it last read, began or
+    /// finished an event, so a function that hangs shows as a heartbeat falling behind.
+    static func heartbeat(_ snapshot: TriggerProgress.Snapshot, kind: TriggerDefinition.Kind, logEnd: Int64?, now: Date)
+        -> Date?
+    {
+        guard snapshot.runState == .running else { return nil }
+        switch kind {
+        case .database:
+            if snapshot.inFlight == 0, let logEnd, (snapshot.watermark?.scanned ?? .min) >= logEnd { return now }
+        case .scheduled:
+            if snapshot.sleepingUntil != nil { return now }
+        case .authentication:
+            return now
+        }
+        return snapshot.heartbeat
     }
 
     package func status(of trigger: String) async throws -> TriggerStatus {

@@ -1,5 +1,6 @@
 import BSON
 import DocumentStore
+import Foundation
 
 extension TriggerRuntime {
     /// How many change-log entries a status reads to count a trigger's pending events: one batch of the log.
@@ -15,23 +16,34 @@ extension TriggerRuntime {
     func pendingEvents(of trigger: DatabaseTrigger, after position: Int64, through logEnd: Int64) async throws
         -> Int
     {
+        try await pending(of: trigger, after: position, through: logEnd).count
+    }
+
+    /// The trigger's pending events as `pendingEvents` counts them, and the wall time of the oldest of them
+    /// (nil with none, or when none of them was read).
+    func pending(of trigger: DatabaseTrigger, after position: Int64, through logEnd: Int64) async throws
+        -> (count: Int, oldest: Date?)
+    {
         let route = try ChangeEventRoute(trigger)
         // Pre-images matter only to a `match` or `project` that reads them.
         let options = ChangeStreamOptions(
             fullDocumentBeforeChange: trigger.fullDocumentBeforeChange && route.pipeline != nil ? .whenAvailable : .off)
         var pending = 0
+        var oldest: Date?
         var read = position
         while read < logEnd {
-            if read - position >= Self.pendingScanLimit { return pending + Int(clamping: logEnd - read) }
+            if read - position >= Self.pendingScanLimit { return (pending + Int(clamping: logEnd - read), oldest) }
             let limit = Int(clamping: min(Int64(Self.pendingScanLimit) - (read - position), logEnd - read))
             let batch = try await store.changes(after: ResumeToken(sequence: read), limit: limit, options: options)
             guard batch.position > read else { break }
             for event in batch.events where event.id.sequence <= logEnd {
-                if try await receives(event, route: route) { pending += 1 }
+                guard try await receives(event, route: route) else { continue }
+                pending += 1
+                if oldest == nil { oldest = event.wallTime?.date }
             }
             read = batch.position
         }
-        return pending
+        return (pending, oldest)
     }
 
     private func receives(_ event: ChangeEvent, route: ChangeEventRoute) async throws -> Bool {

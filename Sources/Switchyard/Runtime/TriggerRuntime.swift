@@ -32,6 +32,8 @@ package actor TriggerRuntime {
     package nonisolated let store: DocumentStore
     package nonisolated let configuration: TriggerRuntimeConfiguration
     let handler: TriggerHandler
+    /// Runs a trigger's `onSuspend` function.
+    let suspensionAlert: TriggerSuspensionAlert?
     let ledger: TriggerLedger
     private(set) var definitions: [TriggerDefinition]
     var progress: [String: TriggerProgress] = [:]
@@ -47,10 +49,11 @@ package actor TriggerRuntime {
 
     package init(
         store: DocumentStore, definitions: [TriggerDefinition], configuration: TriggerRuntimeConfiguration = .init(),
-        handler: @escaping TriggerHandler
+        suspensionAlert: TriggerSuspensionAlert? = nil, handler: @escaping TriggerHandler
     ) {
         self.store = store
         self.configuration = configuration
+        self.suspensionAlert = suspensionAlert
         self.handler = handler
         self.definitions = definitions
         ledger = TriggerLedger(store: store, database: configuration.stateDatabase)
@@ -110,8 +113,13 @@ package actor TriggerRuntime {
     private func allIdle(logEnd: Int64, now: Date) -> Bool {
         definitions.allSatisfy { definition in
             guard let snapshot = progress[definition.name]?.snapshot else { return true }
-            // Every delivery not running waits for a retry that is not due yet.
-            guard snapshot.inFlight == snapshot.backoffs.count, snapshot.backoffs.allSatisfy({ $0 > now }) else {
+            // Every delivery waits for a retry that is not due yet, and a waiting event for one of them (a
+            // `byDocumentKey` event behind its document's retried one, or one the reader holds until a slot
+            // frees); one waiting with no delivery at all is about to start.
+            let deliveries = snapshot.inFlight - snapshot.waiting
+            guard deliveries == snapshot.backoffs.count, snapshot.backoffs.allSatisfy({ $0 > now }),
+                snapshot.waiting == 0 || deliveries > 0
+            else {
                 return false
             }
             switch snapshot.runState {
@@ -122,7 +130,7 @@ package actor TriggerRuntime {
                 case .database:
                     // A trigger whose every in-flight event waits for a retry goes on only once the clock moves
                     // (an ordered one reads no further meanwhile, not even the writes its function made).
-                    return (snapshot.watermark?.scanned ?? .min) >= logEnd || snapshot.inFlight > 0
+                    return (snapshot.watermark?.scanned ?? .min) >= logEnd || deliveries > 0
                 case .scheduled:
                     return snapshot.sleepingUntil.map { $0 > now } ?? !snapshot.backoffs.isEmpty
                 case .authentication: return true
@@ -143,12 +151,24 @@ package actor TriggerRuntime {
     // MARK: Launching
 
     func makeProgress(_ definition: TriggerDefinition, saved: [String: TriggerState]) -> TriggerProgress {
+        // The definition in effect when the trigger suspends says whom to tell (a reload may change it).
+        let name = definition.name
+        var alert: (@Sendable (TriggerSuspension) async -> Void)?
+        if suspensionAlert != nil {
+            alert = { @Sendable [weak self] suspension in
+                guard let self else { return }
+                await self.alert(name, of: suspension)
+            }
+        }
         if let state = saved[definition.name], state.identity == definition.identity {
-            return TriggerProgress(state: state, ledger: ledger, storageRetry: configuration.storageRetry)
+            return TriggerProgress(
+                state: state, ledger: ledger, storageRetry: configuration.storageRetry, clock: configuration.clock,
+                logger: configuration.log, alert: alert)
         }
         let item = TriggerProgress(
             state: TriggerState(name: definition.name, identity: definition.identity), ledger: ledger,
-            storageRetry: configuration.storageRetry)
+            storageRetry: configuration.storageRetry, clock: configuration.clock, logger: configuration.log,
+            alert: alert)
         // State under another identity (renamed source) is replaced, so it is not picked up again later.
         if saved[definition.name] != nil { item.save() }
         return item
@@ -198,6 +218,14 @@ package actor TriggerRuntime {
         case .authentication:
             item.setRunState(.running)
         }
+    }
+
+    /// Runs the `onSuspend` function of trigger `name`, if it has one.
+    private func alert(_ name: String, of suspension: TriggerSuspension) async {
+        guard let suspensionAlert, let definition = definitions.first(where: { $0.name == name }),
+            let function = definition.onSuspend
+        else { return }
+        await suspensionAlert(function, definition, suspension)
     }
 
     /// Stops a trigger's runner and waits for its in-flight functions.

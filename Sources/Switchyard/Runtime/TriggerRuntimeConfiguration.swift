@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a `TriggerRuntime` keeps time, retries the triggers whose configuration has no retry policy, and waits out
 /// storage failures.
 public struct TriggerRuntimeConfiguration: Sendable {
@@ -11,15 +13,24 @@ public struct TriggerRuntimeConfiguration: Sendable {
     /// The database that keeps trigger state and dead letters; it must be one the store does not
     /// change-log (`local`), so bookkeeping never fires a trigger.
     public var stateDatabase: String
+    /// Where the runtime tells what an operator should hear of as it happens (a trigger that skipped events
+    /// because its resume point had left the change log): standard error by default.
+    public var log: (@Sendable (String) -> Void)?
 
     public init(
         clock: any TriggerClock = WallClock(), retry: RetryPolicy = RetryPolicy(),
         storageRetry: RetryPolicy = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(30)),
-        stateDatabase: String = "local"
+        stateDatabase: String = "local", log: (@Sendable (String) -> Void)? = Self.standardError
     ) {
         self.clock = clock
         self.retry = retry
         self.storageRetry = storageRetry
         self.stateDatabase = stateDatabase
+        self.log = log
+    }
+
+    /// Writes a line to standard error, as `serve` prints its own notes.
+    public static let standardError: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data("switchyard: \(line)\n".utf8))
     }
 }

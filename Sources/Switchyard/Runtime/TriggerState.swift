@@ -16,6 +16,11 @@ struct TriggerState: Sendable, Equatable {
     var lastEventId: String?
     var lastEventTime: Date?
     var lastProcessedAt: Date?
+    /// Database triggers: the cluster time of the last event finished.
+    var lastClusterTime: BSONTimestamp?
+    /// Database triggers that tolerate resume errors: the change-log entries skipped the last time the resume
+    /// point had left the log.
+    var resumeGap: TriggerResumeGap?
     var processed = 0
     var failedAttempts = 0
     var deadLettered = 0
@@ -76,6 +81,8 @@ extension TriggerState {
         if let lastEventId { document.append("lastEventId", .string(lastEventId)) }
         if let lastEventTime { document.append("lastEventTime", .date(lastEventTime)) }
         if let lastProcessedAt { document.append("lastProcessedAt", .date(lastProcessedAt)) }
+        if let lastClusterTime { document.append("lastClusterTime", .timestamp(lastClusterTime)) }
+        if let resumeGap { document.append("resumeGap", .document(resumeGap.document)) }
         document.append("processed", .int64(Int64(processed)))
         document.append("failedAttempts", .int64(Int64(failedAttempts)))
         document.append("deadLettered", .int64(Int64(deadLettered)))
@@ -101,9 +108,46 @@ extension TriggerState {
         lastEventId = document["lastEventId"]?.stringValue
         lastEventTime = document["lastEventTime"]?.dateValue
         lastProcessedAt = document["lastProcessedAt"]?.dateValue
+        if case .timestamp(let time)? = document["lastClusterTime"] { lastClusterTime = time }
+        resumeGap = document["resumeGap"]?.documentValue.flatMap(TriggerResumeGap.init(document:))
         processed = Int(clamping: document["processed"]?.int64Value ?? 0)
         failedAttempts = Int(clamping: document["failedAttempts"]?.int64Value ?? 0)
         deadLettered = Int(clamping: document["deadLettered"]?.int64Value ?? 0)
         warnings = document["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+}
+
+/// What a trigger that tolerates resume errors skipped when its resume point had left the change log: it
+/// restarted from the log's end, so the entries after its saved position up to there were not delivered.
+package struct TriggerResumeGap: Sendable, Equatable {
+    /// The saved position that could not be resumed after (every entry up to it was finished).
+    package var after: Int64
+    /// Where the trigger restarted: the log's end then. Entries `after + 1 ... through` were skipped.
+    package var through: Int64
+    package var time: Date
+
+    package init(after: Int64, through: Int64, time: Date) {
+        self.after = after
+        self.through = through
+        self.time = time
+    }
+
+    /// How many change-log entries were skipped (of every namespace: the trigger's own are among them).
+    package var skippedEntries: Int64 { max(0, through - after) }
+
+    package var description: String {
+        "skipped change-log entries \(ResumeToken(sequence: after + 1).data) to \(ResumeToken(sequence: through).data) "
+            + "(\(skippedEntries) entries) at \(UTCTimestamp.text(time))"
+    }
+
+    var document: BSONDocument {
+        ["after": .int64(after), "through": .int64(through), "time": .date(time)]
+    }
+
+    init?(document: BSONDocument) {
+        guard let after = document["after"]?.int64Value, let through = document["through"]?.int64Value,
+            let time = document["time"]?.dateValue
+        else { return nil }
+        self.init(after: after, through: through, time: time)
     }
 }

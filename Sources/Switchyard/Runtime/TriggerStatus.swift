@@ -1,3 +1,4 @@
+import BSON
 import Foundation
 
 /// One trigger as the runtime sees it: what the CLI's `triggers` command and the admin API show.
@@ -18,12 +19,25 @@ package struct TriggerStatus: Sendable, Equatable {
     package var type: String
     package var function: String
     package var state: State
+    /// Database triggers: how events reach the function (`ordered`, `unordered` or `byDocumentKey`, with its
+    /// `maxConcurrency`).
+    package var ordering: DeliveryOrder?
     /// The last event the trigger finished (its resume token's `_data`, a schedule time, an auth event id).
     package var lastEventId: String?
     /// When that event happened (the change's wall time, the scheduled time, the auth event's time).
     package var lastEventTime: Date?
     /// When its function finished.
     package var lastProcessedAt: Date?
+    /// Database triggers: the cluster time of the last event it finished.
+    package var lastClusterTime: BSONTimestamp?
+    /// When the trigger last showed it works, on the runtime's clock: now for a running trigger with nothing to
+    /// do (caught up, or waiting for its fire time), else the last time it read, began or finished an event. Nil
+    /// while it does not run.
+    package var heartbeat: Date?
+    /// Database triggers: how long the oldest of its pending events has waited (0 with none pending).
+    package var lagSeconds: Double?
+    /// The change-log entries skipped the last time its resume point had left the log (`tolerateResumeErrors`).
+    package var resumeGap: TriggerResumeGap?
     /// Database triggers: change-log entries after the saved resume token that the trigger receives (its
     /// namespace, operation types and `match`), judged over the first `TriggerRuntime.pendingScanLimit` (256)
     /// entries; every entry past those counts, so a large backlog shows as an upper bound.
@@ -43,8 +57,10 @@ package struct TriggerStatus: Sendable, Equatable {
 
     /// A status as someone else reported it (a running server's admin API).
     package init(
-        name: String, type: String, function: String, state: State, lastEventId: String? = nil,
-        lastEventTime: Date? = nil, lastProcessedAt: Date? = nil, pendingLogEntries: Int? = nil, processed: Int = 0,
+        name: String, type: String, function: String, state: State, ordering: DeliveryOrder? = nil,
+        lastEventId: String? = nil, lastEventTime: Date? = nil, lastProcessedAt: Date? = nil,
+        lastClusterTime: BSONTimestamp? = nil, heartbeat: Date? = nil, lagSeconds: Double? = nil,
+        resumeGap: TriggerResumeGap? = nil, pendingLogEntries: Int? = nil, processed: Int = 0,
         failedAttempts: Int = 0, deadLettered: Int = 0, inFlight: Int = 0, suspension: TriggerSuspension? = nil,
         isInMemoryOnly: Bool = false, warnings: [String] = []
     ) {
@@ -52,9 +68,14 @@ package struct TriggerStatus: Sendable, Equatable {
         self.type = type
         self.function = function
         self.state = state
+        self.ordering = ordering
         self.lastEventId = lastEventId
         self.lastEventTime = lastEventTime
         self.lastProcessedAt = lastProcessedAt
+        self.lastClusterTime = lastClusterTime
+        self.heartbeat = heartbeat
+        self.lagSeconds = lagSeconds
+        self.resumeGap = resumeGap
         self.pendingLogEntries = pendingLogEntries
         self.processed = processed
         self.failedAttempts = failedAttempts

@@ -10,7 +10,8 @@ import Switchyard
 /// - `GET  /triggers/{name}` → status
 /// - `POST /triggers/{name}/suspend` → status
 /// - `POST /triggers/{name}/resume` with optional `{fromToken: true|false}` (default true: redeliver from the
-///   saved resume token; false: skip what happened while suspended) → status
+///   saved resume token; false: skip what happened while suspended), or Atlas's `{skipCatchupEvents: true|false}`
+///   (the other way round) → status
 /// - `GET  /deadLetters?trigger=` → `{deadLetters: [...]}`
 /// - `POST /deadLetters/{id}/redeliver` → `{redelivered: id}`
 extension AdminAPI {
@@ -52,13 +53,23 @@ extension AdminAPI {
             let name = parameters["name"] ?? ""
             var fromToken = true
             if !request.body.isEmpty {
-                switch try request.bodyDocument()["fromToken"] {
-                case nil: break
-                case .bool(let value)?: fromToken = value
-                case let other?:
-                    throw APIError.badRequest(
-                        "'fromToken' must be true or false, not \(other.extendedJSON(mode: .relaxed))")
+                let body = try request.bodyDocument()
+                func flag(_ key: String) throws(APIError) -> Bool? {
+                    switch body[key] {
+                    case nil: return nil
+                    case .bool(let value)?: return value
+                    case let other?:
+                        throw APIError.badRequest(
+                            "'\(key)' must be true or false, not \(other.extendedJSON(mode: .relaxed))")
+                    }
                 }
+                let token = try flag("fromToken")
+                let skip = try flag("skipCatchupEvents")
+                if let token, let skip, token == skip {
+                    throw APIError.badRequest(
+                        "'fromToken: \(token)' and 'skipCatchupEvents: \(skip)' ask for opposite things; give one")
+                }
+                fromToken = token ?? skip.map { !$0 } ?? true
             }
             try await triggers.resume(trigger: name, fromToken: fromToken)
             return .json(Self.document(try await triggers.status(of: name), of: app))
@@ -95,9 +106,11 @@ extension AdminAPI {
 }
 
 extension TriggerStatus {
-    /// `{name, type, function, state, processed, failedAttempts, deadLettered, inFlight, pendingLogEntries?,
-    /// lastEventId?, lastEventTime?, lastProcessedAt?, suspension?: {reason, code?, failedEventId?, time,
-    /// resumesWhenStorageReturns}, inMemoryOnly, warnings}`.
+    /// `{name, type, function, state, ordering?, maxConcurrency?, processed, failedAttempts, deadLettered, inFlight,
+    /// pendingLogEntries?, lagSeconds?, heartbeat?, lastClusterTime?, lastEventId?, lastEventTime?,
+    /// lastProcessedAt?, resumeGap?: {after, through, skippedEntries, time}, suspension?: {reason, code?,
+    /// failedEventId?, time, resumesWhenStorageReturns}, inMemoryOnly, warnings}`; `ordering` is `ordered`,
+    /// `unordered` or `byDocumentKey` (database triggers).
     var adminDocument: BSONDocument {
         var document: BSONDocument = [
             "name": .string(name), "type": .string(type), "function": .string(function),
@@ -105,10 +118,26 @@ extension TriggerStatus {
             "failedAttempts": .int64(Int64(failedAttempts)), "deadLettered": .int64(Int64(deadLettered)),
             "inFlight": .int64(Int64(inFlight)),
         ]
+        if let ordering {
+            document.append("ordering", .string(ordering.name))
+            if ordering != .ordered { document.append("maxConcurrency", .int64(Int64(ordering.maxConcurrency))) }
+        }
         if let pendingLogEntries { document.append("pendingLogEntries", .int64(Int64(pendingLogEntries))) }
+        if let lagSeconds { document.append("lagSeconds", .double(lagSeconds)) }
+        if let heartbeat { document.append("heartbeat", .adminDate(heartbeat)) }
+        if let lastClusterTime { document.append("lastClusterTime", .timestamp(lastClusterTime)) }
         if let lastEventId { document.append("lastEventId", .string(lastEventId)) }
         if let lastEventTime { document.append("lastEventTime", .adminDate(lastEventTime)) }
         if let lastProcessedAt { document.append("lastProcessedAt", .adminDate(lastProcessedAt)) }
+        if let resumeGap {
+            document.append(
+                "resumeGap",
+                [
+                    "after": .string(ResumeToken(sequence: resumeGap.after).data),
+                    "through": .string(ResumeToken(sequence: resumeGap.through).data),
+                    "skippedEntries": .int64(resumeGap.skippedEntries), "time": .adminDate(resumeGap.time),
+                ])
+        }
         if let suspension {
             var suspended: BSONDocument = ["reason": .string(suspension.reason), "time": .adminDate(suspension.time)]
             if let code = suspension.code { suspended.append("code", .int64(Int64(code.rawValue))) }
@@ -125,16 +154,10 @@ extension TriggerStatus {
 extension DeadLetter {
     /// `{_id, trigger, eventId, kind, event, error, attempts, failedAt}`.
     var adminDocument: BSONDocument {
-        let (kind, event): (String, BSONDocument) =
-            switch input {
-            case .database(let change): ("database", change.raw)
-            case .scheduled(let scheduled): ("scheduled", scheduled.raw)
-            case .authentication(let auth): ("authentication", auth.raw)
-            }
-        return [
-            "_id": .objectId(id), "trigger": .string(trigger), "eventId": .string(eventId), "kind": .string(kind),
-            "event": .document(event), "error": .string(error), "attempts": .int64(Int64(attempts)),
-            "failedAt": .adminDate(failedAt),
+        [
+            "_id": .objectId(id), "trigger": .string(trigger), "eventId": .string(eventId),
+            "kind": .string(input.kindName), "event": .document(input.eventDocument), "error": .string(error),
+            "attempts": .int64(Int64(attempts)), "failedAt": .adminDate(failedAt),
         ]
     }
 }

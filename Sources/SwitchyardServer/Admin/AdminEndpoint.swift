@@ -63,6 +63,81 @@ package struct AdminEndpoint: Sendable {
     }
 }
 
+extension AdminEndpoint {
+    /// The dead letters as the server reports them (`GET /admin/v1/deadLetters`), oldest first; all triggers'
+    /// when `trigger` is nil.
+    package func deadLetters(trigger: String?) async throws -> [DeadLetter] {
+        var query = ""
+        if let trigger {
+            query = "?trigger=" + (trigger.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? trigger)
+        }
+        let body = try await answer(try await HTTPClient().get(url: url + "/deadLetters" + query, headers: headers))
+        guard case .array(let items)? = body["deadLetters"] else {
+            throw Failure(description: "\(url)/deadLetters answered without a 'deadLetters' list")
+        }
+        return try items.map { item in
+            guard case .document(let document) = item, let letter = DeadLetter(adminDocument: document) else {
+                throw Failure(description: "\(url)/deadLetters answered a dead letter this version cannot read")
+            }
+            return letter
+        }
+    }
+
+    /// Has the server deliver a dead letter's event again (`POST /admin/v1/deadLetters/{id}/redeliver`).
+    /// - Throws: `Refusal` with the server's message when it answered with an error (a failed redelivery, an
+    ///   unknown id).
+    package func redeliver(_ id: ObjectId) async throws {
+        let path = "/deadLetters/\(id.hex)/redeliver"
+        _ = try await answer(try await HTTPClient().post(url: url + path, body: [], headers: headers))
+    }
+
+    /// Resumes a suspended trigger on the server (`POST /admin/v1/triggers/{name}/resume`), from its resume token or
+    /// skipping what happened while it was suspended; returns its status.
+    /// - Throws: `Refusal` with the server's message (an unknown trigger, one not suspended).
+    package func resume(trigger name: String, fromToken: Bool) async throws -> TriggerStatus {
+        let path = "/triggers/\(name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name)/resume"
+        let body = try await answer(
+            try await HTTPClient().post(
+                url: url + path, body: Array(#"{"fromToken": \#(fromToken)}"#.utf8), headers: headers))
+        guard let status = TriggerStatus(adminDocument: body) else {
+            throw Failure(description: "\(url)\(path) answered a status this version cannot read")
+        }
+        return status
+    }
+
+    /// An error the admin API answered: its status, `error_code` and message.
+    package struct Refusal: Error, Sendable, CustomStringConvertible {
+        package var status: Int
+        package var code: String
+        package var message: String
+        package var description: String { message }
+    }
+
+    private var headers: HTTPHeaders { ["Authorization": "Bearer \(token)"] }
+
+    /// The answer's body; a `Refusal` for an error answer.
+    private func answer(_ response: HTTPResponse) async throws -> BSONDocument {
+        let body = try? ExtendedJSON.parseDocument(response.body)
+        guard response.status == 200, let body else {
+            throw Refusal(
+                status: response.status, code: body?["error_code"]?.stringValue ?? "",
+                message: body?["error"]?.stringValue ?? "the admin API answered \(response.status)")
+        }
+        return body
+    }
+}
+
+extension DeadLetter {
+    /// The letter `adminDocument` describes; nil when a field is missing or of the wrong type.
+    init?(adminDocument document: BSONDocument) {
+        guard case .document(let event)? = document["event"] else { return nil }
+        var stored = document
+        // Stored letters name a change event's operation type beside it.
+        if let operationType = event["operationType"] { stored["operationType"] = operationType }
+        self.init(document: stored)
+    }
+}
+
 extension TriggerStatus {
     /// The status `adminDocument` describes; nil when a field is missing or of the wrong type.
     init?(adminDocument document: BSONDocument) {
@@ -86,9 +161,29 @@ extension TriggerStatus {
         }
         var warnings: [String] = []
         if case .array(let items)? = document["warnings"] { warnings = items.compactMap(\.stringValue) }
+        let limit = count("maxConcurrency")
+        let ordering: DeliveryOrder? =
+            switch document["ordering"]?.stringValue {
+            case "ordered": .ordered
+            case "unordered": .unordered(maxConcurrency: limit)
+            case DeliveryOrder.byDocumentKeyName: .byDocumentKey(maxConcurrency: limit)
+            default: nil
+            }
+        var lastClusterTime: BSONTimestamp?
+        if case .timestamp(let time)? = document["lastClusterTime"] { lastClusterTime = time }
+        var resumeGap: TriggerResumeGap?
+        if case .document(let gap)? = document["resumeGap"],
+            let after = gap["after"]?.stringValue.flatMap({ ResumeToken(["_data": .string($0)]) }),
+            let through = gap["through"]?.stringValue.flatMap({ ResumeToken(["_data": .string($0)]) }),
+            case .datetime(let time)? = gap["time"]
+        {
+            resumeGap = TriggerResumeGap(after: after.sequence, through: through.sequence, time: time.date)
+        }
         self.init(
-            name: name, type: type, function: function, state: state, lastEventId: document["lastEventId"]?.stringValue,
-            lastEventTime: date("lastEventTime"), lastProcessedAt: date("lastProcessedAt"),
+            name: name, type: type, function: function, state: state, ordering: ordering,
+            lastEventId: document["lastEventId"]?.stringValue, lastEventTime: date("lastEventTime"),
+            lastProcessedAt: date("lastProcessedAt"), lastClusterTime: lastClusterTime, heartbeat: date("heartbeat"),
+            lagSeconds: document["lagSeconds"]?.doubleValue, resumeGap: resumeGap,
             pendingLogEntries: document["pendingLogEntries"].flatMap(\.int64Value).map { Int($0) },
             processed: count("processed"), failedAttempts: count("failedAttempts"), deadLettered: count("deadLettered"),
             inFlight: count("inFlight"), suspension: suspension,

@@ -280,7 +280,13 @@ function renderTriggers(statuses) {
   triggerStatuses = statuses;
   const body = $('triggers');
   body.replaceChildren(...statuses.map((status) => {
-    const lag = status.pendingLogEntries === undefined ? '—' : status.pendingLogEntries;
+    const lag = status.pendingLogEntries === undefined ? '—'
+      : `${status.pendingLogEntries}${status.lagSeconds === undefined ? '' : ` · ${Math.floor(status.lagSeconds)} s`}`;
+    const ordering = status.ordering === undefined ? null
+      : el('div', { class: 'hint ordering' },
+        status.maxConcurrency === undefined ? status.ordering : `${status.ordering}, ${status.maxConcurrency} at once`);
+    const clusterTime = status.lastClusterTime
+      ? `Timestamp(${status.lastClusterTime.$timestamp.t}, ${status.lastClusterTime.$timestamp.i})` : '—';
     const action = status.state === 'running'
       ? el('button', { class: 'small', onclick: () => controlTrigger(status.name, 'suspend') }, 'Suspend')
       : status.state === 'suspended'
@@ -295,8 +301,12 @@ function renderTriggers(statuses) {
         status.inMemoryOnly
           ? el('div', { class: 'hint warning' }, 'state in memory only: saved when storage returns')
           : null,
+        status.resumeGap
+          ? el('div', { class: 'hint warning' }, `resume point lost: skipped ${status.resumeGap.skippedEntries}`
+            + ` change-log entries at ${formatTime(status.resumeGap.time)}`)
+          : null,
         ...(status.warnings || []).map((warning) => el('div', { class: 'hint warning' }, warning))),
-      el('td', {}, status.type),
+      el('td', { class: 'type' }, status.type, ordering),
       el('td', { class: 'source' }, status.source || ''),
       el('td', {}, status.function),
       el('td', {}, el('span', { class: `badge ${status.state}` }, status.state)),
@@ -306,6 +316,8 @@ function renderTriggers(statuses) {
       el('td', { class: 'number' }, lag),
       el('td', { class: 'number' }, status.inFlight),
       el('td', {}, formatTime(status.lastEventTime)),
+      el('td', { class: 'heartbeat' }, formatTime(status.heartbeat)),
+      el('td', { class: 'cluster-time' }, clusterTime),
       el('td', {}, action));
   }));
   fillSelect($('log-trigger'), statuses.map((status) => status.name));
