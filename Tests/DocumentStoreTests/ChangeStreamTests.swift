@@ -353,6 +353,35 @@ import Testing
         }
     }
 
+    /// A stream following the log's end with `updateLookup` sees each insert as inserted, each update with the
+    /// document as it is when the event is read, and each delete without a document.
+    @Test(arguments: EngineKind.allCases) func anUpdateLookupStreamFollowingCommitsReadsTheUpdatedDocuments(
+        kind: EngineKind
+    ) async throws {
+        try await withStore(kind) { store in
+            let c = store.database("app").collection("c")
+            var iterator = try await c.watch(options: ChangeStreamOptions(fullDocument: .updateLookup))
+                .makeAsyncIterator()
+            try await c.insertOne(["_id": 1, "n": 1])
+            #expect(try await iterator.next()?.fullDocument == ["_id": 1, "n": 1])
+            try await c.updateOne(["_id": 1], ["$inc": ["n": 1]])
+            let update = try await iterator.next()
+            #expect(update?.operationType == .update && update?.fullDocument == ["_id": 1, "n": 2])
+            // Two updates committed before the stream reads them: both show the document as it is now.
+            try await c.updateOne(["_id": 1], ["$inc": ["n": 1]])
+            try await c.updateOne(["_id": 1], ["$set": ["done": true]])
+            try await c.insertOne(["_id": 2])
+            try await c.deleteOne(["_id": 2])
+            var events: [ChangeEvent] = []
+            for _ in 0..<4 { events.append(try #require(try await iterator.next())) }
+            #expect(events.map(\.operationType) == [.update, .update, .insert, .delete])
+            #expect(events[0].fullDocument == ["_id": 1, "n": 3, "done": true])
+            #expect(events[1].fullDocument == ["_id": 1, "n": 3, "done": true])
+            #expect(events[2].fullDocument == ["_id": 2])
+            #expect(events[3].fullDocument == nil && events[3].documentKey == ["_id": 2])
+        }
+    }
+
     /// A commit wakes only a stream that is waiting: the events committed while its consumer is busy
     /// elsewhere are all there when it asks again, once each and in order.
     @Test(arguments: EngineKind.allCases) func eventsCommittedWhileTheConsumerIsBusyAllArriveInOrder(

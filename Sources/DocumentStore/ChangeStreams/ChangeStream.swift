@@ -38,9 +38,19 @@ public struct ChangeStream: AsyncSequence, Sendable {
                     switch stream.worker.notifier.recent(after: position, limit: stream.options.batchSize) {
                     case .changes(let changes, let prunedThrough):
                         try StoreCore.checkRetained(after: position, prunedThrough: prunedThrough)
-                        take(
-                            try StoreView.changeBatch(
-                                committed: changes, after: position, scope: stream.scope, options: stream.options))
+                        let (scope, options, after) = (stream.scope, stream.options, position)
+                        if options.fullDocument == .updateLookup, changes.contains(where: { $0.insert == nil }) {
+                            // Only the lookups read the store: the entries themselves are in memory.
+                            take(
+                                try await stream.worker.query { view throws(StoreError) in
+                                    try StoreView.changeBatch(
+                                        committed: changes, after: after, scope: scope, options: options, view: view)
+                                })
+                        } else {
+                            take(
+                                try StoreView.changeBatch(
+                                    committed: changes, after: after, scope: scope, options: options, view: nil))
+                        }
                         continue
                     case .caughtUp(let prunedThrough):
                         try StoreCore.checkRetained(after: position, prunedThrough: prunedThrough)
@@ -64,11 +74,9 @@ public struct ChangeStream: AsyncSequence, Sendable {
             }
         }
 
-        /// Whether this stream may read the newest entries from memory: only the log's own content is
-        /// there, so not when it needs the store's documents (`updateLookup`, a pipeline's lookups).
-        private var readsRecent: Bool {
-            stream.pipeline.isEmpty && stream.options.fullDocument != .updateLookup
-        }
+        /// Whether this stream may read the newest entries from memory: not when a pipeline runs over them, since
+        /// its stages may read the store's documents. `updateLookup` reads only the updated documents from the store.
+        private var readsRecent: Bool { stream.pipeline.isEmpty }
 
         private mutating func take(_ batch: StoreCore.ChangeBatch) {
             position = batch.position

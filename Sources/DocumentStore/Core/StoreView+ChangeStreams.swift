@@ -29,11 +29,11 @@ extension StoreView {
     }
 
     /// The events of entries the store just committed (`ChangeNotifier`), for a stream without a
-    /// pipeline or `updateLookup`: an insert's event is built from its document, any other entry is
-    /// decoded as if read from the log.
+    /// pipeline: an insert's event is built from its document, any other entry is decoded as if read from the
+    /// log. `view` serves `updateLookup`, and is needed only when the entries hold an update.
     static func changeBatch(
         committed changes: [CommittedChange], after position: Int64, scope: ChangeStreamScope,
-        options: ChangeStreamOptions
+        options: ChangeStreamOptions, view: StoreView?
     ) throws(StoreError) -> StoreCore.ChangeBatch {
         var batch = StoreCore.ChangeBatch(events: [], position: position, invalidated: false)
         for change in changes {
@@ -44,7 +44,7 @@ extension StoreView {
                 {
                     batch.events.append(event)
                 }
-            } else if try append(change.record, to: &batch, scope: scope, options: options, pipeline: nil, view: nil) {
+            } else if try append(change.record, to: &batch, scope: scope, options: options, pipeline: nil, view: view) {
                 break
             }
         }
