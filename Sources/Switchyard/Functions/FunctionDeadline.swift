@@ -29,6 +29,9 @@ enum FunctionDeadline {
             }
             _ = answer.give(.finished(result))
         }
+        // A function that did not wait has answered already: its caller neither waits nor passes its cancellation
+        // on, which would cost it a cancellation record and four switches back to its executor.
+        if let given = answer.given { return given }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 // Whichever of the function and the limit comes first answers; the function's task is cancelled
@@ -80,6 +83,9 @@ private final class Answer<Value: Sendable>: Sendable {
         continuation?.resume(returning: outcome)
         return true
     }
+
+    /// The answer, if given.
+    var given: FunctionDeadline.Outcome<Value>? { state.withLock { $0.given } }
 
     /// Waits for the answer; false when it was given already (and the caller has it).
     func wait(with continuation: UnsafeContinuation<FunctionDeadline.Outcome<Value>, Never>) -> Bool {

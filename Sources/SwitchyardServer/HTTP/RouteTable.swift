@@ -16,6 +16,12 @@ final class RouteTable: @unchecked Sendable {
         case otherMethods(allowed: [String])
     }
 
+    /// A handler in a struct: an array of bare functions holds them in their generic form, and each one read back
+    /// comes inside a reabstraction thunk, one more async call for every request.
+    private struct Responder {
+        let handler: Router.Handler
+    }
+
     private struct Route {
         let method: String
         let pattern: String
@@ -61,7 +67,7 @@ final class RouteTable: @unchecked Sendable {
     /// By route: its method and its handler, held apart so that a look-up copies no whole route.
     @exclusivity(unchecked) private var methods: [String] = []
     @exclusivity(unchecked) private var methodKeys: [MethodKey] = []
-    @exclusivity(unchecked) private var handlers: [Router.Handler] = []
+    @exclusivity(unchecked) private var handlers: [Responder] = []
     @exclusivity(unchecked) private var patterns: [Pattern] = []
     @exclusivity(unchecked) private var literals: [Literal] = []
     @exclusivity(unchecked) private var literalBytes: [UInt8] = []
@@ -109,7 +115,7 @@ final class RouteTable: @unchecked Sendable {
         routes.append(Route(method: method, pattern: text, handler: handler))
         methods.append(method)
         methodKeys.append(MethodKey(method))
-        handlers.append(handler)
+        handlers.append(Responder(handler: handler))
         patterns.append(pattern)
         // One list per count up to the longest pattern, and one for longer paths.
         while candidates.count < pattern.fixedCount + 2 { candidates.append(candidates[candidates.count - 1]) }
@@ -146,7 +152,7 @@ final class RouteTable: @unchecked Sendable {
                         best = (index, score)
                     }
                 }
-                if let best { return .route(handlers[best.index], parameters(best.index, path)) }
+                if let best { return .route(handlers[best.index].handler, parameters(best.index, path)) }
                 guard pathMatched else { return .noPath }
                 return .otherMethods(allowed: Set(candidates.filter(matches).map { methods[$0] }).sorted())
             }

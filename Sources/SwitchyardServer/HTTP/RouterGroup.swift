@@ -42,9 +42,13 @@ package struct RouterGroup: Sendable {
         }
     }
 
-    /// `handler` inside the group's middleware, the first outermost.
+    /// `handler` inside the group's middleware, the first outermost. A plain loop: handed through a generic
+    /// function such as `reduce`, a handler comes back inside reabstraction thunks, each one more async call (a frame
+    /// and a switch back to the executor) for every request.
     private func wrapped(_ handler: @escaping Router.Handler) -> Router.Handler {
-        middleware.reversed().reduce(handler) { inner, middleware in middleware.wrapping(inner) }
+        var wrapped = handler
+        for middleware in middleware.reversed() { wrapped = middleware.wrapping(wrapped) }
+        return wrapped
     }
 
     /// The patterns of the group's routes, without the prefix, each once, in the order added.

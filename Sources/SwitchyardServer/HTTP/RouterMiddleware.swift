@@ -18,11 +18,15 @@ package protocol RouterMiddleware: Sendable {
     /// It runs on its caller's executor, as handlers do (see `Router.Handler`).
     nonisolated(nonsending) func handle(_ request: ServerRequest, _ parameters: RouteParameters, next: Router.Handler)
         async throws -> ServerResponse
+
+    /// `handler` wrapped by this middleware; given below. A requirement, so that a group holding its middleware
+    /// as `any RouterMiddleware` wraps with each type's own copy, which calls its `handle` directly: the generic
+    /// copy called it through the witness table, one more async call for every request.
+    func wrapping(_ handler: @escaping Router.Handler) -> Router.Handler
 }
 
 extension RouterMiddleware {
-    /// `handler` wrapped by this middleware.
-    func wrapping(_ handler: @escaping Router.Handler) -> Router.Handler {
+    package func wrapping(_ handler: @escaping Router.Handler) -> Router.Handler {
         { request, parameters in try await handle(request, parameters, next: handler) }
     }
 }
