@@ -146,31 +146,31 @@ public final class PostgreSQLServer: Sendable {
         return ["/usr/sbin/runuser", "-u", "postgres", "--"]
     }
 
-    /// Runs a tool to its end, its output in `log`; fails with the log's text when it exits with an error.
+    /// Runs a tool to its end, its output in `log`; fails with the log's text when it exits with an error. Spawned
+    /// and awaited with posix_spawn and waitpid: Foundation's `Process` missed the end of `runuser` (left a zombie)
+    /// and waited forever.
     private static func run(_ runner: [String], _ tool: String, _ arguments: [String], log: String)
         throws(PostgreSQLServerError)
     {
         let command = runner + [tool] + arguments
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardInput = FileHandle.nullDevice
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        guard let output = FileHandle(forWritingAtPath: log) else {
-            throw PostgreSQLServerError("cannot write \(log)")
-        }
-        defer { try? output.close() }
-        process.standardOutput = output
-        process.standardError = output
-        do {
-            try process.run()
-        } catch {
-            throw PostgreSQLServerError("cannot run \(command[0]): \(error)")
-        }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var arguments: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, &arguments, environ)
+        guard spawned == 0 else { throw PostgreSQLServerError("cannot run \(command[0]): errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // WIFEXITED and WEXITSTATUS are macros: exited normally when the low 7 bits are 0, status in the next 8.
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+        guard exitStatus == 0 else {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw PostgreSQLServerError("\(tool) failed (status \(process.terminationStatus)): \(text)")
+            throw PostgreSQLServerError("\(tool) failed (status \(exitStatus)): \(text)")
         }
     }
 

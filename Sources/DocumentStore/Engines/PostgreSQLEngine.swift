@@ -166,12 +166,27 @@ final class PostgreSQLEngine: StorageEngine {
         ).affected > 0
     }
 
+    /// Documents a scan reads per statement: `visit` may write through the engine (an index build, an update of
+    /// many), which the connection cannot do while it streams a result, so the scan reads a page, visits it, and
+    /// reads the next from the last key on.
+    private static let scanPage: Int64 = 256
+
     func scanDocuments(collection: Int64, _ visit: (DocumentRow, [UInt8]) throws(StoreError) -> Bool)
         throws(StoreError)
     {
-        try connection.stream(
-            "SELECT id, body FROM switchyard.documents WHERE collection = $1 ORDER BY key", [.int64(collection)]
-        ) { rows throws(StoreError) in try visit(rows.int64(0, 0), rows.blob(0, 1)) }
+        var rows = try connection.query(
+            "SELECT id, body, key FROM switchyard.documents WHERE collection = $1 ORDER BY key LIMIT $2",
+            [.int64(collection), .int64(Self.scanPage)])
+        while rows.count > 0 {
+            for row in 0..<rows.count {
+                guard try visit(rows.int64(row, 0), rows.blob(row, 1)) else { return }
+            }
+            guard rows.count == Self.scanPage else { return }
+            rows = try connection.query(
+                """
+                SELECT id, body, key FROM switchyard.documents WHERE collection = $1 AND key > $2 ORDER BY key LIMIT $3
+                """, [.int64(collection), .bytes(rows.blob(rows.count - 1, 2)), .int64(Self.scanPage)])
+        }
     }
 
     func documentCount(collection: Int64) throws(StoreError) -> Int {

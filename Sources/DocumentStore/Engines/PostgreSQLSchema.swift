@@ -7,11 +7,12 @@ enum PostgreSQLSchema {
     /// created under: a fixed number, the same in every process on the database.
     static let changeLogLock: Int64 = 7_954_723_841
 
-    /// Creates the tables when missing, under the advisory lock so that two processes opening one new database
+    /// Creates the tables when missing (without the notices of those that exist), under the advisory lock so that two processes opening one new database
     /// together do not race on `CREATE`.
     static func prepare(_ connection: PostgreSQLConnection) throws(StoreError) {
         try connection.execute(
             """
+            SET client_min_messages TO warning;
             BEGIN;
             SELECT pg_advisory_xact_lock(\(changeLogLock));
             CREATE SCHEMA IF NOT EXISTS switchyard;
