@@ -1,9 +1,9 @@
 # Switchyard: `make run` starts the example app, `make test` runs the whole suite, `make bench` the benchmarks,
 # `make soak` the memory soak test.
 SWIFT ?= swift
-DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libpcre2-dev zlib1g-dev
-# Real peers the tests start on loopback (a browser, an HTTP/2 server, firebase-admin in a venv) and the benchmarks' load and peers.
-TEST_PACKAGES := chromium nghttp2-server nghttp2-client nginx-light python3-venv python3-pymongo node-mongodb libmongoc-dev
+DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libpcre2-dev zlib1g-dev libpq-dev
+# Real peers the tests start on loopback (PostgreSQL for the store's third engine, a browser, an HTTP/2 server, firebase-admin in a venv) and the benchmarks' load and peers.
+TEST_PACKAGES := postgresql chromium nghttp2-server nghttp2-client nginx-light python3-venv python3-pymongo node-mongodb libmongoc-dev
 BENCH_PACKAGES := wrk
 CONFIG ?= .
 FUZZ_SECONDS ?= 20

@@ -56,9 +56,11 @@ let package = Package(
             providers: [.apt(["libpcre2-dev"])]),
         // zlib, for the MongoDB wire protocol's compressed messages.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libpq, for the PostgreSQL storage engine.
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "BSON"),
-        .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite", "CPCRE2"]),
+        .target(name: "DocumentStore", dependencies: ["BSON", "CSQLite", "CPCRE2", "CLibPQ"]),
         .target(name: "Messaging", dependencies: ["BSON", "CCurl", "COpenSSL"]),
         // Listening sockets and peer addresses, shared by the HTTP and the MongoDB wire protocol servers.
         .target(name: "Sockets"),
@@ -91,14 +93,15 @@ let package = Package(
         .executableTarget(
             name: "switchyard-bench",
             dependencies: [
-                "BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer", "CSQLite", "TestSupport",
+                "BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer", "CSQLite", "CLibPQ",
+                "TestSupport",
                 "Functions",
             ],
             path: "Benchmarks", exclude: ["push", "README.md"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "MongoWireTests", dependencies: ["MongoWire", "BSON", "DocumentStore", "TestSupport"]),
-        .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer"]),
+        .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer", "TestSupport"]),
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(
             name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"
@@ -129,8 +132,10 @@ let package = Package(
             dependencies: ["SwitchyardTesting", "Switchyard", "BSON", "DocumentStore", "Messaging"]),
         .testTarget(name: "FunctionRegistryGeneratorTests", dependencies: ["FunctionRegistryGenerator"]),
         // What several test targets (and the benchmarks) share: loopback HTTP servers on libmicrohttpd, an admin
-        // API client that survives server restarts.
-        .target(name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD", "Messaging"], path: "Tests/TestSupport"),
+        // API client that survives server restarts, a throwaway PostgreSQL server.
+        .target(
+            name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD", "Messaging", "CLibPQ"], path: "Tests/TestSupport"
+        ),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
         .testTarget(name: "SwitchyardCLITests", dependencies: ["BSON", "DocumentStore", "Messaging", "TestSupport"]),
         .testTarget(

@@ -1,6 +1,7 @@
 // `switchyard-bench [NAME...]`: runs the named benchmarks, or all of them. Build with -c release.
 let benchmarks: [Benchmark] = [
-    ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark, TriggerBenchmark.benchmark, ServeBenchmark.benchmark,
+    ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark, PostgreSQLStoreBenchmark.benchmark,
+    TriggerBenchmark.benchmark, ServeBenchmark.benchmark,
     PushBenchmark.benchmark, ImportBenchmark.benchmark, WatchBenchmark.benchmark, RulesBenchmark.benchmark,
     ChangeWatchBenchmark.benchmark,
     TriggerOrderBenchmark.benchmark,

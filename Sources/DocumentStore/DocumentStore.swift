@@ -1,7 +1,7 @@
 import BSON
 
 /// A MongoDB-like document store: databases of collections of BSON documents, with indexes, a change
-/// log and change streams, kept by SQLite (or in memory). Writes happen on the store's own thread;
+/// log and change streams, kept by SQLite (or PostgreSQL, or in memory). Writes happen on the store's own thread;
 /// concurrent writes are group-committed, and none is acknowledged before it is committed. With SQLite,
 /// reads run on their caller's thread on a read connection of their own (WAL readers never wait).
 ///
@@ -27,11 +27,15 @@ package final class DocumentStore: Sendable {
         let acceptingDataLoss = configuration.acceptingDataLoss
         var readers: ReadConnectionPool?
         // A commit that fsyncs stays on the store's thread; one that only writes through the OS (WAL with
-        // `synchronous` off or normal, or memory) may run on a lone writer's own thread.
+        // `synchronous` off or normal, or memory) may run on a lone writer's own thread. A PostgreSQL commit
+        // waits for the server (and its disk): never on a writer's thread of the cooperative pool.
         var inlineCommits = true
-        if case .sqlite(let directory, let synchronous) = engine {
+        switch engine {
+        case .sqlite(let directory, let synchronous):
             readers = ReadConnectionPool(path: directory + "/store.sqlite", busyTimeoutMilliseconds: busyTimeout)
             inlineCommits = synchronous == .off || synchronous == .normal
+        case .postgresql: inlineCommits = false
+        case .memory: break
         }
         let worker = try await StoreWorker.start(
             maximumBatch: configuration.maximumGroupCommitSize, readers: readers, inlineCommits: inlineCommits
@@ -39,6 +43,7 @@ package final class DocumentStore: Sendable {
             let storage: any StorageEngine
             switch engine {
             case .memory: storage = MemoryEngine()
+            case .postgresql(let location): storage = try PostgreSQLEngine(location)
             case .sqlite(let directory, let synchronous):
                 try StoreIdentityFile.checkDatabaseFile(in: directory, acceptingDataLoss: acceptingDataLoss)
                 storage = try SQLiteEngine(

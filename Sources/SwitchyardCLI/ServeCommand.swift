@@ -1,3 +1,4 @@
+import DocumentStore
 import Foundation
 import Messaging
 import Switchyard
@@ -60,6 +61,10 @@ struct ServeCommand: Command {
                                 The time budget of a client's mongodb-atlas read (find, count,
                                 aggregate) that sends no maxTimeMS (default: 30); past it the read fails
                                 with MaxTimeMSExpired
+          --store URL           Keep the app's data in a PostgreSQL database (postgresql://USER:PASSWORD@HOST:PORT/DB,
+                                tables in its schema 'switchyard') instead of DATA_DIR/store.sqlite; the
+                                password is never printed. Commits are as durable as the server's
+                                synchronous_commit
           --accept-data-loss    Start even when the store's files hold less than was committed (its
                                 write-ahead log or database file deleted, truncated or damaged), going on
                                 with what is left; without it such a store refuses to start
@@ -86,6 +91,14 @@ struct ServeCommand: Command {
     var importDirectory: String?
     var exportDirectory: String?
     var queryTimeLimit: Duration
+    /// `--store`: the store when not SQLite in the data directory.
+    var store: StoreConfiguration?
+
+    /// `--store` as it prints: without its password.
+    private var storeDescription: String? {
+        guard case .postgresql(let location)? = store?.engine else { return nil }
+        return "\(location)"
+    }
     /// `--watch`: the arguments the supervised server gets (these without `--watch` and `--build-command`).
     var watch: (childArguments: [String], buildCommand: String?)?
 
@@ -103,6 +116,7 @@ struct ServeCommand: Command {
             options: AppOptions.dataNames + [
                 "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
                 "--push", "--service-account", "--query-time-limit", "--mongodb-port", "--mongodb-host",
+                "--store",
             ],
             flags: ["--watch", "--accept-data-loss"], takesPositionals: false,
             usage: Self.usage)
@@ -151,6 +165,13 @@ struct ServeCommand: Command {
         } else {
             queryTimeLimit = ClientAPI.Configuration.defaultQueryTimeLimit
         }
+        if let url = parsed.value("--store") {
+            do {
+                store = try StoreConfiguration.postgresql(url: url)
+            } catch {
+                throw UsageError("--store: \(error.message)", usage: Self.usage)
+            }
+        }
         importDirectory = parsed.value("--import")
         exportDirectory = parsed.value("--export-on-exit")
         if parsed.has("--watch") {
@@ -166,6 +187,7 @@ struct ServeCommand: Command {
             child += ["--push", push.rawValue]
             if let serviceAccountFile { child += ["--service-account", serviceAccountFile] }
             if let limitText { child += ["--query-time-limit", limitText] }
+            if let url = parsed.value("--store") { child += ["--store", url] }
             // Every server exports when it stops (the last one's export is the one left); only the first imports.
             if let directory = parsed.value("--export-on-exit") { child += ["--export-on-exit", directory] }
             watch = (child, parsed.value("--build-command"))
@@ -192,7 +214,7 @@ struct ServeCommand: Command {
         let lifecycle = ServeLifecycle(
             ServeLifecycle.Configuration(
                 app: configuration, directory: app.directory, registry: CommandLineTool.registry,
-                dataDirectory: app.dataDirectory, acceptingDataLoss: app.acceptingDataLoss,
+                dataDirectory: app.dataDirectory, acceptingDataLoss: app.acceptingDataLoss, store: store,
                 options: SwitchyardApp.Options(messaging: transport), importDirectory: importDirectory,
                 exportDirectory: exportDirectory,
                 server: AppServer.Configuration(
@@ -231,7 +253,8 @@ struct ServeCommand: Command {
             log.event(
                 "imported \(summary.documents) documents in \(summary.collections.count) collections from \(directory)")
         case .serving(let server):
-            log.serving(server, dataDirectory: app.dataDirectory, push: pushDescription(server.app))
+            log.serving(
+                server, dataDirectory: app.dataDirectory, store: storeDescription, push: pushDescription(server.app))
             if server.app.hasNoDataAccessRules {
                 // Said once: without it a new app's refused client requests would be a mystery.
                 log.event(

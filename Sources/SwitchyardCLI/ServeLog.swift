@@ -8,7 +8,8 @@ import SwitchyardServer
 struct ServeLog {
     let format: ServeCommand.LogFormat
 
-    func serving(_ server: AppServer, dataDirectory: String, push: String) {
+    /// `store`: where the store is when not in the data directory, as it prints (without a password).
+    func serving(_ server: AppServer, dataDirectory: String, store: String? = nil, push: String) {
         let base = server.http.baseURL
         let tokenFile = "\(dataDirectory)/\(AdminToken.fileName)"
         let urls: KeyValuePairs<String, String> = [
@@ -20,7 +21,7 @@ struct ServeLog {
         case .text:
             Output.print(
                 """
-                serving app '\(server.appId)' (data in \(dataDirectory); Ctrl-C stops)
+                serving app '\(server.appId)' (data in \(dataDirectory)\(store.map { ", store \($0)" } ?? ""); Ctrl-C stops)
                   dashboard      \(urls[0].value)
                   client API     \(urls[1].value)
                   FCM emulator   \(urls[2].value)
@@ -32,6 +33,7 @@ struct ServeLog {
             var document = line(level: "info", message: "serving app '\(server.appId)'")
             document.append("appId", .string(server.appId))
             document.append("dataDirectory", .string(dataDirectory))
+            if let store { document.append("store", .string(store)) }
             for (name, url) in urls { document.append(name, .string(url)) }
             document.append("push", .string(push))
             // The token itself stays out of machine-read logs, which travel further than a terminal.

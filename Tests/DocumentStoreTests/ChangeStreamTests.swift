@@ -171,9 +171,9 @@ import Testing
         }
     }
 
-    @Test func preImagesSurviveRestart() async throws {
+    @Test(arguments: EngineKind.durable) func preImagesSurviveRestart(kind: EngineKind) async throws {
         let directory = TemporaryDirectory()
-        let config = configuration(.sqlite, directory: directory.path)
+        let config = try await configuration(kind, directory: directory)
         var store = try await DocumentStore.open(config)
         let app = store.database("app")
         try await app.createCollection("books", options: CreateCollectionOptions(changeStreamPreAndPostImages: true))
@@ -430,7 +430,7 @@ import Testing
         async throws
     {
         let directory = TemporaryDirectory()
-        let store = try await DocumentStore.open(configuration(kind, directory: directory.path))
+        let store = try await DocumentStore.open(try await configuration(kind, directory: directory))
         let c = store.database("app").collection("c")
         let first = try await c.watch()
         let cancelled = Task { try await next(1, from: first).count }

@@ -261,9 +261,9 @@ import Testing
         }
     }
 
-    @Test func dataSurvivesCloseAndReopen() async throws {
+    @Test(arguments: EngineKind.durable) func dataSurvivesCloseAndReopen(kind: EngineKind) async throws {
         let directory = TemporaryDirectory()
-        let config = configuration(.sqlite, directory: directory.path)
+        let config = try await configuration(kind, directory: directory)
         var store = try await DocumentStore.open(config)
         let app = store.database("app")
         try await app.createCollection("books", options: CreateCollectionOptions(changeStreamPreAndPostImages: true))

@@ -135,7 +135,7 @@ import Testing
 
     @Test(arguments: EngineKind.allCases) func aClosedStoreRefusesReads(kind: EngineKind) async throws {
         let directory = TemporaryDirectory()
-        let store = try await DocumentStore.open(configuration(kind, directory: directory.path))
+        let store = try await DocumentStore.open(try await configuration(kind, directory: directory))
         let c = store.database("app").collection("c")
         try await c.insertOne(["_id": 1])
         #expect(try await c.findOne(["_id": 1]) != nil)

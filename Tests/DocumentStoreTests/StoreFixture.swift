@@ -1,16 +1,20 @@
 import BSON
 import Foundation
+import TestSupport
 import Testing
 
 @testable import DocumentStore
 
 /// The engines every store test runs on.
 enum EngineKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case memory, sqlite
+    case memory, sqlite, postgresql
     var testDescription: String { rawValue }
+
+    /// The engines whose data outlives a store's close.
+    static let durable: [EngineKind] = [.sqlite, .postgresql]
 }
 
-/// A fresh temporary directory, removed when the test is done.
+/// A fresh temporary directory, removed when the test is done, with the PostgreSQL database named after it dropped.
 struct TemporaryDirectory: ~Copyable {
     let path: String
 
@@ -18,13 +22,29 @@ struct TemporaryDirectory: ~Copyable {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("store-tests-\(UUID().uuidString)").path
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    /// The PostgreSQL database of the test that owns this directory.
+    var database: String {
+        "t_"
+            + URL(fileURLWithPath: path).lastPathComponent.dropFirst(12).replacingOccurrences(of: "-", with: "")
+            .lowercased()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+        PostgreSQLServer.sharedIfStarted?.dropDatabase(database)
+    }
 }
 
-func configuration(_ kind: EngineKind, directory: String) -> StoreConfiguration {
+/// The configuration of a store of `kind` kept under `directory`; for PostgreSQL, in a new database (on the
+/// process's shared server) that the directory's deinit drops. Every call for one directory opens the same store.
+func configuration(_ kind: EngineKind, directory: borrowing TemporaryDirectory) async throws -> StoreConfiguration {
     switch kind {
-    case .memory: StoreConfiguration(engine: .memory)
-    case .sqlite: StoreConfiguration(engine: .sqlite(directory: directory + "/data"))
+    case .memory: return StoreConfiguration(engine: .memory)
+    case .sqlite: return StoreConfiguration(engine: .sqlite(directory: directory.path + "/data"))
+    case .postgresql:
+        let database = directory.database
+        let url = try await offPool { try PostgreSQLServer.shared().database(database) }
+        return try .postgresql(url: url)
     }
 }
 
@@ -34,7 +54,7 @@ func withStore(
     _ body: (DocumentStore) async throws -> Void
 ) async throws {
     let directory = TemporaryDirectory()
-    var config = configuration(kind, directory: directory.path)
+    var config = try await configuration(kind, directory: directory)
     configure(&config)
     let store = try await DocumentStore.open(config)
     do {

@@ -80,7 +80,7 @@ import Testing
     /// checkpoints beside the writer would let it reach.
     @Test func aLoneWritersCommitsKeepTheWriteAheadLogBounded() async throws {
         let directory = TemporaryDirectory()
-        let store = try await DocumentStore.open(configuration(.sqlite, directory: directory.path))
+        let store = try await DocumentStore.open(try await configuration(.sqlite, directory: directory))
         let c = store.database("app").collection("c")
         for i in 0..<2_500 { try await c.insertOne(["i": .int32(Int32(i)), "text": "a lone writer's document"]) }
         #expect(try await c.countDocuments() == 2_500)

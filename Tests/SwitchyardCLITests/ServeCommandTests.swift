@@ -229,6 +229,15 @@ import Testing
                 run.stderr.contains("--query-time-limit takes seconds, more than 0 and at most 86400, not '\(bad)'"))
         }
     }
+
+    @Test func aStoreThatIsNoPostgreSQLURLIsRefusedWithoutItsPassword() throws {
+        let run = try switchyard(["serve", "--store", "mysql://app:hunter2@db.example/books"])
+        #expect(run.status == 2)
+        #expect(
+            run.stderr.contains(
+                "--store: a PostgreSQL store is a URL starting postgresql://, not mysql://app:***@db.example/books"))
+        #expect(!run.stderr.contains("hunter2"))
+    }
 }
 
 @Suite struct ServePushTests {

@@ -5,6 +5,9 @@ package struct StoreConfiguration: Sendable {
         case sqlite(directory: String, synchronous: SQLiteSynchronous = .normal)
         /// Nothing survives `close()`; for tests.
         case memory
+        /// Durable storage in a PostgreSQL database (schema `switchyard`), as durable as the server's
+        /// `synchronous_commit` makes a commit.
+        case postgresql(PostgreSQLLocation)
     }
 
     package var engine: Engine
@@ -29,6 +32,12 @@ package struct StoreConfiguration: Sendable {
     }
 
     package static let memory = StoreConfiguration(engine: .memory)
+
+    /// A store in the PostgreSQL database at `url` (`postgresql://user:password@host:port/database`).
+    /// - Throws: `StoreError.badValue` when `url` is no PostgreSQL URL.
+    package static func postgresql(url: String) throws(StoreError) -> StoreConfiguration {
+        StoreConfiguration(engine: .postgresql(try PostgreSQLLocation(url: url)))
+    }
 
     package static func sqlite(directory: String, acceptingDataLoss: Bool = false) -> StoreConfiguration {
         var configuration = StoreConfiguration(engine: .sqlite(directory: directory))

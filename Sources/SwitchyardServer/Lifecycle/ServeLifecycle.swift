@@ -32,6 +32,9 @@ package final class ServeLifecycle: Sendable {
         package var dataDirectory: String
         /// Opens a store whose files hold less than was committed, going on with what is left.
         package var acceptingDataLoss: Bool
+        /// Where the store is when not in `dataDirectory` (`serve --store postgresql://…`); the data directory
+        /// still holds the admin token and is claimed all the same.
+        package var store: StoreConfiguration?
         /// How the app is opened (its transport, trigger clock, retention); `storage` is not used, and `variables`
         /// are where reloads look up secrets.
         package var options: SwitchyardApp.Options
@@ -46,7 +49,8 @@ package final class ServeLifecycle: Sendable {
 
         package init(
             app: AppConfiguration, directory: String, registry: FunctionRegistry, dataDirectory: String,
-            acceptingDataLoss: Bool = false, options: SwitchyardApp.Options = SwitchyardApp.Options(),
+            acceptingDataLoss: Bool = false, store: StoreConfiguration? = nil,
+            options: SwitchyardApp.Options = SwitchyardApp.Options(),
             importDirectory: String? = nil, exportDirectory: String? = nil,
             server: AppServer.Configuration = AppServer.Configuration(), mongoDB: MongoDBListener? = nil
         ) {
@@ -55,6 +59,7 @@ package final class ServeLifecycle: Sendable {
             self.registry = registry
             self.dataDirectory = dataDirectory
             self.acceptingDataLoss = acceptingDataLoss
+            self.store = store
             self.options = options
             self.importDirectory = importDirectory
             self.exportDirectory = exportDirectory
@@ -120,8 +125,9 @@ package final class ServeLifecycle: Sendable {
         do {
             app = try await SwitchyardApp.open(
                 configuration: configuration.app, registry: configuration.registry,
-                store: .sqlite(
-                    directory: configuration.dataDirectory, acceptingDataLoss: configuration.acceptingDataLoss),
+                store: configuration.store
+                    ?? .sqlite(
+                        directory: configuration.dataDirectory, acceptingDataLoss: configuration.acceptingDataLoss),
                 options: configuration.options)
         } catch {
             claim.discard()

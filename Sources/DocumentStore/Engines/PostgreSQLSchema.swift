@@ -1,0 +1,42 @@
+/// The PostgreSQL engine's tables, in a schema of their own (`switchyard`) so they sit beside an application's
+/// tables in a shared database without clashing. The layout's version is the `schema` row of `metadata`.
+enum PostgreSQLSchema {
+    static let version: Int64 = 1
+
+    /// The advisory lock key the change log is appended under (`PostgreSQLEngine.appendChange`) and the schema is
+    /// created under: a fixed number, the same in every process on the database.
+    static let changeLogLock: Int64 = 7_954_723_841
+
+    /// Creates the tables when missing (without the notices of those that exist), under the advisory lock so that two processes opening one new database
+    /// together do not race on `CREATE`.
+    static func prepare(_ connection: PostgreSQLConnection) throws(StoreError) {
+        try connection.execute(
+            """
+            SET client_min_messages TO warning;
+            BEGIN;
+            SELECT pg_advisory_xact_lock(\(changeLogLock));
+            CREATE SCHEMA IF NOT EXISTS switchyard;
+            CREATE TABLE IF NOT EXISTS switchyard.collections(
+                id bigserial PRIMARY KEY, db text NOT NULL, name text NOT NULL, options bytea NOT NULL);
+            CREATE TABLE IF NOT EXISTS switchyard.indexes(
+                id bigserial PRIMARY KEY, collection bigint NOT NULL, spec bytea NOT NULL);
+            CREATE TABLE IF NOT EXISTS switchyard.documents(
+                id bigserial PRIMARY KEY, collection bigint NOT NULL, key bytea NOT NULL, body bytea NOT NULL,
+                UNIQUE (collection, key));
+            CREATE TABLE IF NOT EXISTS switchyard.index_entries(
+                idx bigint NOT NULL, key bytea NOT NULL, doc bigint NOT NULL, PRIMARY KEY (idx, key, doc));
+            CREATE TABLE IF NOT EXISTS switchyard.changes(
+                seq bigint PRIMARY KEY, wall_time bigint NOT NULL, event bytea NOT NULL);
+            CREATE TABLE IF NOT EXISTS switchyard.metadata(name text PRIMARY KEY, value bigint NOT NULL);
+            INSERT INTO switchyard.metadata(name, value) VALUES('schema', \(version)) ON CONFLICT (name) DO NOTHING;
+            COMMIT;
+            """)
+        let rows = try connection.query("SELECT value FROM switchyard.metadata WHERE name = 'schema'")
+        let found = rows.count > 0 ? rows.int64(0, 0) : 0
+        guard found == version else {
+            throw .cannotOpenStore(
+                "the PostgreSQL store at \(connection.location) has layout version \(found), this switchyard reads \(version)"
+            )
+        }
+    }
+}
