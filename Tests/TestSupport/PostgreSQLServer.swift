@@ -87,7 +87,7 @@ public final class PostgreSQLServer: Sendable {
         var lastFailure: PostgreSQLServerError?
         // A port found free can be taken before the server binds it: another one then.
         for _ in 0..<5 {
-            port = Self.freePort()
+            port = closedLoopbackPort()
             let options =
                 "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off"
                 + " -c full_page_writes=off -c max_connections=300"
@@ -172,22 +172,6 @@ public final class PostgreSQLServer: Sendable {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw PostgreSQLServerError("\(tool) failed (status \(exitStatus)): \(text)")
         }
-    }
-
-    private static func freePort() -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                _ = bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return UInt16(bigEndian: address.sin_port)
     }
 }
 
