@@ -57,7 +57,10 @@ test: deps mongowire-venv
 	Fuzz/run.sh ejson $(FUZZ_SECONDS)
 	Fuzz/run.sh bson $(FUZZ_SECONDS)
 	$(SWIFTPM) build --build-tests
-	$(SWIFTPM) test --skip-build --skip InitScaffoldBuildTests --skip HTTPSurfaceFuzzTests
+	# The store's suite on its three engines (with a PostgreSQL server of its own) runs before the rest: together
+	# on two cores, their load stretched the served tests past their time limits.
+	$(SWIFTPM) test --skip-build --filter 'DocumentStoreTests\.'
+	$(SWIFTPM) test --skip-build --skip 'DocumentStoreTests\.' --skip InitScaffoldBuildTests --skip HTTPSurfaceFuzzTests
 	# The HTTP surface fuzzer alone: its 5-second hang detector measures the server, not the rest of the suite's load.
 	SWITCHYARD_FUZZ_SECONDS=$(HTTP_FUZZ_SECONDS) $(SWIFTPM) test --skip-build --filter HTTPSurfaceFuzzTests
 	Scripts/soak.py .build/debug/switchyard --clients 8 --seconds 5 --readers 2 --bound-mb $(SOAK_BOUND_MB)

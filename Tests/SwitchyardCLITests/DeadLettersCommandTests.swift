@@ -84,11 +84,12 @@ import Testing
         while !FileManager.default.fileExists(atPath: endpoint), Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
+        #expect(FileManager.default.fileExists(atPath: endpoint), "serve printed: \(server.lines(atLeast: 0))")
         let listed = try switchyard(["dead-letters"], in: app.path)
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("\(Self.id)  sendBooksTopic  database  "))
         let redelivered = try switchyard(["redeliver", Self.id], in: app.path)
-        #expect(redelivered.status == 0, "\(redelivered.stderr)")
+        #expect(redelivered.status == 0, "\(redelivered.stderr)serve printed: \(server.lines(atLeast: 0))")
         #expect(try switchyard(["dead-letters"], in: app.path).stdout.split(separator: "\n").count == 1)
         let again = try switchyard(["redeliver", Self.id], in: app.path)
         #expect(again.status == 2)
