@@ -41,7 +41,7 @@ final class PostgreSQLEngine: StorageEngine {
         }
     }
 
-    func rollbackTransaction() { try? connection.execute("ROLLBACK") }
+    func rollbackTransaction() { _ = try? connection.execute("ROLLBACK") }
 
     /// The server checkpoints its own write-ahead log.
     var checkpointNeed: CheckpointNeed { .none }
@@ -55,8 +55,8 @@ final class PostgreSQLEngine: StorageEngine {
     func releaseSavepoint() throws(StoreError) { try connection.execute("RELEASE op") }
 
     func rollbackToSavepoint() {
-        try? connection.execute("ROLLBACK TO op")
-        try? connection.execute("RELEASE op")
+        _ = try? connection.execute("ROLLBACK TO op")
+        _ = try? connection.execute("RELEASE op")
     }
 
     func collections() throws(StoreError) -> [CollectionRecord] {
@@ -232,8 +232,8 @@ final class PostgreSQLEngine: StorageEngine {
         }
     }
 
-    /// Appends under a transaction-scoped advisory lock on a fixed key (`PostgreSQLSchema.changeLogLock`), taken in the same statement (no extra
-    /// round trip) and held until commit: of several processes appending to one database, the one holding the
+    /// Appends under a transaction-scoped advisory lock on a fixed key (`PostgreSQLSchema.changeLogLock`), taken in
+    /// the same statement (no extra round trip) and held until commit: of several processes appending to one database, the one holding the
     /// lock commits before the next appends, so sequence order is commit order and a change stream that has read
     /// sequence N never sees a smaller one commit later. The primary key on `seq` makes a sequence another
     /// process already appended fail the transaction instead of interleaving (the store numbers its changes
@@ -242,8 +242,12 @@ final class PostgreSQLEngine: StorageEngine {
         _ = try connection.query(
             """
             INSERT INTO switchyard.changes(seq, wall_time, event)
-            SELECT $1, $2, $3 FROM pg_advisory_xact_lock(7954723841)
-            """, [.int64(change.sequence), .int64(change.wallTime), .bytes(change.event)])
+            SELECT $1, $2, $3 FROM pg_advisory_xact_lock($4)
+            """,
+            [
+                .int64(change.sequence), .int64(change.wallTime), .bytes(change.event),
+                .int64(PostgreSQLSchema.changeLogLock),
+            ])
     }
 
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord] {

@@ -12,15 +12,8 @@ extension TriggerRuntime {
     /// entries, those `trigger` receives: its namespace and operation types, and its `match` (on the event as
     /// the function would get it, the current document looked up where `fullDocument` asks for it and a
     /// `match` or `project` could depend on it). Every log entry past them counts, whatever it is: beyond
-    /// the scan the number is an upper bound.
-    func pendingEvents(of trigger: DatabaseTrigger, after position: Int64, through logEnd: Int64) async throws
-        -> Int
-    {
-        try await pending(of: trigger, after: position, through: logEnd).count
-    }
-
-    /// The trigger's pending events as `pendingEvents` counts them, and the wall time of the oldest of them
-    /// (nil with none, or when none of them was read).
+    /// the scan the number is an upper bound. With the count, the wall time of the oldest of them (nil with none,
+    /// or when none of them was read).
     func pending(of trigger: DatabaseTrigger, after position: Int64, through logEnd: Int64) async throws
         -> (count: Int, oldest: Date?)
     {

@@ -44,21 +44,8 @@ package struct AdminEndpoint: Sendable {
 
     /// Every trigger's status as the server reports it (`GET /admin/v1/triggers`).
     package func triggerStatuses() async throws -> [TriggerStatus] {
-        let client = try HTTPClient()
-        let response = try await client.get(
-            url: url + "/triggers", headers: ["Authorization": "Bearer \(token)"], timeout: .seconds(10))
-        guard response.status == 200 else {
-            throw Failure(description: "\(url)/triggers answered \(response.status)")
-        }
-        let body = try ExtendedJSON.parseDocument(response.body)
-        guard case .array(let items)? = body["triggers"] else {
-            throw Failure(description: "\(url)/triggers answered without a 'triggers' list")
-        }
-        return try items.map { item in
-            guard case .document(let document) = item, let status = TriggerStatus(adminDocument: document) else {
-                throw Failure(description: "\(url)/triggers answered a trigger this version cannot read")
-            }
-            return status
+        try await list("/triggers", key: "triggers", item: "trigger", timeout: .seconds(10)) {
+            TriggerStatus(adminDocument: $0)
         }
     }
 }
@@ -71,15 +58,8 @@ extension AdminEndpoint {
         if let trigger {
             query = "?trigger=" + (trigger.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? trigger)
         }
-        let body = try await answer(try await HTTPClient().get(url: url + "/deadLetters" + query, headers: headers))
-        guard case .array(let items)? = body["deadLetters"] else {
-            throw Failure(description: "\(url)/deadLetters answered without a 'deadLetters' list")
-        }
-        return try items.map { item in
-            guard case .document(let document) = item, let letter = DeadLetter(adminDocument: document) else {
-                throw Failure(description: "\(url)/deadLetters answered a dead letter this version cannot read")
-            }
-            return letter
+        return try await list("/deadLetters" + query, key: "deadLetters", item: "dead letter") {
+            DeadLetter(adminDocument: $0)
         }
     }
 
@@ -114,6 +94,24 @@ extension AdminEndpoint {
     }
 
     private var headers: HTTPHeaders { ["Authorization": "Bearer \(token)"] }
+
+    /// The list `key` that `GET path` answers, each of its documents read by `read` (nil: one this version cannot
+    /// read, named `item` in the error).
+    private func list<Item>(
+        _ path: String, key: String, item: String, timeout: Duration = .seconds(30),
+        _ read: (BSONDocument) -> Item?
+    ) async throws -> [Item] {
+        let body = try await answer(try await HTTPClient().get(url: url + path, headers: headers, timeout: timeout))
+        guard case .array(let items)? = body[key] else {
+            throw Failure(description: "\(url)\(path) answered without a '\(key)' list")
+        }
+        return try items.map { element in
+            guard case .document(let document) = element, let read = read(document) else {
+                throw Failure(description: "\(url)\(path) answered a \(item) this version cannot read")
+            }
+            return read
+        }
+    }
 
     /// The answer's body; a `Refusal` for an error answer.
     private func answer(_ response: HTTPResponse) async throws -> BSONDocument {
