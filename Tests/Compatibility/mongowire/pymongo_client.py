@@ -236,20 +236,29 @@ def change_stream():
         assert stream.resume_token is not None
         events.insert_one({"_id": 1, "v": 1})
         events.update_one({"_id": 1}, {"$set": {"v": 2}})
-        events.delete_one({"_id": 1})
         seen = []
-        while len(seen) < 3:
-            event = stream.try_next()
-            if event is not None:
-                seen.append(event)
+
+        def take(count):
+            while len(seen) < count:
+                event = stream.try_next()
+                if event is not None:
+                    seen.append(event)
+
+        # updateLookup reads the document when the server's cursor reaches the event, so the update is read
+        # before the delete that would leave it nothing to look up.
+        take(2)
+        events.delete_one({"_id": 1})
+        take(3)
         assert [e["operationType"] for e in seen] == ["insert", "update", "delete"]
         assert seen[1]["fullDocument"] == {"_id": 1, "v": 2}
         if images:
             assert seen[1]["fullDocumentBeforeChange"] == {"_id": 1, "v": 1}
         assert seen[1]["updateDescription"]["updatedFields"] == {"v": 2}
         token = seen[0]["_id"]
-    with events.watch(resume_after=token) as stream:
-        assert next(stream)["operationType"] == "update"
+    # Resumed after the delete, the update's lookup finds nothing: MongoDB answers a null full document.
+    with events.watch(resume_after=token, full_document="updateLookup") as stream:
+        update = next(stream)
+        assert update["operationType"] == "update" and update["fullDocument"] is None
     with db.watch(max_await_time_ms=200) as stream:
         db.other.insert_one({"x": 1})
         assert next(stream)["ns"] == {"db": "wiretests", "coll": "other"}
