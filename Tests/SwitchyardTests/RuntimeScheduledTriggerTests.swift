@@ -70,7 +70,9 @@ import Testing
             let failing = Mutex(true)
             let runtime = TriggerRuntime(
                 store: store, definitions: [try scheduledTrigger("hourly", "0 * * * *")],
-                configuration: TriggerRuntimeConfiguration(clock: clock, retry: .quick(3))
+                configuration: TriggerRuntimeConfiguration(
+                    clock: clock,
+                    retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(4)))
             ) { invocation in
                 log.record(invocation)
                 if failing.withLock({ $0 }) { throw InjectedFailure() }

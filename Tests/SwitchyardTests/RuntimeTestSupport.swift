@@ -60,10 +60,12 @@ struct InjectedFailure: Error, CustomStringConvertible {
     var description: String { "injected failure" }
 }
 
-/// Retries fast enough for tests.
+/// Retries at once. A backoff that ends as it starts is due at every later look, so `awaitIdle` waits for every
+/// attempt; a backoff of a few milliseconds was still to come when `awaitIdle` looked under load, which let it
+/// return between attempts.
 extension RetryPolicy {
     static func quick(_ attempts: Int) -> RetryPolicy {
-        RetryPolicy(maxAttempts: attempts, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(4))
+        RetryPolicy(maxAttempts: attempts, initialBackoff: .zero, maxBackoff: .zero)
     }
 }
 
