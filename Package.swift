@@ -137,7 +137,9 @@ let package = Package(
             name: "TestSupport", dependencies: ["BSON", "CMicroHTTPD", "Messaging", "CLibPQ"], path: "Tests/TestSupport"
         ),
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
-        .testTarget(name: "SwitchyardCLITests", dependencies: ["BSON", "DocumentStore", "Messaging", "TestSupport"]),
+        .testTarget(
+            name: "SwitchyardCLITests",
+            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "TestSupport"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

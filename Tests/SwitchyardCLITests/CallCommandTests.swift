@@ -1,4 +1,5 @@
 import Foundation
+import Switchyard
 import TestSupport
 import Testing
 
@@ -46,10 +47,9 @@ import Testing
         let holder = try RunningSwitchyard(["logs", "--follow"], in: app.path)
         defer { holder.kill() }
         #expect(try switchyard(["call", "ping"], in: app.path).status == 0)
-        let descriptor = open("\(data)/lock", O_RDWR)
-        defer { close(descriptor) }
-        #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let writer = try DataDirectoryLock.acquire(data)
         let refused = try switchyard(["call", "ping"], in: app.path)
+        withExtendedLifetime(writer) {}
         #expect(refused.status == 1)
         #expect(
             refused.stderr
