@@ -170,6 +170,7 @@ import Testing
         try export.write(
             "auth_providers/oauth2-google.json",
             #"{"name": "oauth2-google", "type": "oauth2-google", "config": {"clientId": "c"}}"#)
+        try export.write("auth_providers/api-key.json", #"{"name": "api-key", "type": "api-key", "disabled": false}"#)
         try export.write("functions/greet/config.json", #"{"name": "greet", "private": true}"#)
         try export.write("functions/greet/source.js", "exports = (name) => `hi ${name}`;\n")
         try export.write("functions/node_modules.zip", "PK")
@@ -186,7 +187,7 @@ import Testing
         #expect(imported.definition.appId == "old-1")
         #expect(imported.definition.functions["greet"] == FunctionSettings(isPrivate: true))
         #expect(imported.functions.first { $0.name == "greet" }?.parameters == ["name"])
-        #expect(imported.definition.auth.providers == [.emailPassword, .google])
+        #expect(imported.definition.auth.providers == [.emailPassword, .apiKey, .google])
         #expect(
             imported.definition.auth.emailPassword
                 == EmailPasswordSettings(autoConfirm: true, confirmEmailURL: "https://x/confirm"))
@@ -196,7 +197,7 @@ import Testing
                 "triggers/t.json: 'maximum_throughput' left out: Switchyard runs at most 10000 of its events at once, App Services' limit without it",
                 "functions/node_modules.zip: npm dependencies left out: Swift functions cannot load them; use a Swift package or Foundation instead",
                 "auth_providers/local-userpass.json: local-userpass settings 'resetPasswordSubject' left out: Switchyard sends no email",
-                "auth_providers/oauth2-google.json: provider 'oauth2-google' is enabled in auth.providers but its logins and settings are left out: Switchyard's client API logs users in with anon-user and local-userpass",
+                "auth_providers/oauth2-google.json: provider 'oauth2-google' is enabled in auth.providers but its logins and settings are left out: Switchyard's client API logs users in with anon-user, local-userpass and api-key",
                 "auth/custom_user_data.json: 'on_user_creation_function_name: seedUser' left out: Switchyard runs no function on user creation here; an authentication trigger on CREATE does the same",
                 "services/mongodb-atlas/rules/: rules in the older layout left out: Switchyard reads them as data_sources/<service>/<database>/<collection>/rules.json; export the app again with 'appservices pull' to get that layout",
             ])

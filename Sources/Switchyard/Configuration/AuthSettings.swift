@@ -15,6 +15,12 @@ package struct AuthSettings: Sendable, Equatable {
         self.emailPassword = emailPassword
     }
 
+    /// Whether users may log in through `provider`: an app that lists no providers gets anonymous and
+    /// email/password logins, and API keys only when it lists `api-key`, as App Services asks.
+    package func enables(_ provider: AuthenticationProvider) -> Bool {
+        providers.contains(provider) || (providers.isEmpty && provider != .apiKey)
+    }
+
     /// A collection holding one document per user, found by `userIdField`, exposed as the user's custom data.
     package struct CustomUserData: Sendable, Equatable {
         package var database: String

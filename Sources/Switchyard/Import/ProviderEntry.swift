@@ -84,13 +84,15 @@ struct ProviderEntry {
                 entry.functions.append((name, "the custom function provider's login function"))
             }
             entry.leftOut.append(notServed(type))
-        case .apiKey, .customJWT, .google, .apple, .facebook:
+        case .apiKey:
+            break
+        case .customJWT, .google, .apple, .facebook:
             entry.leftOut.append(notServed(type))
         }
         return entry
     }
 
     private static func notServed(_ type: String) -> String {
-        "provider '\(type)' is enabled in auth.providers but its logins and settings are left out: Switchyard's client API logs users in with anon-user and local-userpass"
+        "provider '\(type)' is enabled in auth.providers but its logins and settings are left out: Switchyard's client API logs users in with anon-user, local-userpass and api-key"
     }
 }

@@ -2,7 +2,8 @@ import BSON
 import Switchyard
 
 /// The admin API under `/admin/v1`: what the dashboard (and scripts, with the token from `admin.token`) use to
-/// watch and steer a running app — triggers, invocations, data, users, the outbox and fault injection.
+/// watch and steer a running app — triggers, invocations, data, users and server API keys, the outbox and fault
+/// injection.
 ///
 /// Every route answers only clients on this machine (403 `Forbidden` otherwise) that send
 /// `Authorization: Bearer <token>` with the token made at start (401 `InvalidSession` otherwise). Bodies and
@@ -38,6 +39,7 @@ package struct AdminAPI: Sendable {
         addInvocationRoutes(to: &routes)
         addCollectionRoutes(to: &routes)
         addUserRoutes(to: &routes)
+        addAPIKeyRoutes(to: &routes)
         addOutboxRoutes(to: &routes)
         addFaultRoutes(to: &routes)
         addBuildRoutes(to: &routes)

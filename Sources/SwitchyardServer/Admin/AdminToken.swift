@@ -14,7 +14,7 @@ package struct AdminToken: Sendable, CustomStringConvertible {
 
     /// 32 bytes from the system's CSPRNG.
     package static func generate() -> AdminToken {
-        AdminToken(value: Cryptography.randomBytes(32).map { String(format: "%02x", $0) }.joined())
+        AdminToken(value: Cryptography.hex(Cryptography.randomBytes(32)))
     }
 
     /// Whether `candidate` is this token, in time that does not depend on where they differ.

@@ -14,6 +14,11 @@ enum Cryptography {
         return Array(bytes.prefix(count))
     }
 
+    /// `bytes` as lowercase hexadecimal, two digits a byte.
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
     static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var code = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0

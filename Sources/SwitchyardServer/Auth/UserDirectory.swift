@@ -9,7 +9,8 @@ import Switchyard
 /// - `switchyard_users`: one `UserRecord` per user;
 /// - `switchyard_credentials`: `{_id: "<lower-cased email>", userId, email, algorithm, salt, hash, iterations,
 ///   createdAt}`, never returned by any API;
-/// - `switchyard_sessions`: one `UserSession` per login.
+/// - `switchyard_sessions`: one `UserSession` per login;
+/// - `switchyard_api_keys`: one `APIKey` per key, holding its hash, never the key.
 ///
 /// Creating, logging in and deleting users fire the app's authentication triggers. The client API and the admin
 /// API share one directory (`AppServer.clientAPI.users`).
@@ -62,7 +63,7 @@ package final class UserDirectory: Sendable {
         sessionVersion = sessionCache.collection.writeVersion
     }
 
-    private var users: DocumentCollection { userCache.collection }
+    var users: DocumentCollection { userCache.collection }
     private var credentials: DocumentCollection {
         app.store.database(Self.database).collection(Self.credentialsCollection)
     }
@@ -73,6 +74,7 @@ package final class UserDirectory: Sendable {
         _ = try await sessions.createIndex(["userId": 1])
         _ = try await credentials.createIndex(["userId": 1])
         try await sessions.deleteMany(["expiresAt": ["$lt": .datetime(BSONDate(now()))]])
+        try await prepareAPIKeys()
     }
 
     // MARK: Reading and deleting (for the admin API too)
@@ -93,14 +95,15 @@ package final class UserDirectory: Sendable {
         }
     }
 
-    /// Deletes the user, their credentials and sessions (so their tokens stop working at once), then fires the
-    /// `delete` authentication triggers.
+    /// Deletes the user, their credentials, API keys and sessions (so their tokens stop working at once), then
+    /// fires the `delete` authentication triggers.
     /// - Throws: `APIError` 404 `UserNotFound` when there is no such user.
     package func delete(id: String) async throws {
         guard let record = try await user(id: id) else { throw APIError.userNotFound(id) }
         let customData = try await customData(forUser: id)
         try await revokeSessions(ofUser: id)
         try await credentials.deleteMany(["userId": .string(id)])
+        try await apiKeys.deleteMany(["userId": .string(id)])
         try await users.deleteOne(["_id": .string(id)])
         await fire(.delete, record, customData: customData)
     }
@@ -213,7 +216,7 @@ package final class UserDirectory: Sendable {
 
     // MARK: Helpers
 
-    private func fire(
+    func fire(
         _ operation: AuthEvent.OperationType, _ record: UserRecord, customData: BSONDocument, providers: [String]? = nil
     ) async {
         await app.triggers.fire(

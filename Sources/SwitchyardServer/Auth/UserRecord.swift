@@ -8,7 +8,7 @@ import Switchyard
 package struct UserRecord: Sendable, Equatable {
     /// A 24-hex ObjectId string, as App Services spells user ids.
     package var id: String
-    /// `normal` for every user the client API creates.
+    /// `normal` for the users that log in through the client API, `server` for a server API key's user.
     package var type: String
     package var identities: [FunctionUser.Identity]
     /// Provider metadata: `email` for email/password users.
@@ -67,6 +67,8 @@ package struct UserRecord: Sendable, Equatable {
 
     /// The user as functions and authentication triggers see it (`context.user`), with `customData`.
     package func functionUser(customData: BSONDocument = [:]) -> FunctionUser {
-        FunctionUser(id: id, kind: .normal, data: data, customData: customData, identities: identities)
+        FunctionUser(
+            id: id, kind: FunctionUser.Kind(rawValue: type) ?? .normal, data: data, customData: customData,
+            identities: identities)
     }
 }

@@ -2,16 +2,15 @@ import BSON
 import Switchyard
 
 extension ClientAPI {
-    /// `POST /app/{app}/auth/providers/{anon-user|local-userpass}/login`: a new anonymous user, or the user
-    /// whose `{username, password}` these are; answers `{access_token, refresh_token, user_id, device_id}`.
+    /// `POST /app/{app}/auth/providers/{anon-user|local-userpass|api-key}/login`: a new anonymous user, the user
+    /// whose `{username, password}` these are, or the user of the API key `{key}`; answers `{access_token,
+    /// refresh_token, user_id, device_id}`.
     func login(_ request: ServerRequest, provider name: String) async throws -> ServerResponse {
-        guard let provider = AuthenticationProvider(rawValue: name),
-            provider == .anonymous || provider == .emailPassword
-        else {
+        guard let provider = AuthenticationProvider(rawValue: name), Self.servedProviders.contains(provider) else {
             throw APIError(
                 status: 404, code: "AuthProviderNotFound",
                 message:
-                    "authentication via '\(name.prefix(64))' is unsupported (Switchyard serves anon-user and local-userpass)"
+                    "authentication via '\(name.prefix(64))' is unsupported (Switchyard serves anon-user, local-userpass and api-key)"
             )
         }
         try ensureEnabled(provider)
@@ -20,10 +19,14 @@ extension ClientAPI {
         }
         let body = try request.extendedJSONBody()
         let user: UserRecord
-        if provider == .anonymous {
+        switch provider {
+        case .anonymous:
             try throttle.beginAnonymousLogin(from: request.remoteAddress)
             user = try await users.createAnonymousUser()
-        } else {
+        case .apiKey:
+            guard let key = body["key"]?.stringValue else { throw APIError.missingParameter("key") }
+            user = try await users.authenticate(apiKey: key)
+        default:
             guard let email = (body["username"] ?? body["email"])?.stringValue,
                 let password = body["password"]?.stringValue
             else { throw APIError.missingParameter("username and password") }
@@ -89,10 +92,12 @@ extension ClientAPI {
         return .empty(status: 204)
     }
 
-    /// Providers are enabled by `auth.providers` in `triggers.yaml`; an app that lists none gets both.
+    /// The providers users log in with here.
+    static let servedProviders: Set<AuthenticationProvider> = [.anonymous, .emailPassword, .apiKey]
+
+    /// Providers are enabled by `auth.providers` in `triggers.yaml` (see `AuthSettings.enables`).
     func ensureEnabled(_ provider: AuthenticationProvider) throws(APIError) {
-        let enabled = app.configuration.definition.auth.providers
-        guard enabled.isEmpty || enabled.contains(provider) else {
+        guard app.configuration.definition.auth.enables(provider) else {
             throw APIError(
                 status: 404, code: "AuthProviderNotFound",
                 message:

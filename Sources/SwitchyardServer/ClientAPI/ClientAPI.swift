@@ -134,6 +134,7 @@ package final class ClientAPI: Sendable {
         api.add("POST", "/auth/session") { [self] request, _ in try await refreshSession(request) }
         api.add("DELETE", "/auth/session") { [self] request, _ in try await endSession(request) }
         api.add("DELETE", "/auth/delete") { [self] request, _ in try await deleteUser(request) }
+        addAPIKeyRoutes(to: &api)
         api.add("POST", "/app/{app}/functions/call") { [self] request, _ in try await callFunction(request) }
         api.add("GET", "/app/{app}/functions/call") { [self] request, _ in try await watch(request) }
         var routes = RouterGroup(Self.basePath)

@@ -85,7 +85,8 @@ extension ClientAPI {
     }
 
     /// Whom the function runs as: the system, the user a script function names, or the application user whose
-    /// access token (`Authorization: Bearer`), or `email` and `password` headers, the request carries.
+    /// access token (`Authorization: Bearer`), `email` and `password` headers, or `apiKey` header the request
+    /// carries.
     func caller(of request: ServerRequest, _ incoming: EndpointRequest, for endpoint: HTTPEndpoint) async throws
         -> (FunctionUser, runningAsSystem: Bool)
     {
@@ -120,17 +121,20 @@ extension ClientAPI {
                 throttle.passwordSucceeded(account: email)
                 return (record.functionUser(customData: [:]), false)
             }
-            if request.headers["apikey"] != nil {
-                throw APIError(
-                    status: 401, code: "InvalidSession",
-                    message:
-                        "API keys are not an auth provider Switchyard has: send 'Authorization: Bearer <access token>', or 'email' and 'password' headers"
-                )
+            if let key = request.headers["apikey"] {
+                guard app.configuration.definition.auth.enables(.apiKey) else {
+                    throw APIError(
+                        status: 401, code: "InvalidSession",
+                        message:
+                            "API keys log nobody in here: the api-key provider is not enabled (see auth.providers in triggers.yaml)"
+                    )
+                }
+                return (try await users.authenticate(apiKey: key).functionUser(customData: [:]), false)
             }
             throw APIError(
                 status: 401, code: "InvalidSession",
                 message:
-                    "endpoint \(endpoint.route) runs as an application user: send 'Authorization: Bearer <access token>', or 'email' and 'password' headers"
+                    "endpoint \(endpoint.route) runs as an application user: send 'Authorization: Bearer <access token>', 'email' and 'password' headers, or an 'apiKey' header"
             )
         }
     }
