@@ -203,6 +203,23 @@ import Testing
             ])
     }
 
+    /// `create_user_on_auth` makes users for custom JWT logins, which Switchyard does not serve: it says so.
+    @Test func anEndpointsCreateUserOnAuthIsNamedAsLeftOut() throws {
+        let export = try TemporaryDirectory()
+        try export.write("functions/config.json", #"[{"name": "hook", "private": false}]"#)
+        try export.write("functions/hook.js", "exports = function(request, response) {};\n")
+        try export.write(
+            "http_endpoints/config.json",
+            #"[{"route": "/hook", "http_method": "POST", "function_name": "hook", "respond_result": true, "create_user_on_auth": true}]"#
+        )
+        let imported = try AppServicesImporter.read(exportDirectory: export.path)
+        #expect(imported.definition.endpoints.map(\.route) == ["/hook"])
+        #expect(
+            imported.leftOut.map(\.description) == [
+                "http_endpoints/config.json: `/hook`'s 'create_user_on_auth' left out: it makes users for custom JWT logins, a provider Switchyard does not serve"
+            ])
+    }
+
     @Test func aFunctionNameThatIsNoSwiftIdentifierIsRegisteredAsOne() throws {
         let export = try TemporaryDirectory()
         try export.write("functions/config.json", #"[{"name": "send-push", "private": true}]"#)

@@ -199,10 +199,18 @@ extension ImportSession {
     mutating func readEndpoints() -> [HTTPEndpoint] {
         var endpoints: [HTTPEndpoint] = []
         for file in HTTPEndpoint.exportFiles where exists(file) {
-            endpoints +=
+            let read =
                 withJSON(file) { node, reader in
                     HTTPEndpoint.readSection(node, file, reader: &reader, registeredFunctions: nil)
                 } ?? []
+            for endpoint in read where endpoint.createUserOnAuth {
+                leftOut.append(
+                    ImportNote(
+                        file,
+                        "`\(endpoint.route)`'s 'create_user_on_auth' left out: it makes users for custom JWT logins, a provider Switchyard does not serve"
+                    ))
+            }
+            endpoints += read
         }
         for endpoint in endpoints {
             use(endpoint.function, kind: .callable, by: "the `\(endpoint.route)` HTTPS endpoint's function")
