@@ -178,7 +178,7 @@ import Testing
     @Test func verifyPayloadAllowsTheBodysSignatureAndRefusesOthers() async throws {
         try await Self.withApp { served in
             let body = #"{"event": "paid"}"#
-            let signature = Cryptography.hmacSHA256(key: Array(Self.secret.utf8), message: Array(body.utf8))
+            let signature = HMACSHA256.code(key: Array(Self.secret.utf8), message: Array(body.utf8))
                 .map { String(format: "%02x", $0) }.joined()
             let allowed = try await Self.send(
                 served, "POST", "/hook/signed", body: body, headers: ["Endpoint-Signature": "sha256=\(signature)"])

@@ -1,4 +1,5 @@
 import BSON
+import Messaging
 import Testing
 
 @testable import SwitchyardServer
@@ -39,7 +40,7 @@ import Testing
 
     @Test func theSignatureIsHMACSHA256OfTheSigningInput() throws {
         // RFC 4231 test case 2: HMAC-SHA-256 with key "Jefe".
-        let code = Cryptography.hmacSHA256(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
+        let code = HMACSHA256.code(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
         #expect(
             code.map { String(format: "%02x", $0) }.joined()
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")

@@ -349,7 +349,7 @@ import Testing
                 """, registered: registered)
                 == [
                     "triggers.yaml:2:92: unknown function 'alertOnCal' (did you mean 'alertOnCall'? registered: alertOnCall, sendBooksTopic)",
-                    "triggers.yaml:3:103: 'onSuspend' must name a function (leave it out for no alert)",
+                    "triggers.yaml:3:103: 'onSuspend' must name a function (leave it out for none)",
                     "triggers.yaml:4:82: 'onSuspend' is not a key of authentication triggers",
                     "triggers.yaml:5:103: 'onSuspend' must be a string",
                 ])

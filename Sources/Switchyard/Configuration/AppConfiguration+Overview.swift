@@ -11,7 +11,7 @@ extension AppConfiguration {
         let rows = triggers.map { trigger in
             [
                 trigger.name, trigger.kind.typeName, trigger.sourceDescription(now: now),
-                "-> \(trigger.function)" + (trigger.disabled ? " (disabled)" : ""),
+                "-> \(trigger.handlerName)" + (trigger.disabled ? " (disabled)" : ""),
             ]
         }
         lines += Self.aligned(rows).map { "  \($0)" }

@@ -17,15 +17,18 @@ package struct AppConfiguration: Sendable, Equatable {
     package var values: AppValues
     /// The secrets the endpoints' validation names (`secret_name`), by name.
     package var endpointSecrets: [String: Secret]
+    /// The secrets the triggers' webhooks sign with (`webhook.secret`), by name.
+    package var webhookSecrets: [String: Secret]
 
     package init(
         definition: AppDefinition, environment: AppEnvironment, values: AppValues,
-        endpointSecrets: [String: Secret] = [:]
+        endpointSecrets: [String: Secret] = [:], webhookSecrets: [String: Secret] = [:]
     ) {
         self.definition = definition
         self.environment = environment
         self.values = values
         self.endpointSecrets = endpointSecrets
+        self.webhookSecrets = webhookSecrets
     }
 
     package var triggers: [TriggerDefinition] { definition.triggers }
@@ -169,8 +172,16 @@ package struct AppConfiguration: Sendable, Equatable {
                 name, for: "endpoint \(endpoint.route): ", file: endpoint.file, location: endpoint.location)
         }
 
+        var webhookSecrets: [String: Secret] = [:]
+        for trigger in definition?.triggers ?? [] {
+            guard let name = trigger.webhook?.secretName else { continue }
+            webhookSecrets[name] = secret(
+                name, for: "trigger \(trigger.name)'s webhook: ", file: label(triggersFile), location: nil)
+        }
+
         guard errors.isEmpty, let definition else { throw ConfigurationErrors(errors) }
         return AppConfiguration(
-            definition: definition, environment: environment, values: values, endpointSecrets: endpointSecrets)
+            definition: definition, environment: environment, values: values, endpointSecrets: endpointSecrets,
+            webhookSecrets: webhookSecrets)
     }
 }

@@ -18,8 +18,14 @@ extension AppDefinition {
         for trigger in triggers {
             out.line(2, "- name: \(YAMLWriter.string(trigger.name))")
             out.field(4, "type", trigger.kind.typeName)
-            out.field(4, "function", YAMLWriter.string(trigger.function))
+            if let webhook = trigger.webhook {
+                write(webhook, to: &out)
+            } else {
+                out.field(4, "function", YAMLWriter.string(trigger.function))
+            }
             if trigger.disabled { out.field(4, "disabled", "true") }
+            if let name = trigger.onSuspend { out.field(4, "onSuspend", YAMLWriter.string(name)) }
+            if let name = trigger.onFailure { out.field(4, "onFailure", YAMLWriter.string(name)) }
             switch trigger.kind {
             case .database(let database): try write(database, to: &out)
             case .scheduled(let scheduled):
@@ -65,6 +71,21 @@ extension AppDefinition {
         writeIndexes(to: &out)
         writeEndpoints(to: &out)
         return out.text
+    }
+
+    private func write(_ webhook: TriggerWebhook, to out: inout YAMLWriter) {
+        out.line(4, "webhook:")
+        out.field(6, "url", YAMLWriter.string(webhook.url))
+        if let name = webhook.secretName { out.field(6, "secret", YAMLWriter.string(name)) }
+        if !webhook.headers.isEmpty {
+            out.line(6, "headers:")
+            for header in webhook.headers {
+                out.field(8, YAMLWriter.string(header.name), YAMLWriter.string(header.value))
+            }
+        }
+        if webhook.timeout != TriggerWebhook.defaultTimeout {
+            out.field(6, "timeout", webhook.timeout.configurationText)
+        }
     }
 
     private func write(_ settings: EmailPasswordSettings, to out: inout YAMLWriter) {

@@ -2,12 +2,17 @@
 package struct TriggerDefinition: Sendable, Equatable {
     /// Unique within the app; letters, digits, `_` and `-` (App Services' rule).
     package var name: String
-    /// The registered function the trigger calls.
+    /// The registered function the trigger calls; empty when a `webhook` takes the events instead.
     package var function: String
     package var disabled: Bool
     package var kind: Kind
     /// The callable function told when the trigger suspends (`onSuspend:`): database and scheduled triggers.
     package var onSuspend: String?
+    /// Where a database trigger posts its events instead of calling `function`.
+    package var webhook: TriggerWebhook?
+    /// The callable function run with an event whose every attempt failed (`onFailure:`), before the trigger
+    /// dead-letters it or suspends: database triggers.
+    package var onFailure: String?
 
     package enum Kind: Sendable, Equatable {
         case database(DatabaseTrigger)
@@ -24,12 +29,27 @@ package struct TriggerDefinition: Sendable, Equatable {
         }
     }
 
-    package init(name: String, function: String, disabled: Bool = false, kind: Kind, onSuspend: String? = nil) {
+    package init(
+        name: String, function: String, disabled: Bool = false, kind: Kind, onSuspend: String? = nil,
+        webhook: TriggerWebhook? = nil, onFailure: String? = nil
+    ) {
         self.name = name
         self.function = function
         self.disabled = disabled
         self.kind = kind
         self.onSuspend = onSuspend
+        self.webhook = webhook
+        self.onFailure = onFailure
+    }
+
+    /// What handles the events, as listings name it: the function, or `webhook <url>`.
+    package var handlerName: String {
+        webhook.map { "webhook \($0.url)" } ?? function
+    }
+
+    /// What handles the events, as a sentence names it: `function <name>` or `webhook <url>`.
+    package var handlerPhrase: String {
+        webhook == nil ? "function \(function)" : handlerName
     }
 
     /// App Services' naming rule for triggers: one or more ASCII letters, digits, `_` or `-`.

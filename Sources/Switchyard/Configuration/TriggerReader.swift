@@ -12,12 +12,14 @@ struct TriggerReader {
             [
                 "database", "collection", "operations", "fullDocument", "fullDocumentBeforeChange", "match", "project",
                 "ordered", "maxConcurrency", "skipCatchupEvents", "tolerateResumeErrors", "retry", "onSuspend",
+                "webhook", "onFailure",
             ]
         ),
         ("scheduled", ["schedule", "skipCatchupEvents", "onSuspend"]),
         ("authentication", ["operation", "providers"]),
     ]
     static let retryKeys = ["maxAttempts", "initialBackoff", "maxBackoff"]
+    static let webhookKeys = ["url", "secret", "headers", "timeout"]
 
     static func read(
         _ node: YAMLNode, reader: inout ConfigurationReader, registeredFunctions: Set<String>?
@@ -62,28 +64,41 @@ struct TriggerReader {
                 "trigger name '\(name)' may only contain letters, digits, '_' and '-'", at: nameNode)
         }
         let nameNode = require("name")
-        let functionNode = require("function")
-        let function = functionNode.flatMap { reader.string($0, "'function'") }
-        if let function, let functionNode, let registeredFunctions {
-            AppDefinition.checkFunction(
-                function, at: functionNode.location, registered: registeredFunctions, reader: &reader)
-        }
-        let disabled = pairs["disabled"].flatMap { reader.bool($0, "'disabled'") } ?? false
         // Only where the type takes it: the key check above reports it elsewhere.
-        var onSuspend: String?
-        if let alertNode = pairs["onSuspend"], typeKeys?.contains("onSuspend") == true,
-            let alert = reader.string(alertNode, "'onSuspend'")
-        {
-            if alert.isEmpty {
-                reader.error("'onSuspend' must name a function (leave it out for no alert)", at: alertNode)
-            } else {
-                if let registeredFunctions {
-                    AppDefinition.checkFunction(
-                        alert, at: alertNode.location, registered: registeredFunctions, reader: &reader)
-                }
-                onSuspend = alert
+        let webhookNode = typeKeys?.contains("webhook") == true ? pairs["webhook"] : nil
+        let webhook = webhookNode.flatMap { Self.webhook($0, reader: &reader) }
+        var function: String?
+        if webhookNode != nil {
+            if let functionNode = pairs["function"] {
+                reader.error(
+                    "'function' and 'webhook' both take the events\(described): give one of them", at: functionNode)
+            } else if webhook != nil {
+                function = ""
+            }
+        } else {
+            let functionNode = require("function")
+            function = functionNode.flatMap { reader.string($0, "'function'") }
+            if let function, let functionNode, let registeredFunctions {
+                AppDefinition.checkFunction(
+                    function, at: functionNode.location, registered: registeredFunctions, reader: &reader)
             }
         }
+        let disabled = pairs["disabled"].flatMap { reader.bool($0, "'disabled'") } ?? false
+        // Only where the type takes them: the key check above reports them elsewhere.
+        func callable(_ key: String) -> String? {
+            guard let node = pairs[key], typeKeys?.contains(key) == true, let name = reader.string(node, "'\(key)'")
+            else { return nil }
+            guard !name.isEmpty else {
+                reader.error("'\(key)' must name a function (leave it out for none)", at: node)
+                return nil
+            }
+            if let registeredFunctions {
+                AppDefinition.checkFunction(name, at: node.location, registered: registeredFunctions, reader: &reader)
+            }
+            return name
+        }
+        let onSuspend = callable("onSuspend")
+        let onFailure = callable("onFailure")
 
         let kind: TriggerDefinition.Kind?
         switch typeName {
@@ -97,7 +112,8 @@ struct TriggerReader {
         guard let name, let nameNode, let function, let kind else { return nil }
         return TriggerReader(
             definition: TriggerDefinition(
-                name: name, function: function, disabled: disabled, kind: kind, onSuspend: onSuspend),
+                name: name, function: function, disabled: disabled, kind: kind, onSuspend: onSuspend,
+                webhook: webhook, onFailure: onFailure),
             nameLocation: nameNode.location)
     }
 
@@ -208,6 +224,67 @@ struct TriggerReader {
         guard valid, let scope else { return nil }
         trigger.scope = scope
         return trigger
+    }
+
+    /// `webhook: {url, secret?, headers?, timeout?}`.
+    private static func webhook(_ node: YAMLNode, reader: inout ConfigurationReader) -> TriggerWebhook? {
+        guard let pairs = reader.mapping(node, "'webhook'") else { return nil }
+        reader.rejectUnknownKeys(pairs, known: webhookKeys)
+        guard let urlNode = pairs["url"] else {
+            reader.error("missing required key 'url' in 'webhook'", at: node)
+            return nil
+        }
+        guard let url = reader.string(urlNode, "'webhook.url'") else { return nil }
+        let lowered = url.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.count > 8,
+            !url.contains(where: { $0.isWhitespace })
+        else {
+            reader.error("'webhook.url' must be an http:// or https:// URL, not '\(url.prefix(200))'", at: urlNode)
+            return nil
+        }
+        var webhook = TriggerWebhook(url: url)
+        var valid = true
+        if let secretNode = pairs["secret"] {
+            if let name = reader.string(secretNode, "'webhook.secret'"), !name.isEmpty {
+                webhook.secretName = name
+            } else {
+                reader.error(
+                    "'webhook.secret' must name a secret (leave it out to send unsigned requests)", at: secretNode)
+                valid = false
+            }
+        }
+        if let headersNode = pairs["headers"], let headers = reader.mapping(headersNode, "'webhook.headers'") {
+            for header in headers {
+                guard let value = reader.string(header.value, "header '\(header.key)'") else {
+                    valid = false
+                    continue
+                }
+                let reserved = [
+                    "content-type", "content-length", "host", "webhook-id", "webhook-timestamp",
+                    "webhook-signature",
+                ]
+                if reserved.contains(header.key.lowercased()) {
+                    reader.error("header '\(header.key)' is set by Switchyard itself", at: header.keyNode)
+                    valid = false
+                } else if header.key.isEmpty
+                    || header.key.contains(where: { !$0.isASCII || $0.isWhitespace || $0 == ":" })
+                    || value.contains(where: \.isNewline)
+                {
+                    reader.error("header '\(header.key.prefix(100))' is not a valid HTTP header", at: header.keyNode)
+                    valid = false
+                } else {
+                    webhook.headers.append(.init(name: header.key, value: value))
+                }
+            }
+        }
+        if let timeoutNode = pairs["timeout"] {
+            if let timeout = reader.duration(timeoutNode, "'webhook.timeout'"), timeout > .zero {
+                webhook.timeout = timeout
+            } else {
+                valid = false
+            }
+        }
+        return valid ? webhook : nil
     }
 
     /// What `ordered:` asks for: `true` (one event at a time), `false` (unordered) or `byDocumentKey`.

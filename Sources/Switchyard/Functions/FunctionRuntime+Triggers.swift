@@ -6,6 +6,21 @@ extension FunctionRuntime {
     /// failed or timed out, so the dispatcher retries: a `FunctionCallError`, or the `StoreError` (told without
     /// paths) when the store's storage failed under the function, which the dispatcher waits out.
     func runTrigger(_ invocation: TriggerInvocation) async throws {
+        do {
+            if let webhook = invocation.trigger.webhook {
+                try await post(invocation, to: webhook)
+            } else {
+                try await runTriggerFunction(invocation)
+            }
+        } catch {
+            if invocation.isLastAttempt, let handler = invocation.trigger.onFailure {
+                await runFailureHandler(handler, invocation: invocation, error: error)
+            }
+            throw error
+        }
+    }
+
+    private func runTriggerFunction(_ invocation: TriggerInvocation) async throws {
         let trigger = invocation.trigger
         let function = registry[trigger.function]
         let origin = Origin(
@@ -53,6 +68,26 @@ extension FunctionRuntime {
         if let id = suspension.failedEventId { argument.append("failedEventId", .string(id)) }
         argument.append("time", .datetime(BSONDate(suspension.time)))
         argument.append("resumesWhenStorageReturns", .bool(suspension.resumesWhenStorageReturns))
+        await runAlert(function, trigger: trigger, eventId: nil, argument: argument)
+    }
+
+    /// Runs `function`, a callable, as the system user with one argument, the event whose last attempt just
+    /// failed: `{trigger, eventId, attempts, error, event?}` (`event`, a database trigger's change event).
+    private func runFailureHandler(_ function: String, invocation: TriggerInvocation, error: any Error) async {
+        var argument: BSONDocument = [
+            "trigger": .string(invocation.trigger.name), "eventId": .string(invocation.eventId),
+            "attempts": .int64(Int64(invocation.attempt)),
+            "error": .string(loaded.scrubber.scrub(String(describing: error))),
+        ]
+        if case .database(let event) = invocation.input { argument.append("event", .document(event.raw)) }
+        await runAlert(function, trigger: invocation.trigger, eventId: invocation.eventId, argument: argument)
+    }
+
+    /// Runs the callable `function` on `argument`, recorded as a run of `trigger`; one that is missing or not
+    /// callable is recorded as failed.
+    private func runAlert(_ function: String, trigger: TriggerDefinition, eventId: String?, argument: BSONDocument)
+        async
+    {
         let body: CallableFunction
         if case .callable(let callable)? = registry[function] {
             body = callable
@@ -63,7 +98,42 @@ extension FunctionRuntime {
             }
         }
         _ = await run(
-            Origin(function: function, trigger: trigger.name), user: .system, runningAsSystem: true,
-            input: [BSON.document(argument)], body)
+            Origin(function: function, trigger: trigger.name, eventId: eventId), user: .system,
+            runningAsSystem: true, input: [BSON.document(argument)], body)
+    }
+
+    /// Posts a database trigger's event to its webhook, recorded as a run of `webhook <url>`.
+    private func post(_ invocation: TriggerInvocation, to webhook: TriggerWebhook) async throws {
+        let trigger = invocation.trigger
+        guard case .database(let event) = invocation.input else {
+            throw FunctionCallError(
+                code: .functionExecutionError,
+                message: "trigger '\(trigger.name)': only database events go to a webhook")
+        }
+        let loaded = self.loaded
+        var key: [UInt8]?
+        if let name = webhook.secretName {
+            guard let secret = loaded.webhookSecrets[name] else {
+                throw FunctionCallError(
+                    code: .functionExecutionError,
+                    message: "trigger '\(trigger.name)': the webhook's secret '\(name)' is not set")
+            }
+            key = WebhookPost.signingKey(secret.exposedValue)
+        }
+        let request = WebhookPost(
+            webhook: webhook, key: key, trigger: trigger.name, eventId: invocation.eventId,
+            attempt: invocation.attempt, body: event.raw.extendedJSONBytes(mode: .relaxed))
+        let client = services.http.client
+        let origin = Origin(
+            function: trigger.handlerName, trigger: trigger.name, eventId: invocation.eventId,
+            attempt: invocation.attempt)
+        let outcome = await run(origin, user: .system, runningAsSystem: true, loaded: loaded, input: ()) { _, _ in
+            try await request.send(with: client)
+        }
+        switch outcome {
+        case .success: return
+        case .failure(let message, _): throw FunctionCallError(code: .functionExecutionError, message: message)
+        case .timeout(let limit): throw FunctionCallError.timedOut(trigger.handlerName, after: limit)
+        }
     }
 }

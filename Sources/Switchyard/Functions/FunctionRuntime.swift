@@ -20,6 +20,8 @@ final class FunctionRuntime: Sendable {
         let scrubber: SecretScrubber
         /// The plain values (secrets left out), as data access rules see them under `%%values`.
         let ruleValues: BSONDocument
+        /// The secrets that sign the triggers' webhook requests, by name.
+        let webhookSecrets: [String: Secret]
 
         init(_ configuration: AppConfiguration) {
             definition = configuration.definition
@@ -29,7 +31,8 @@ final class FunctionRuntime: Sendable {
                 secrets: configuration.values.names.compactMap { name -> Secret? in
                     if case .secret(let secret)? = configuration.values[name] { return secret }
                     return nil
-                } + configuration.endpointSecrets.values)
+                } + configuration.endpointSecrets.values + configuration.webhookSecrets.values)
+            webhookSecrets = configuration.webhookSecrets
             var plain = BSONDocument()
             for name in configuration.values.names {
                 if case .plain(let value)? = configuration.values[name] { plain.append(name, value) }

@@ -136,13 +136,13 @@ struct DatabaseTriggerRunner: Sendable {
                 if let failure = StoreError.storageFailure(causing: error) {
                     progress.suspend(
                         TriggerSuspension(
-                            reason: "function \(definition.function) failed \(attempts) times: \(failure)",
+                            reason: "\(definition.handlerPhrase) failed \(attempts) times: \(failure)",
                             code: failure.code, failedEventId: entry.eventId, time: clock.now()))
                     throw StorageSuspended()
                 }
                 progress.suspend(
                     TriggerSuspension(
-                        reason: "function \(definition.function) failed \(attempts) times: \(error)",
+                        reason: "\(definition.handlerPhrase) failed \(attempts) times: \(error)",
                         code: (error as? StoreError)?.code, failedEventId: entry.eventId, time: clock.now()))
                 return
             case .interrupted:
@@ -202,7 +202,7 @@ struct DatabaseTriggerRunner: Sendable {
                 return true
             case .failed(let error, let attempts):
                 if let storage = StoreError.storageFailure(causing: error) {
-                    failure = ("function \(definition.function) failed \(attempts) times: \(storage)", storage)
+                    failure = ("\(definition.handlerPhrase) failed \(attempts) times: \(storage)", storage)
                     break
                 }
                 let letter = DeadLetter(

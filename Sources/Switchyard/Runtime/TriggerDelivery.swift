@@ -34,6 +34,7 @@ struct TriggerDelivery: Sendable {
         let lastAttempt = firstAttempt + max(1, retry.maxAttempts) - 1
         let handler = self.handler
         while true {
+            invocation.isLastAttempt = invocation.attempt >= lastAttempt
             let result = await stop.run { () async -> Result<Void, any Error> in
                 do {
                     try await handler(invocation)

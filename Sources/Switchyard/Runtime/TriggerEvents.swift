@@ -49,12 +49,17 @@ package struct TriggerInvocation: Sendable {
     package var eventId: String
     /// 1 for the first attempt.
     package var attempt: Int
+    /// Whether no attempt follows this one when it fails (its failure goes to the trigger's `onFailure`).
+    package var isLastAttempt: Bool
 
-    package init(trigger: TriggerDefinition, input: TriggerInput, eventId: String, attempt: Int) {
+    package init(
+        trigger: TriggerDefinition, input: TriggerInput, eventId: String, attempt: Int, isLastAttempt: Bool = false
+    ) {
         self.trigger = trigger
         self.input = input
         self.eventId = eventId
         self.attempt = attempt
+        self.isLastAttempt = isLastAttempt
     }
 }
 

@@ -39,7 +39,7 @@ extension TriggerRuntime {
             if case .database(let trigger) = definition.kind { ordering = trigger.delivery }
             statuses.append(
                 TriggerStatus(
-                    name: definition.name, type: definition.kind.typeName, function: definition.function,
+                    name: definition.name, type: definition.kind.typeName, function: definition.handlerName,
                     state: runState, ordering: ordering, lastEventId: state.lastEventId,
                     lastEventTime: state.lastEventTime, lastProcessedAt: state.lastProcessedAt,
                     lastClusterTime: state.lastClusterTime,

@@ -1,7 +1,7 @@
 import COpenSSL
 
-/// The few cryptographic primitives the auth layer needs: random bytes, HMAC-SHA256, SHA-256, PBKDF2 and a
-/// comparison whose time does not depend on where two byte strings differ.
+/// The few cryptographic primitives the auth layer needs beside Messaging's `HMACSHA256`: random bytes, SHA-256,
+/// PBKDF2 and a comparison whose time does not depend on where two byte strings differ.
 enum Cryptography {
     /// Random bytes from the system's CSPRNG (`SystemRandomNumberGenerator`: getrandom(2) on Linux, which OpenSSL's
     /// own generator is seeded from). Not from OpenSSL: the signing key and admin token made at start would set
@@ -17,19 +17,6 @@ enum Cryptography {
     /// `bytes` as lowercase hexadecimal, two digits a byte.
     static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()
-    }
-
-    static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var code = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        key.withUnsafeBufferPointer { key in
-            message.withUnsafeBufferPointer { message in
-                _ = HMAC(
-                    EVP_sha256(), key.baseAddress, Int32(key.count), message.baseAddress, message.count, &code,
-                    &length)
-            }
-        }
-        return code
     }
 
     static func sha256(_ message: [UInt8]) -> [UInt8] {

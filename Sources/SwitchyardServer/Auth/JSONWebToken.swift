@@ -1,4 +1,5 @@
 import BSON
+import Messaging
 
 /// Compact JSON Web Tokens signed with HS256 (HMAC-SHA256). Verification accepts exactly one algorithm, so a
 /// token claiming `alg: none` or any other algorithm is refused before its signature is looked at.
@@ -11,7 +12,7 @@ struct JSONWebToken {
         let signingInput =
             Base64URL.encode(header.extendedJSONBytes(mode: .relaxed)) + "."
             + Base64URL.encode(claims.extendedJSONBytes(mode: .relaxed))
-        let signature = Cryptography.hmacSHA256(key: key.bytes, message: Array(signingInput.utf8))
+        let signature = HMACSHA256.code(key: key.bytes, message: Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)
     }
 
@@ -34,7 +35,7 @@ struct JSONWebToken {
             throw TokenRejection("the token has no signature")
         }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        let expected = Cryptography.hmacSHA256(key: key.bytes, message: signingInput)
+        let expected = HMACSHA256.code(key: key.bytes, message: signingInput)
         guard Cryptography.constantTimeEquals(signature, expected) else {
             throw TokenRejection("the token's signature does not verify")
         }

@@ -1,5 +1,6 @@
 import BSON
 import Foundation
+import Messaging
 import Switchyard
 
 extension ClientAPI {
@@ -70,7 +71,7 @@ extension ClientAPI {
                 )
             }
         case .verifyPayload:
-            let expected = Cryptography.hmacSHA256(key: key, message: request.body)
+            let expected = HMACSHA256.code(key: key, message: request.body)
             guard let header = request.headers["endpoint-signature"], header.hasPrefix("sha256="),
                 let given = Self.bytes(hex: header.dropFirst(7)),
                 Cryptography.constantTimeEquals(given, expected)
