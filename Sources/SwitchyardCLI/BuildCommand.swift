@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 
 /// How `serve --watch` rebuilds the functions: by default `swift build` of the running executable's product in
 /// the package that holds the configuration, in the same build configuration; `--build-command` overrides it.
@@ -73,7 +74,7 @@ struct BuildCommand {
             let running = RunningBuild(process: process, pipe: pipe)
             Thread.detachNewThread {
                 let (process, pipe) = (running.process, running.pipe)
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                let data = pipe.fileHandleForReading.readUntilEnd()
                 process.waitUntilExit()
                 var output = String(decoding: data, as: UTF8.self)
                 let killed = process.terminationReason == .uncaughtSignal

@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 import TestSupport
 import Testing
 
@@ -143,7 +144,7 @@ import Testing
         process.standardError = errors
         try process.run()
         let stderr = ReadToEnd(errors.fileHandleForReading)
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stdout = output.fileHandleForReading.readUntilEnd()
         let run = SwitchyardRun(
             status: process.statusAfterExit() ?? SIGKILL, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr.wait(), as: UTF8.self))

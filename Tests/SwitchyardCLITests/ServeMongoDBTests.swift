@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 import TestSupport
 import Testing
 
@@ -54,7 +55,7 @@ import Testing
         process.standardError = errors
         try process.run()
         let errorText = ReadToEnd(errors.fileHandleForReading)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: output.fileHandleForReading.readUntilEnd(), as: UTF8.self)
         let status = process.statusAfterExit() ?? SIGKILL
         return SwitchyardRun(status: status, stdout: text, stderr: String(decoding: errorText.wait(), as: UTF8.self))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 import TestSupport
 import Testing
 
@@ -58,7 +59,7 @@ func switchyard(
     try input.fileHandleForWriting.close()
     // Read standard error on its own thread, so a child filling that pipe cannot block on it forever.
     let stderrData = ReadToEnd(errors.fileHandleForReading)
-    let stdout = output.fileHandleForReading.readDataToEndOfFile()
+    let stdout = output.fileHandleForReading.readUntilEnd()
     return SwitchyardRun(
         status: process.statusAfterExit() ?? SIGKILL, stdout: String(decoding: stdout, as: UTF8.self),
         stderr: String(decoding: stderrData.wait(), as: UTF8.self))
@@ -72,7 +73,7 @@ final class ReadToEnd: @unchecked Sendable {
 
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
+            data = handle.readUntilEnd()
             done.signal()
         }
     }

@@ -14,7 +14,7 @@ import Testing
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = output.fileHandleForReading.readUntilEnd()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }

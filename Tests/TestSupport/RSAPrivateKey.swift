@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 
 /// A fresh 2048-bit RSA private key in PEM, made by the openssl tool: a service account's `private_key` for tests
 /// that hand it to another process or library as a file's contents would.
@@ -10,7 +11,7 @@ public func freshRSAPrivateKeyPEM() throws -> String {
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let data = output.fileHandleForReading.readUntilEnd()
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
 }
