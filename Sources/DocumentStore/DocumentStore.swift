@@ -83,6 +83,17 @@ package final class DocumentStore: Sendable {
         try await worker.write { core throws(StoreError) in try core.dropDatabase(name) }
     }
 
+    /// Starts a multi-statement transaction once no other holds the writer (see `StoreTransaction`); `eventFields`
+    /// are added to each of its change events, `lifetime` bounds how long it may hold the writer.
+    package func startTransaction(eventFields: BSONDocument = [:], lifetime: Duration) async throws(StoreError)
+        -> StoreTransaction
+    {
+        let transaction = StoreTransaction(
+            worker: worker, writeVersions: writeVersions, eventFields: eventFields, lifetime: lifetime)
+        try await worker.startTransaction(transaction)
+        return transaction
+    }
+
     /// Watches every database.
     package func watch(_ pipeline: [BSONDocument] = [], options: ChangeStreamOptions = .init()) async throws
         -> ChangeStream

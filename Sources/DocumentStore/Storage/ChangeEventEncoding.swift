@@ -22,6 +22,16 @@ enum ChangeEventEncoding {
         return bytes
     }
 
+    /// Appends `fields` to an encoded event, after its last field.
+    static func append(_ fields: BSONDocument, to event: inout [UInt8]) throws(StoreError) {
+        let encoded = try DocumentEncoding.encode(fields)
+        event.removeLast()
+        event.append(contentsOf: encoded[4..<(encoded.count - 1)])
+        event.append(0)
+        let length = Int32(truncatingIfNeeded: event.count).littleEndian
+        event.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: 0, as: Int32.self) }
+    }
+
     /// An `insert` event, byte for byte what `encode` makes of `operationType`, `ns`, `documentKey` and
     /// `fullDocument` (the encoded document), written directly at its final size: building the fields
     /// as documents first would cost more than encoding the inserted document itself.

@@ -6,6 +6,7 @@ import socket
 import struct
 import sys
 import time
+import uuid
 
 import bson
 import pymongo
@@ -299,12 +300,157 @@ def after_crash():
         assert seen == [6, 7, 8, 9, 10, 11], seen
 
 
+def transactions():
+    """pymongo's transactions: all or nothing, the transaction reads its own writes, nobody else sees them before the
+    commit, and its change events come at the commit with its lsid and txnNumber."""
+    accounts = db.accounts
+    accounts.drop()
+    accounts.insert_many([{"_id": "ann", "balance": 100}, {"_id": "ben", "balance": 0}])
+    with accounts.watch(max_await_time_ms=100) as stream, client.start_session() as session:
+        with session.start_transaction():
+            accounts.update_one({"_id": "ann"}, {"$inc": {"balance": -30}}, session=session)
+            accounts.update_one({"_id": "ben"}, {"$inc": {"balance": 30}}, session=session)
+            accounts.insert_one({"_id": "cid", "balance": 7}, session=session)
+            assert accounts.find_one({"_id": "ann"}, session=session)["balance"] == 70
+            assert sorted(d["_id"] for d in accounts.find({}, session=session)) == ["ann", "ben", "cid"]
+            assert accounts.count_documents({"balance": {"$gt": 5}}, session=session) == 3
+            assert sorted(accounts.distinct("balance", session=session)) == [7, 30, 70]
+            # Outside the transaction: what was committed before it.
+            assert accounts.find_one({"_id": "ann"})["balance"] == 100
+            assert accounts.find_one({"_id": "cid"}) is None
+            assert stream.try_next() is None
+        assert accounts.find_one({"_id": "ann"})["balance"] == 70
+        assert accounts.find_one({"_id": "cid"})["balance"] == 7
+        seen = []
+        while len(seen) < 3:
+            event = stream.try_next()
+            if event is not None:
+                seen.append(event)
+        assert [e["operationType"] for e in seen] == ["update", "update", "insert"], seen
+        # pymongo 3.11 decodes the lsid's UUID as uuid.UUID and keeps its own as a Binary: compared as bytes.
+        def uuid_bytes(value):
+            return value.bytes if isinstance(value, uuid.UUID) else bytes(value)
+        assert all(uuid_bytes(e["lsid"]["id"]) == uuid_bytes(session.session_id["id"]) for e in seen), seen
+        assert len({e["txnNumber"] for e in seen}) == 1, seen
+        assert seen[2]["fullDocument"] == {"_id": "cid", "balance": 7}
+        # An exception inside the block aborts: none of its writes stay.
+        try:
+            with session.start_transaction():
+                accounts.insert_one({"_id": "dan", "balance": 1}, session=session)
+                accounts.update_one({"_id": "ann"}, {"$set": {"balance": 0}}, session=session)
+                raise KeyError("stop")
+        except KeyError:
+            pass
+        assert accounts.find_one({"_id": "dan"}) is None and accounts.find_one({"_id": "ann"})["balance"] == 70
+        # A failing statement aborts the whole transaction: the commit finds none.
+        session.start_transaction()
+        accounts.insert_one({"_id": "eve"}, session=session)
+        try:
+            accounts.insert_one({"_id": "ann"}, session=session)
+            raise AssertionError("the duplicate was inserted")
+        except DuplicateKeyError:
+            pass
+        try:
+            session.commit_transaction()
+            raise AssertionError("an aborted transaction committed")
+        except OperationFailure as error:
+            assert error.code == 251 and error.has_error_label("TransientTransactionError"), error.details
+        assert accounts.find_one({"_id": "eve"}) is None
+        # with_transaction: pymongo's callback form, committed once.
+        session.with_transaction(lambda s: accounts.insert_one({"_id": "fay"}, session=s))
+        assert accounts.find_one({"_id": "fay"}) is not None
+        # A transaction may create its collection by writing to it.
+        db.fresh.drop()
+        with session.start_transaction():
+            db.fresh.insert_one({"_id": 1}, session=session)
+        assert db.fresh.find_one({"_id": 1}) == {"_id": 1}
+    try:
+        with client.start_session() as other, other.start_transaction():
+            accounts.count_documents({}, session=other)
+            db.command("count", "accounts", session=other)
+            raise AssertionError("count ran in a transaction")
+    except OperationFailure as error:
+        assert error.code == 263 and error.details["codeName"] == "OperationNotSupportedInTransaction"
+
+
+def transaction_commands():
+    """The transaction commands as sent on the wire, and MongoDB's errors for the wrong ones."""
+    sock = connect(int(argument))
+    lsid = {"id": bson.Binary(b"fedcba9876543210", 4)}
+    request_ids = iter(range(1, 100))
+
+    def run(command, **fields):
+        message = dict(command, lsid=lsid, **fields)
+        message["$db"] = message.get("$db", "wiretests")
+        sock.sendall(frame(next(request_ids), message))
+        return read_reply(sock)
+
+    def txn(number):
+        return {"txnNumber": bson.int64.Int64(number), "autocommit": False}
+
+    db.wired.drop()
+    reply = run({"insert": "wired", "documents": [{"_id": 1}]}, startTransaction=True, **txn(5))
+    assert reply["ok"] == 1 and reply["n"] == 1, reply
+    assert run({"find": "wired", "filter": {}}, **txn(5))["cursor"]["firstBatch"] == [{"_id": 1}]
+    reply = run({"commitTransaction": 1, "$db": "admin"}, **txn(5))
+    assert reply["ok"] == 1, reply
+    # A commit sent again (its answer lost) is answered again.
+    assert run({"commitTransaction": 1, "$db": "admin"}, **txn(5))["ok"] == 1
+    reply = run({"insert": "wired", "documents": [{"_id": 2}]}, **txn(5))
+    assert (reply["ok"], reply["code"], reply["codeName"]) == (0, 256, "TransactionCommitted"), reply
+    reply = run({"abortTransaction": 1, "$db": "admin"}, **txn(5))
+    assert reply["code"] == 256, reply
+    reply = run({"commitTransaction": 1, "$db": "admin"}, **txn(6))
+    assert (reply["code"], reply["codeName"]) == (251, "NoSuchTransaction"), reply
+    assert reply["errorLabels"] == ["TransientTransactionError"], reply
+    reply = run({"insert": "wired", "documents": [{"_id": 3}]}, startTransaction=True, **txn(4))
+    assert (reply["code"], reply["codeName"]) == (225, "TransactionTooOld"), reply
+    reply = run({"insert": "wired", "documents": [{"_id": 3}]}, startTransaction=True, **txn(7))
+    assert reply["ok"] == 1, reply
+    assert run({"abortTransaction": 1, "$db": "admin"}, **txn(7))["ok"] == 1
+    reply = run({"abortTransaction": 1, "$db": "admin"}, **txn(7))
+    assert reply["code"] == 251, reply
+    assert db.wired.find_one({"_id": 3}) is None
+    reply = run({"insert": "wired", "documents": [{"_id": 4}]}, txnNumber=bson.int64.Int64(8), autocommit=True)
+    assert (reply["ok"], reply["codeName"]) == (0, "InvalidOptions"), reply
+    reply = run({"commitTransaction": 1, "$db": "admin"})
+    assert reply["ok"] == 0, reply
+    # A session's newer transaction ends its open older one.
+    assert run({"insert": "wired", "documents": [{"_id": 5}]}, startTransaction=True, **txn(9))["ok"] == 1
+    assert run({"insert": "wired", "documents": [{"_id": 6}]}, startTransaction=True, **txn(10))["ok"] == 1
+    assert run({"commitTransaction": 1, "$db": "admin"}, **txn(9))["code"] == 225
+    assert run({"commitTransaction": 1, "$db": "admin"}, **txn(10))["ok"] == 1
+    assert [d["_id"] for d in db.wired.find().sort("_id", 1)] == [1, 6]
+    # endSessions aborts the session's open transaction.
+    assert run({"insert": "wired", "documents": [{"_id": 7}]}, startTransaction=True, **txn(11))["ok"] == 1
+    assert run({"endSessions": [lsid], "$db": "admin"})["ok"] == 1
+    db.wired.insert_one({"_id": 8})
+    assert db.wired.find_one({"_id": 7}) is None
+    sock.close()
+
+
+def transaction_expiry():
+    """A transaction never committed holds the writer only until its lifetime limit (the server's, a second here):
+    then it is aborted, the write waiting behind it goes through, and its commit fails with NoSuchTransaction."""
+    with client.start_session() as session:
+        session.start_transaction()
+        db.expiring.insert_one({"_id": "held"}, session=session)
+        db.expiring.insert_one({"_id": "waiting"})
+        try:
+            session.commit_transaction()
+            raise AssertionError("an expired transaction committed")
+        except OperationFailure as error:
+            assert error.code == 251, error.details
+    assert [d["_id"] for d in db.expiring.find()] == ["waiting"]
+
+
 def insert_book():
     client.get_database(argument).book.insert_one({"title": "Wire Protocol Book", "author": "Driver"})
 
 
 {"crud": crud, "errors": errors, "cursors": cursors, "retry": retry, "malformed": malformed,
  "change_stream": change_stream, "history_lost": history_lost, "before_crash": before_crash,
- "after_crash": after_crash,
+ "after_crash": after_crash, "transactions": transactions, "transaction_commands": transaction_commands,
+ "transaction_expiry": transaction_expiry,
  "insert_book": insert_book}[scenario]()
 print("ok", scenario)
