@@ -35,7 +35,8 @@ package final class CommandDispatcher: Sendable {
 
     /// Every command this server answers, for listCommands.
     static let commandNames: [String] = [
-        "abortTransaction", "aggregate", "buildInfo", "commitTransaction", "connectionStatus", "count", "create",
+        "abortTransaction", "aggregate", "buildInfo", "collMod", "commitTransaction", "connectionStatus", "count",
+        "create",
         "createIndexes", "dbStats", "delete",
         "distinct", "drop", "dropDatabase", "dropIndexes", "endSessions", "explain", "find", "findAndModify",
         "getCmdLineOpts", "getLog", "getMore", "getParameter", "hello", "hostInfo", "insert", "isMaster",
@@ -77,6 +78,7 @@ package final class CommandDispatcher: Sendable {
         case "distinct": return try await distinct(arguments, database: database)
         case "explain": return try await explain(arguments, database: database)
         case "create": return try await create(arguments, database: database)
+        case "collMod": return try await collMod(arguments, database: database)
         case "drop": return try await drop(arguments, database: database)
         case "dropDatabase": return try await dropDatabase(arguments, database: database)
         case "renameCollection": return try await renameCollection(arguments, database: database)

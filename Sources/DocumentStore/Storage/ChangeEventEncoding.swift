@@ -129,6 +129,15 @@ enum ChangeEventEncoding {
     }
 
     /// Writes the times into an event from `encode`.
+    /// The `clusterTime` that `stamp` wrote.
+    static func clusterTime(of event: [UInt8]) -> BSONTimestamp {
+        let value = event.withUnsafeBytes {
+            UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: clusterTimeOffset, as: UInt64.self))
+        }
+        return BSONTimestamp(
+            time: UInt32(truncatingIfNeeded: value >> 32), increment: UInt32(truncatingIfNeeded: value))
+    }
+
     static func stamp(_ event: inout [UInt8], clusterTime: BSONTimestamp, wallTime: Int64) {
         let timestamp = (UInt64(clusterTime.time) << 32 | UInt64(clusterTime.increment)).littleEndian
         event.withUnsafeMutableBytes { bytes in

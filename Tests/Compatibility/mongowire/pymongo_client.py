@@ -444,6 +444,56 @@ def transaction_expiry():
     assert [d["_id"] for d in db.expiring.find()] == ["waiting"]
 
 
+def collmod():
+    """collMod turns pre- and post-images on and off; a stream started at an operation time begins with the event
+    of that time."""
+    notes = db.notes
+    notes.drop()
+    notes.insert_one({"_id": 1, "v": 0})
+    assert db.command("collMod", "notes", changeStreamPreAndPostImages={"enabled": True})["ok"] == 1
+    for attempt, (bad, code) in enumerate([({"validator": {"v": {"$type": "int"}}}, 72), ({"bogus": 1}, 40415)]):
+        try:
+            db.command("collMod", "notes", **bad)
+            raise AssertionError("collMod took %s" % bad)
+        except OperationFailure as error:
+            assert error.code == code, error.details
+    try:
+        db.command("collMod", "no_such_collection", changeStreamPreAndPostImages={"enabled": True})
+        raise AssertionError("collMod of a missing collection succeeded")
+    except OperationFailure as error:
+        assert error.code == 26, error.details
+    with notes.watch(max_await_time_ms=100) as stream:
+        notes.update_one({"_id": 1}, {"$set": {"v": 1}})
+        db.command("collMod", "notes", changeStreamPreAndPostImages={"enabled": False})
+        notes.update_one({"_id": 1}, {"$set": {"v": 2}})
+        notes.update_one({"_id": 1}, {"$set": {"v": 3}})
+        seen = []
+        while len(seen) < 3:
+            event = stream.try_next()
+            if event is not None:
+                seen.append(event)
+    if pymongo.version_tuple[0] >= 4:
+        with notes.watch(resume_after=seen[0]["_id"], full_document_before_change="whenAvailable",
+                         max_await_time_ms=100) as stream:
+            assert next(stream)["fullDocumentBeforeChange"] is None
+        before = seen[0]["_id"]
+        notes.database.command("collMod", "notes", changeStreamPreAndPostImages={"enabled": True})
+        notes.update_one({"_id": 1}, {"$set": {"v": 4}})
+        with notes.watch(resume_after=before, full_document_before_change="whenAvailable") as stream:
+            images = [next(stream).get("fullDocumentBeforeChange") for _ in range(3)]
+        assert images == [None, None, {"_id": 1, "v": 3}], images
+    # startAtOperationTime: the second update's clusterTime starts the stream at that update.
+    with notes.watch(start_at_operation_time=seen[1]["clusterTime"], max_await_time_ms=100) as stream:
+        assert next(stream)["updateDescription"]["updatedFields"] == {"v": 2}
+        assert next(stream)["updateDescription"]["updatedFields"] == {"v": 3}
+    try:
+        both = {"startAtOperationTime": seen[1]["clusterTime"], "resumeAfter": seen[0]["_id"]}
+        db.command("aggregate", "notes", pipeline=[{"$changeStream": both}], cursor={})
+        raise AssertionError("two resume options were accepted")
+    except OperationFailure as error:
+        assert error.code == 40674, error.details
+
+
 def insert_book():
     client.get_database(argument).book.insert_one({"title": "Wire Protocol Book", "author": "Driver"})
 
@@ -451,6 +501,6 @@ def insert_book():
 {"crud": crud, "errors": errors, "cursors": cursors, "retry": retry, "malformed": malformed,
  "change_stream": change_stream, "history_lost": history_lost, "before_crash": before_crash,
  "after_crash": after_crash, "transactions": transactions, "transaction_commands": transaction_commands,
- "transaction_expiry": transaction_expiry,
+ "transaction_expiry": transaction_expiry, "collmod": collmod,
  "insert_book": insert_book}[scenario]()
 print("ok", scenario)
