@@ -94,6 +94,9 @@ package final class DocumentStore: Sendable {
         return transaction
     }
 
+    /// Whether the calling task runs in one of this store's transactions (`StoreTransaction.run`).
+    package var isInTransaction: Bool { StoreTransaction.current?.worker === worker }
+
     /// Watches every database.
     package func watch(_ pipeline: [BSONDocument] = [], options: ChangeStreamOptions = .init()) async throws
         -> ChangeStream

@@ -5,7 +5,7 @@ import Testing
 /// pymongo against a wire server on a free port: Debian's 3.11 (which shakes hands with OP_QUERY) and PyPI's 4.x
 /// (OP_MSG, zlib compression), each through the same scenarios.
 @Suite(.timeLimit(.minutes(5))) struct PyMongoTests {
-    static let scenarios = ["crud", "errors", "cursors", "change_stream", "transactions", "collmod"]
+    static let scenarios = ["crud", "errors", "cursors", "change_stream", "transactions", "collmod", "pipeline_writes"]
 
     @Test(arguments: scenarios) func debianPyMongo(scenario: String) async throws {
         try await WireTestServer.with { server in

@@ -494,6 +494,61 @@ def collmod():
         assert error.code == 40674, error.details
 
 
+def pipeline_writes():
+    """Pipeline-style updates (update_one/update_many/find_one_and_update with a list of stages) and $out/$merge."""
+    scores = db.scores
+    scores.drop()
+    scores.insert_many([{"_id": 1, "a": 2, "b": 3, "old": True}, {"_id": 2, "a": 5, "b": 1, "old": True}])
+    with scores.watch(max_await_time_ms=100) as stream:
+        result = scores.update_many({}, [{"$set": {"sum": {"$add": ["$a", "$b"]}}}, {"$unset": "old"}])
+        assert (result.matched_count, result.modified_count) == (2, 2)
+        assert list(scores.find().sort("_id", 1)) == [{"_id": 1, "a": 2, "b": 3, "sum": 5},
+                                                     {"_id": 2, "a": 5, "b": 1, "sum": 6}]
+        event = stream.next()
+        assert event["operationType"] == "update", event
+        assert event["updateDescription"]["updatedFields"] == {"sum": 5}, event
+        assert event["updateDescription"]["removedFields"] == ["old"], event
+    assert scores.update_one({"_id": 1}, [{"$set": {"a": 2}}]).modified_count == 0
+    # Inside a transaction the statement joins it instead of waiting for the writer the transaction holds.
+    with client.start_session() as session, session.start_transaction():
+        scores.update_one({"_id": 1}, [{"$set": {"t": True}}], session=session)
+        scores.update_one({"_id": 1}, [{"$unset": "t"}], session=session)
+        assert "t" not in scores.find_one({"_id": 1}, session=session)
+    result = scores.update_one({"_id": 3}, [{"$set": {"a": {"$literal": 9}}}], upsert=True)
+    assert result.upserted_id == 3 and scores.find_one({"_id": 3}) == {"_id": 3, "a": 9}
+    after = scores.find_one_and_update({"_id": 2}, [{"$set": {"a": {"$multiply": ["$a", 10]}}}],
+                                       projection={"a": 1}, return_document=pymongo.ReturnDocument.AFTER)
+    assert after == {"_id": 2, "a": 50}, after
+    try:
+        scores.update_one({"_id": 1}, [{"$match": {"a": 1}}])
+        raise AssertionError("$match was accepted in an update")
+    except OperationFailure as error:
+        assert error.code == 72, error.details
+    try:
+        scores.update_one({"_id": 1}, [{"$set": {"_id": 10}}])
+        raise AssertionError("the _id was changed")
+    except OperationFailure as error:
+        assert error.code == 66, error.details
+    # $out replaces the target's documents with the pipeline's output.
+    db.totals.drop()
+    db.totals.insert_one({"_id": "stale"})
+    assert list(scores.aggregate([{"$match": {"sum": {"$exists": True}}}, {"$project": {"sum": 1}},
+                                  {"$out": "totals"}])) == []
+    assert list(db.totals.find().sort("_id", 1)) == [{"_id": 1, "sum": 5}, {"_id": 2, "sum": 6}]
+    # $merge: matched documents merged, new ones inserted.
+    scores.aggregate([{"$project": {"a": 1}}, {"$merge": {"into": "totals", "whenMatched": "merge"}}])
+    assert list(db.totals.find().sort("_id", 1)) == [
+        {"_id": 1, "sum": 5, "a": 2}, {"_id": 2, "sum": 6, "a": 50}, {"_id": 3, "a": 9}]
+    scores.aggregate([{"$project": {"b": 1}}, {"$merge": {"into": {"db": "wiretests", "coll": "totals"},
+                                                          "whenMatched": "replace", "whenNotMatched": "discard"}}])
+    assert db.totals.find_one({"_id": 1}) == {"_id": 1, "b": 3}
+    try:
+        scores.aggregate([{"$merge": "totals"}, {"$match": {}}])
+        raise AssertionError("$merge in the middle was accepted")
+    except OperationFailure as error:
+        assert error.code == 40601, error.details
+
+
 def insert_book():
     client.get_database(argument).book.insert_one({"title": "Wire Protocol Book", "author": "Driver"})
 
@@ -501,6 +556,6 @@ def insert_book():
 {"crud": crud, "errors": errors, "cursors": cursors, "retry": retry, "malformed": malformed,
  "change_stream": change_stream, "history_lost": history_lost, "before_crash": before_crash,
  "after_crash": after_crash, "transactions": transactions, "transaction_commands": transaction_commands,
- "transaction_expiry": transaction_expiry, "collmod": collmod,
+ "transaction_expiry": transaction_expiry, "collmod": collmod, "pipeline_writes": pipeline_writes,
  "insert_book": insert_book}[scenario]()
 print("ok", scenario)
