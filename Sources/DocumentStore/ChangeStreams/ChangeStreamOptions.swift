@@ -34,8 +34,10 @@ public struct ChangeStreamOptions: Sendable {
 
     public init(
         fullDocument: FullDocument = .default, fullDocumentBeforeChange: FullDocumentBeforeChange = .off,
-        resumeAfter: ResumeToken? = nil, startAfter: ResumeToken? = nil, batchSize: Int = 256
+        resumeAfter: ResumeToken? = nil, startAfter: ResumeToken? = nil, startAtOperationTime: BSONTimestamp? = nil,
+        batchSize: Int = 256
     ) {
+        self.startAtOperationTime = startAtOperationTime
         self.fullDocument = fullDocument
         self.fullDocumentBeforeChange = fullDocumentBeforeChange
         self.resumeAfter = resumeAfter
