@@ -83,6 +83,20 @@ package final class DocumentStore: Sendable {
         try await worker.write { core throws(StoreError) in try core.dropDatabase(name) }
     }
 
+    /// Starts a multi-statement transaction once no other holds the writer (see `StoreTransaction`); `eventFields`
+    /// are added to each of its change events, `lifetime` bounds how long it may hold the writer.
+    package func startTransaction(eventFields: BSONDocument = [:], lifetime: Duration) async throws(StoreError)
+        -> StoreTransaction
+    {
+        let transaction = StoreTransaction(
+            worker: worker, writeVersions: writeVersions, eventFields: eventFields, lifetime: lifetime)
+        try await worker.startTransaction(transaction)
+        return transaction
+    }
+
+    /// Whether the calling task runs in one of this store's transactions (`StoreTransaction.run`).
+    package var isInTransaction: Bool { StoreTransaction.current?.worker === worker }
+
     /// Watches every database.
     package func watch(_ pipeline: [BSONDocument] = [], options: ChangeStreamOptions = .init()) async throws
         -> ChangeStream

@@ -15,6 +15,40 @@ extension CommandDispatcher {
         return CommandReply.ok()
     }
 
+    /// collMod: `changeStreamPreAndPostImages` turns image recording on or off; the store keeps no validators, TTL
+    /// or hidden indexes, so those options are refused rather than ignored.
+    func collMod(_ arguments: CommandArguments, database: String) async throws -> BSONDocument {
+        let collection = try collection(arguments, database: database)
+        var images: Bool?
+        for (key, value) in arguments.command where key != arguments.name && !key.hasPrefix("$") {
+            switch key {
+            case "changeStreamPreAndPostImages":
+                guard let enabled = value.documentValue?["enabled"]?.boolValue else {
+                    throw StoreError(
+                        code: .typeMismatch,
+                        message: "BSON field 'collMod.changeStreamPreAndPostImages' takes {enabled: <bool>}")
+                }
+                images = enabled
+            case "validator", "validationLevel", "validationAction", "index", "expireAfterSeconds", "viewOn",
+                "pipeline", "timeseries", "clusteredIndex":
+                throw StoreError(
+                    code: .invalidOptions,
+                    message: "collMod's '\(key)' is not supported by Switchyard: its store has no validators, views, "
+                        + "TTL or hidden indexes")
+            case "lsid", "txnNumber", "writeConcern", "comment", "maxTimeMS", "apiVersion", "apiStrict",
+                "apiDeprecationErrors", "readPreference":
+                continue
+            default:
+                throw StoreError(code: 40415, message: "BSON field 'collMod.\(key)' is an unknown field.")
+            }
+        }
+        if let images { try await collection.setChangeStreamPreAndPostImages(images) }
+        guard try await store.database(database).listCollectionNames().contains(collection.name) else {
+            throw StoreError(code: .namespaceNotFound, message: "ns does not exist: \(collection.namespace)")
+        }
+        return CommandReply.ok()
+    }
+
     func drop(_ arguments: CommandArguments, database: String) async throws -> BSONDocument {
         let collection = try collection(arguments, database: database)
         let indexes = (try? await collection.listIndexes())?.count ?? 0

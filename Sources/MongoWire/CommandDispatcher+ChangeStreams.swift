@@ -33,13 +33,19 @@ extension CommandDispatcher {
                     throw StoreError(code: .typeMismatch, message: "$changeStream.\(key) takes a boolean")
                 }
             case "startAtOperationTime":
-                throw StoreError(
-                    code: .invalidOptions,
-                    message:
-                        "startAtOperationTime is not supported by Switchyard; resume with resumeAfter or startAfter")
+                guard case .timestamp(let time) = value else {
+                    throw StoreError(
+                        code: .typeMismatch, message: "$changeStream.startAtOperationTime takes a timestamp")
+                }
+                options.startAtOperationTime = time
             default:
                 throw StoreError(code: 40415, message: "BSON field '$changeStream.\(key)' is an unknown field.")
             }
+        }
+        let starts = ["resumeAfter", "startAfter", "startAtOperationTime"].filter { specification[$0] != nil }
+        guard starts.count <= 1 else {
+            throw StoreError(
+                code: 40674, message: "Only one type of resume option is allowed, but multiple were found: \(starts)")
         }
         let rest = Array(pipeline.dropFirst())
         let stream: ChangeStream

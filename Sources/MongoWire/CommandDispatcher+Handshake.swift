@@ -107,10 +107,12 @@ extension CommandDispatcher {
         return CommandReply.ok(["totalLinesWritten": .int32(0), "log": []])
     }
 
-    func endSessions(_ arguments: CommandArguments) -> BSONDocument {
+    func endSessions(_ arguments: CommandArguments) async -> BSONDocument {
         if case .array(let sessions)? = arguments.command[arguments.name] {
             for session in sessions {
-                if let id = session.documentValue?["id"] { retryableWrites.forget(session: id) }
+                guard let id = session.documentValue?["id"] else { continue }
+                retryableWrites.forget(session: id)
+                await transactions.end(session: id)
             }
         }
         return CommandReply.ok()

@@ -142,10 +142,11 @@ extension CommandDispatcher {
                 code: 73,
                 message: "{aggregate: 1} is answered only for $changeStream; name a collection to aggregate")
         }
-        for stage in pipeline where stage.keys.first == "$out" || stage.keys.first == "$merge" {
-            throw StoreError(
-                code: .illegalOperation,
-                message: "\(stage.keys.first!) is not supported by Switchyard's MongoDB server yet")
+        for (index, stage) in pipeline.enumerated() where stage.keys.first == "$out" || stage.keys.first == "$merge" {
+            guard index == pipeline.count - 1 else {
+                throw StoreError(
+                    code: 40601, message: "\(stage.keys.first!) can only be the final stage in the pipeline")
+            }
         }
         let collection = store.database(database).collection(collectionName)
         try await checkHint(arguments.command["hint"], on: collection)
@@ -153,7 +154,11 @@ extension CommandDispatcher {
         if let variables = try arguments.document("let") {
             stages = stages.map { Self.substitute(variables, in: $0, expression: $0.keys.first != "$match") }
         }
-        let documents = try await collection.aggregate(stages, maxTime: try arguments.maxTime())
+        let writes = ["$out", "$merge"].contains(stages.last?.keys.first ?? "")
+        let documents =
+            writes
+            ? try await aggregateInto(stages, from: collection, database: database, maxTime: try arguments.maxTime())
+            : try await collection.aggregate(stages, maxTime: try arguments.maxTime())
         return try firstBatch(
             documents, namespace: collection.namespace.description, batchSize: try batchSize(arguments),
             singleBatch: false, client: client)

@@ -48,8 +48,8 @@ extension CommandDispatcher {
         for (index, statement) in statements.enumerated() {
             do {
                 let result = try await runUpdate(statement, on: collection)
-                matched += result.matchedCount
-                modified += result.modifiedCount
+                matched += result.matched
+                modified += result.modified
                 if let id = result.upsertedId {
                     upserted.append(["index": .int32(Int32(index)), "_id": id])
                 }
@@ -69,7 +69,9 @@ extension CommandDispatcher {
         return CommandReply.ok(reply)
     }
 
-    private func runUpdate(_ statement: BSONDocument, on collection: DocumentCollection) async throws -> UpdateResult {
+    private func runUpdate(_ statement: BSONDocument, on collection: DocumentCollection) async throws
+        -> StatementResult
+    {
         let arguments = CommandArguments(statement)
         let filter = try arguments.document("q") ?? [:]
         let upsert = arguments.bool("upsert")
@@ -78,21 +80,23 @@ extension CommandDispatcher {
         try await checkHint(statement["hint"], on: collection)
         switch statement["u"] {
         case .document(let update)?:
+            let result: UpdateResult
             if update.keys.first?.hasPrefix("$") == true {
-                return multi
+                result =
+                    multi
                     ? try await collection.updateMany(filter, update, upsert: upsert, arrayFilters: arrayFilters)
                     : try await collection.updateOne(filter, update, upsert: upsert, arrayFilters: arrayFilters)
+            } else {
+                guard !multi else {
+                    throw StoreError(
+                        code: .failedToParse, message: "multi update is not supported for replacement-style update")
+                }
+                result = try await collection.replaceOne(filter, update, upsert: upsert)
             }
-            guard !multi else {
-                throw StoreError(
-                    code: .failedToParse, message: "multi update is not supported for replacement-style update")
-            }
-            return try await collection.replaceOne(filter, update, upsert: upsert)
-        case .array?:
-            throw StoreError(
-                code: .illegalOperation,
-                message:
-                    "pipeline-style updates are not supported by Switchyard's MongoDB server yet; use update operators")
+            return StatementResult(
+                matched: result.matchedCount, modified: result.modifiedCount, upsertedId: result.upsertedId)
+        case .array(let stages)?:
+            return try await pipelineUpdate(filter, stages, upsert: upsert, multi: multi, on: collection)
         default:
             throw StoreError(code: .failedToParse, message: "BSON field 'update.updates.u' is missing or not an object")
         }
@@ -153,12 +157,10 @@ extension CommandDispatcher {
             ])
         }
         guard case .document(let update)? = arguments.command["update"] else {
-            if case .array? = arguments.command["update"] {
-                throw StoreError(
-                    code: .illegalOperation,
-                    message:
-                        "pipeline-style updates are not supported by Switchyard's MongoDB server yet; use update operators"
-                )
+            if case .array(let stages)? = arguments.command["update"] {
+                return try await pipelineFindAndModify(
+                    filter, stages, sort: sort, projection: projection, upsert: upsert, returnNew: returnNew,
+                    on: collection)
             }
             throw StoreError(code: .failedToParse, message: "Either an update or remove=true must be specified")
         }

@@ -12,6 +12,7 @@ package final class CommandDispatcher: Sendable {
     let host: String
     let cursors = CursorRegistry()
     let retryableWrites = RetryableWrites()
+    let transactions: WireTransactions
     /// Identifies this server's run in `topologyVersion`, new at every start.
     let processId = ObjectId()
     let startTime = Date()
@@ -21,10 +22,11 @@ package final class CommandDispatcher: Sendable {
     /// The connection bound, for serverStatus's `available`.
     let maximumConnections: Int
 
-    init(store: DocumentStore, host: String, maximumConnections: Int) {
+    init(store: DocumentStore, host: String, maximumConnections: Int, transactionLifetime: Duration) {
         self.store = store
         self.host = host
         self.maximumConnections = maximumConnections
+        self.transactions = WireTransactions(lifetime: transactionLifetime)
     }
 
     func close() {
@@ -33,7 +35,9 @@ package final class CommandDispatcher: Sendable {
 
     /// Every command this server answers, for listCommands.
     static let commandNames: [String] = [
-        "aggregate", "buildInfo", "connectionStatus", "count", "create", "createIndexes", "dbStats", "delete",
+        "abortTransaction", "aggregate", "buildInfo", "collMod", "commitTransaction", "connectionStatus", "count",
+        "create",
+        "createIndexes", "dbStats", "delete",
         "distinct", "drop", "dropDatabase", "dropIndexes", "endSessions", "explain", "find", "findAndModify",
         "getCmdLineOpts", "getLog", "getMore", "getParameter", "hello", "hostInfo", "insert", "isMaster",
         "killCursors", "killSessions", "listCollections", "listCommands", "listDatabases", "listIndexes", "ping",
@@ -58,7 +62,9 @@ package final class CommandDispatcher: Sendable {
         case "listCommands": return Self.listCommands()
         case "getLog": return Self.getLog(arguments)
         case "whatsmyuri": return CommandReply.ok(["you": .string(client.peer)])
-        case "endSessions", "killSessions": return endSessions(arguments)
+        case "endSessions", "killSessions": return await endSessions(arguments)
+        case "commitTransaction", "abortTransaction":
+            throw StoreError(code: .invalidOptions, message: "\(name) must be run within a transaction")
         case "killAllSessions", "refreshSessions": return CommandReply.ok()
         case "insert": return try await insert(arguments, database: database)
         case "update": return try await update(arguments, database: database)
@@ -72,6 +78,7 @@ package final class CommandDispatcher: Sendable {
         case "distinct": return try await distinct(arguments, database: database)
         case "explain": return try await explain(arguments, database: database)
         case "create": return try await create(arguments, database: database)
+        case "collMod": return try await collMod(arguments, database: database)
         case "drop": return try await drop(arguments, database: database)
         case "dropDatabase": return try await dropDatabase(arguments, database: database)
         case "renameCollection": return try await renameCollection(arguments, database: database)
@@ -92,9 +99,7 @@ package final class CommandDispatcher: Sendable {
     package func run(_ request: WireRequest, client: ClientConnection) async -> BSONDocument {
         let arguments = CommandArguments(request.command)
         if request.command["startTransaction"] != nil || request.command["autocommit"] != nil {
-            return CommandReply.error(
-                code: .illegalOperation,
-                message: "transactions are not supported by Switchyard's MongoDB server; write without a transaction")
+            return await runInTransaction(request, arguments, client: client)
         }
         let session = request.command["lsid"]?.documentValue?["id"]
         let txnNumber = request.command["txnNumber"]?.int64Value
@@ -105,11 +110,19 @@ package final class CommandDispatcher: Sendable {
         {
             return reply
         }
-        let reply: BSONDocument
+        let reply = await answer(arguments, database: request.database, client: client)
+        if let (session, txnNumber) = retryable, reply["ok"] == .double(1) {
+            retryableWrites.record(session: session, txnNumber: txnNumber, reply: reply)
+        }
+        return reply
+    }
+
+    /// The command's reply, its failure as MongoDB's error reply.
+    func answer(_ arguments: CommandArguments, database: String, client: ClientConnection) async -> BSONDocument {
         do {
-            guard let answer = try await handle(arguments.name, arguments, database: request.database, client: client)
+            guard let answer = try await handle(arguments.name, arguments, database: database, client: client)
             else { return CommandReply.error(code: 59, message: "no such command: '\(arguments.name)'") }
-            reply = answer
+            return answer
         } catch let error as StoreError {
             return CommandReply.error(error)
         } catch let error as WireError {
@@ -117,10 +130,6 @@ package final class CommandDispatcher: Sendable {
         } catch {
             return CommandReply.error(code: 1, message: "\(error)")
         }
-        if let (session, txnNumber) = retryable {
-            retryableWrites.record(session: session, txnNumber: txnNumber, reply: reply)
-        }
-        return reply
     }
 
     func collection(_ arguments: CommandArguments, database: String) throws(StoreError) -> DocumentCollection {

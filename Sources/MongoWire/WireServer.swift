@@ -24,11 +24,15 @@ package final class WireServer: Sendable {
         package var port: UInt16
         package var maximumConnections: Int
         package var maximumConnectionsPerPeer: Int
+        /// How long a transaction may hold the store's writer before it is aborted (MongoDB's
+        /// `transactionLifetimeLimitSeconds`, 60 s).
+        package var transactionLifetime: Duration
 
         package init(
             host: String = "127.0.0.1", port: UInt16 = 27017, maximumConnections: Int = 256,
-            maximumConnectionsPerPeer: Int = 200
+            maximumConnectionsPerPeer: Int = 200, transactionLifetime: Duration = .seconds(60)
         ) {
+            self.transactionLifetime = transactionLifetime
             self.host = host
             self.port = port
             self.maximumConnections = maximumConnections
@@ -78,7 +82,8 @@ package final class WireServer: Sendable {
         let listener = try ListeningSocket(host: configuration.host, port: configuration.port)
         let dispatcher = CommandDispatcher(
             store: store, host: "\(Self.shown(configuration.host)):\(listener.port)",
-            maximumConnections: configuration.maximumConnections)
+            maximumConnections: configuration.maximumConnections, transactionLifetime: configuration.transactionLifetime
+        )
         let server = WireServer(listener: listener, dispatcher: dispatcher, configuration: configuration)
         server.threads.enter()
         let thread = Thread { [server] in

@@ -5,7 +5,7 @@ import Testing
 /// pymongo against a wire server on a free port: Debian's 3.11 (which shakes hands with OP_QUERY) and PyPI's 4.x
 /// (OP_MSG, zlib compression), each through the same scenarios.
 @Suite(.timeLimit(.minutes(5))) struct PyMongoTests {
-    static let scenarios = ["crud", "errors", "cursors", "change_stream"]
+    static let scenarios = ["crud", "errors", "cursors", "change_stream", "transactions", "collmod", "pipeline_writes"]
 
     @Test(arguments: scenarios) func debianPyMongo(scenario: String) async throws {
         try await WireTestServer.with { server in
@@ -35,6 +35,22 @@ import Testing
         try await WireTestServer.with { server in
             try await PyMongo.run(PyMongo.debian, server.uri, "malformed", String(server.port))
             #expect(server.server.connectionCount <= 1)
+        }
+    }
+
+    /// The transaction commands as a driver sends them, with MongoDB's errors for commits and aborts out of turn.
+    @Test func transactionCommandsOnTheWire() async throws {
+        try await WireTestServer.with { server in
+            try await PyMongo.run(PyMongo.debian, server.uri, "transaction_commands", String(server.port))
+            #expect(try await server.store.database("wiretests").collection("wired").countDocuments() == 3)
+        }
+    }
+
+    /// A transaction never committed is aborted at the server's lifetime limit, freeing the writer for the write
+    /// that waited behind it.
+    @Test func transactionOutlivingItsLimitIsAborted() async throws {
+        try await WireTestServer.with(transactionLifetime: .seconds(1)) { server in
+            try await PyMongo.run(try await PyMongo.pypi(), server.uri, "transaction_expiry")
         }
     }
 

@@ -12,19 +12,23 @@ struct WireTestServer {
     var uri: String { server.connectionString }
     var port: UInt16 { server.port }
 
-    static func start(retention: ChangeLogRetention = .init()) async throws -> WireTestServer {
+    static func start(retention: ChangeLogRetention = .init(), transactionLifetime: Duration = .seconds(60))
+        async throws -> WireTestServer
+    {
         let directory = try TemporaryDirectory(prefix: "mongowire")
         let store = try await DocumentStore.open(
             StoreConfiguration(engine: .sqlite(directory: directory.path + "/data"), changeLogRetention: retention))
-        let server = try WireServer.start(store: store, configuration: .init(port: 0))
+        let server = try WireServer.start(
+            store: store, configuration: .init(port: 0, transactionLifetime: transactionLifetime))
         return WireTestServer(directory: directory, store: store, server: server)
     }
 
     /// Runs `body` with a server started for it, stopped afterwards whether `body` threw or not.
     static func with(
-        retention: ChangeLogRetention = .init(), _ body: (WireTestServer) async throws -> Void
+        retention: ChangeLogRetention = .init(), transactionLifetime: Duration = .seconds(60),
+        _ body: (WireTestServer) async throws -> Void
     ) async throws {
-        let server = try await start(retention: retention)
+        let server = try await start(retention: retention, transactionLifetime: transactionLifetime)
         do {
             try await body(server)
         } catch {

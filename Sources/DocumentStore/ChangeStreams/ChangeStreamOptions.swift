@@ -1,3 +1,5 @@
+import BSON
+
 /// How a change stream starts and what its events carry (MongoDB's `watch` options).
 public struct ChangeStreamOptions: Sendable {
     /// `fullDocument` for update events.
@@ -24,13 +26,18 @@ public struct ChangeStreamOptions: Sendable {
     public var resumeAfter: ResumeToken?
     /// Like `resumeAfter`, but also accepts an `invalidate` event's token.
     public var startAfter: ResumeToken?
+    /// Start with the first event whose `clusterTime` is at or after this one (MongoDB's
+    /// `startAtOperationTime`); ignored when a token is given.
+    public var startAtOperationTime: BSONTimestamp?
     /// How many log entries a stream reads from the store at a time.
     public var batchSize: Int
 
     public init(
         fullDocument: FullDocument = .default, fullDocumentBeforeChange: FullDocumentBeforeChange = .off,
-        resumeAfter: ResumeToken? = nil, startAfter: ResumeToken? = nil, batchSize: Int = 256
+        resumeAfter: ResumeToken? = nil, startAfter: ResumeToken? = nil, startAtOperationTime: BSONTimestamp? = nil,
+        batchSize: Int = 256
     ) {
+        self.startAtOperationTime = startAtOperationTime
         self.fullDocument = fullDocument
         self.fullDocumentBeforeChange = fullDocumentBeforeChange
         self.resumeAfter = resumeAfter

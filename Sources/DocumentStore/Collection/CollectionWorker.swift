@@ -16,6 +16,7 @@ struct CollectionWorker: Sendable {
         -> T
     {
         defer { store.writeVersions.advance(namespace) }
+        StoreTransaction.current?.wrote(namespace)
         guard let access else { return try await store.worker.write(body) }
         return try await store.worker.write { core throws(StoreError) in
             core.access = access

@@ -355,6 +355,16 @@ public struct DocumentCollection: Sendable {
         return database.collection(newName)
     }
 
+    /// Whether later writes record pre- and post-images for change streams (MongoDB's `collMod` with
+    /// `changeStreamPreAndPostImages`); fails with NamespaceNotFound when the collection does not exist.
+    package func setChangeStreamPreAndPostImages(_ enabled: Bool) async throws {
+        try refuseUnderAccess("collMod")
+        let namespace = self.namespace
+        try await worker.write { core throws(StoreError) in
+            try core.setChangeStreamPreAndPostImages(namespace, enabled: enabled)
+        }
+    }
+
     /// Drops the collection with its indexes (a `drop` event); false when it did not exist.
     @discardableResult
     public func drop() async throws -> Bool {

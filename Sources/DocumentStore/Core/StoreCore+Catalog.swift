@@ -14,6 +14,16 @@ extension StoreCore {
         }
     }
 
+    /// Turns the recording of pre- and post-images on or off (MongoDB's `collMod`); later writes follow it.
+    func setChangeStreamPreAndPostImages(_ namespace: Namespace, enabled: Bool) throws(StoreError) {
+        guard var state = collection(namespace) else {
+            throw .namespaceNotFound("ns does not exist: \(namespace)")
+        }
+        state.record.options["changeStreamPreAndPostImages"] = enabled ? ["enabled": true] : nil
+        try engine.updateCollection(state.record)
+        catalog[namespace] = state
+    }
+
     /// Drops the collection and logs a `drop` event; false when there was no such collection.
     @discardableResult
     func dropCollection(_ namespace: Namespace) throws(StoreError) -> Bool {

@@ -56,6 +56,8 @@ final class StoreCore {
     /// The access the running write is held to, set for the length of one write: every document it inserts,
     /// replaces or removes is authorized inside the transaction, so a refusal rolls the whole write back.
     var access: (any DocumentAccess)?
+    /// Fields every change event of the open multi-statement transaction carries (`StoreTransaction.eventFields`).
+    var transactionFields: BSONDocument?
     /// The entries this transaction appended to the change log, for the streams once it commits.
     private(set) var appendedChanges: [CommittedChange] = []
 
@@ -172,6 +174,12 @@ final class StoreCore {
     /// describes an insert's event for the streams that read it from memory.
     func appendChange(encoded event: [UInt8], insert: CommittedChange.Insert? = nil) throws(StoreError) {
         var event = event
+        var insert = insert
+        if let transactionFields {
+            try ChangeEventEncoding.append(transactionFields, to: &event)
+            // The streams decode the stored entry, which has the transaction's fields, instead.
+            insert = nil
+        }
         let now = Self.now()
         clusterTime =
             now.seconds > clusterTime.time

@@ -132,7 +132,7 @@ extension StoreView {
             }
         default: break
         }
-        for key in ["ns", "to", "documentKey", "updateDescription"] {
+        for key in ["ns", "to", "documentKey", "updateDescription", "lsid", "txnNumber"] {
             if let value = stored[key] { event.append(key, value) }
         }
         if [.update, .replace, .delete].contains(type) {

@@ -30,6 +30,9 @@ final class StoreWorker: @unchecked Sendable {
     private var reads: [(StoreCore) -> Void] = []
     private var writes: [any QueuedWrite] = []
     private var closeRequests: [() -> Void] = []
+    /// Multi-statement transactions waiting for the writer, and the one holding it (see `StoreTransaction`).
+    private var transactions: [StoreTransaction] = []
+    private var activeTransaction: StoreTransaction?
     /// A lone writer's commit found the write-ahead log large: the thread checkpoints when it wakes.
     private var checkpointRequested = false
     private var isClosed = false
@@ -109,7 +112,22 @@ final class StoreWorker: @unchecked Sendable {
             if lastBatchSize == 1 { spinUntilWorkArrives() }
             condition.lock()
             if lastBatchSize > 1 { gatherWriters(lastBatchSize, for: lastCommit) }
-            while reads.isEmpty && writes.isEmpty && closeRequests.isEmpty && !checkpointRequested { condition.wait() }
+            while reads.isEmpty && writes.isEmpty && closeRequests.isEmpty && !checkpointRequested
+                && transactions.isEmpty
+            {
+                condition.wait()
+            }
+            if closeRequests.isEmpty, !transactions.isEmpty {
+                let transaction = transactions.removeFirst()
+                activeTransaction = transaction
+                condition.unlock()
+                coreLock.lock()
+                serve(transaction, core: core)
+                coreLock.unlock()
+                condition.withLock { activeTransaction = nil }
+                lastBatchSize = 0
+                continue
+            }
             checkpointRequested = false
             let batchReads = reads
             reads.removeAll()
@@ -201,6 +219,56 @@ final class StoreWorker: @unchecked Sendable {
         }
         Self.resume(jobs)
         if core.needsPruning { prune(core) }
+    }
+
+    /// Holds the core for a multi-statement transaction: runs its jobs in one engine transaction until it commits,
+    /// aborts or outlives its lifetime; every other write, and every read that needs this thread, waits.
+    private func serve(_ transaction: StoreTransaction, core: StoreCore) {
+        let saved = core.snapshot
+        let generation = core.catalogGeneration
+        do {
+            try core.engine.beginTransaction()
+        } catch {
+            transaction.begun(error)
+            return
+        }
+        core.transactionFields = transaction.eventFields
+        transaction.begun(nil)
+        while true {
+            switch transaction.nextStep() {
+            case .job(let job): job(core)
+            case .commit:
+                core.transactionFields = nil
+                let error = commitTransaction(core, restoring: saved, catalogGeneration: generation)
+                transaction.ended(committed: true, error: error)
+                if error == nil, core.needsPruning { prune(core) }
+                return
+            case .abort:
+                core.transactionFields = nil
+                core.engine.rollbackTransaction()
+                core.restore(saved)
+                transaction.ended(committed: false, error: nil)
+                return
+            }
+        }
+    }
+
+    /// Starts a multi-statement transaction once the writer is free (see `StoreTransaction`).
+    func startTransaction(_ transaction: StoreTransaction) async throws(StoreError) {
+        try await transaction.awaitStart {
+            condition.lock()
+            defer { condition.unlock() }
+            guard !isClosed && closeRequests.isEmpty else { return false }
+            transactions.append(transaction)
+            condition.signal()
+            return true
+        }
+    }
+
+    /// The transaction the calling task runs in, when it is one of this store's.
+    private var callersTransaction: StoreTransaction? {
+        guard let transaction = StoreTransaction.current, transaction.worker === self else { return nil }
+        return transaction
     }
 
     /// Commits the open transaction and hands its change-log entries to the streams; on failure, undoes
@@ -328,6 +396,9 @@ final class StoreWorker: @unchecked Sendable {
     nonisolated(nonsending) func query<T: Sendable>(
         deferringTransaction: Bool = false, _ body: @escaping @Sendable (StoreView) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
+        if let transaction = callersTransaction {
+            return try await transaction.perform { core throws(StoreError) in try body(core.view) }
+        }
         if let readers,
             let result = try readers.read(catalog: catalog, deferringTransaction: deferringTransaction, body)
         {
@@ -340,6 +411,7 @@ final class StoreWorker: @unchecked Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T) async throws(StoreError)
         -> T
     {
+        if let transaction = callersTransaction { return try await transaction.perform(body) }
         let result: Result<T, StoreError> = await withUnsafeContinuation { continuation in
             let job: (StoreCore) -> Void = { core in
                 continuation.resume(returning: Result { () throws(StoreError) in try body(core) })
@@ -353,6 +425,12 @@ final class StoreWorker: @unchecked Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T) async throws(StoreError)
         -> T
     {
+        if let transaction = callersTransaction {
+            // A failing statement undoes only itself; whether the transaction goes on is its owner's choice.
+            return try await transaction.perform { core throws(StoreError) in
+                try core.withSavepoint { () throws(StoreError) in try body(core) }
+            }
+        }
         if inlineCommits, let result = commitInline(body) { return try result.get() }
         let result: Result<T, StoreError> = await withUnsafeContinuation { continuation in
             let write = PendingWrite(body: body, continuation: continuation)
@@ -371,7 +449,12 @@ final class StoreWorker: @unchecked Sendable {
                 return
             }
             closeRequests.append { continuation.resume() }
+            // Transactions never started are refused; the one holding the writer is rolled back.
+            let refused = transactions
+            transactions.removeAll()
+            activeTransaction?.requestAbort()
             condition.signal()
+            for transaction in refused { transaction.begun(Self.closedError) }
             condition.unlock()
         }
     }

@@ -22,6 +22,16 @@ enum ChangeEventEncoding {
         return bytes
     }
 
+    /// Appends `fields` to an encoded event, after its last field.
+    static func append(_ fields: BSONDocument, to event: inout [UInt8]) throws(StoreError) {
+        let encoded = try DocumentEncoding.encode(fields)
+        event.removeLast()
+        event.append(contentsOf: encoded[4..<(encoded.count - 1)])
+        event.append(0)
+        let length = Int32(truncatingIfNeeded: event.count).littleEndian
+        event.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: 0, as: Int32.self) }
+    }
+
     /// An `insert` event, byte for byte what `encode` makes of `operationType`, `ns`, `documentKey` and
     /// `fullDocument` (the encoded document), written directly at its final size: building the fields
     /// as documents first would cost more than encoding the inserted document itself.
@@ -119,6 +129,15 @@ enum ChangeEventEncoding {
     }
 
     /// Writes the times into an event from `encode`.
+    /// The `clusterTime` that `stamp` wrote.
+    static func clusterTime(of event: [UInt8]) -> BSONTimestamp {
+        let value = event.withUnsafeBytes {
+            UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: clusterTimeOffset, as: UInt64.self))
+        }
+        return BSONTimestamp(
+            time: UInt32(truncatingIfNeeded: value >> 32), increment: UInt32(truncatingIfNeeded: value))
+    }
+
     static func stamp(_ event: inout [UInt8], clusterTime: BSONTimestamp, wallTime: Int64) {
         let timestamp = (UInt64(clusterTime.time) << 32 | UInt64(clusterTime.increment)).littleEndian
         event.withUnsafeMutableBytes { bytes in

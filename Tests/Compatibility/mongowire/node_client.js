@@ -1,5 +1,5 @@
 // Node.js's MongoDB driver (Debian's node-mongodb) against Switchyard's wire protocol: CRUD, a duplicate key's
-// error shape, a cursor read through getMore. Prints "ok node" when every assertion held.
+// error shape, a cursor read through getMore, transactions. Prints "ok node" when every assertion held.
 const assert = require('assert');
 const { MongoClient } = require('mongodb');
 
@@ -34,6 +34,22 @@ async function main() {
   assert.strictEqual(grouped[0].c, 10);
   const names = (await db.listCollections().toArray()).map((c) => c.name);
   assert.ok(names.includes('books'));
+  // A transaction: all or nothing, its writes read inside and unseen outside until the commit.
+  const ledger = db.collection('ledger');
+  await ledger.deleteMany({});
+  const session = client.startSession();
+  await session.withTransaction(async () => {
+    await ledger.insertOne({ _id: 1, amount: 5 }, { session });
+    await ledger.updateOne({ _id: 1 }, { $inc: { amount: 1 } }, { session });
+    assert.strictEqual((await ledger.findOne({ _id: 1 }, { session })).amount, 6);
+    assert.strictEqual(await ledger.findOne({ _id: 1 }), null);
+  });
+  assert.strictEqual((await ledger.findOne({ _id: 1 })).amount, 6);
+  session.startTransaction();
+  await ledger.insertOne({ _id: 2 }, { session });
+  await session.abortTransaction();
+  assert.strictEqual(await ledger.findOne({ _id: 2 }), null);
+  session.endSession();
   await client.close();
   console.log('ok node');
 }

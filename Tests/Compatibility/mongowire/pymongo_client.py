@@ -6,6 +6,7 @@ import socket
 import struct
 import sys
 import time
+import uuid
 
 import bson
 import pymongo
@@ -308,12 +309,262 @@ def after_crash():
         assert seen == [6, 7, 8, 9, 10, 11], seen
 
 
+def transactions():
+    """pymongo's transactions: all or nothing, the transaction reads its own writes, nobody else sees them before the
+    commit, and its change events come at the commit with its lsid and txnNumber."""
+    accounts = db.accounts
+    accounts.drop()
+    accounts.insert_many([{"_id": "ann", "balance": 100}, {"_id": "ben", "balance": 0}])
+    with accounts.watch(max_await_time_ms=100) as stream, client.start_session() as session:
+        with session.start_transaction():
+            accounts.update_one({"_id": "ann"}, {"$inc": {"balance": -30}}, session=session)
+            accounts.update_one({"_id": "ben"}, {"$inc": {"balance": 30}}, session=session)
+            accounts.insert_one({"_id": "cid", "balance": 7}, session=session)
+            assert accounts.find_one({"_id": "ann"}, session=session)["balance"] == 70
+            assert sorted(d["_id"] for d in accounts.find({}, session=session)) == ["ann", "ben", "cid"]
+            assert accounts.count_documents({"balance": {"$gt": 5}}, session=session) == 3
+            assert sorted(accounts.distinct("balance", session=session)) == [7, 30, 70]
+            # Outside the transaction: what was committed before it.
+            assert accounts.find_one({"_id": "ann"})["balance"] == 100
+            assert accounts.find_one({"_id": "cid"}) is None
+            assert stream.try_next() is None
+        assert accounts.find_one({"_id": "ann"})["balance"] == 70
+        assert accounts.find_one({"_id": "cid"})["balance"] == 7
+        seen = []
+        while len(seen) < 3:
+            event = stream.try_next()
+            if event is not None:
+                seen.append(event)
+        assert [e["operationType"] for e in seen] == ["update", "update", "insert"], seen
+        # pymongo 3.11 decodes the lsid's UUID as uuid.UUID and keeps its own as a Binary: compared as bytes.
+        def uuid_bytes(value):
+            return value.bytes if isinstance(value, uuid.UUID) else bytes(value)
+        assert all(uuid_bytes(e["lsid"]["id"]) == uuid_bytes(session.session_id["id"]) for e in seen), seen
+        assert len({e["txnNumber"] for e in seen}) == 1, seen
+        assert seen[2]["fullDocument"] == {"_id": "cid", "balance": 7}
+        # An exception inside the block aborts: none of its writes stay.
+        try:
+            with session.start_transaction():
+                accounts.insert_one({"_id": "dan", "balance": 1}, session=session)
+                accounts.update_one({"_id": "ann"}, {"$set": {"balance": 0}}, session=session)
+                raise KeyError("stop")
+        except KeyError:
+            pass
+        assert accounts.find_one({"_id": "dan"}) is None and accounts.find_one({"_id": "ann"})["balance"] == 70
+        # A failing statement aborts the whole transaction: the commit finds none.
+        session.start_transaction()
+        accounts.insert_one({"_id": "eve"}, session=session)
+        try:
+            accounts.insert_one({"_id": "ann"}, session=session)
+            raise AssertionError("the duplicate was inserted")
+        except DuplicateKeyError:
+            pass
+        try:
+            session.commit_transaction()
+            raise AssertionError("an aborted transaction committed")
+        except OperationFailure as error:
+            assert error.code == 251 and error.has_error_label("TransientTransactionError"), error.details
+        assert accounts.find_one({"_id": "eve"}) is None
+        # with_transaction: pymongo's callback form, committed once.
+        session.with_transaction(lambda s: accounts.insert_one({"_id": "fay"}, session=s))
+        assert accounts.find_one({"_id": "fay"}) is not None
+        # A transaction may create its collection by writing to it.
+        db.fresh.drop()
+        with session.start_transaction():
+            db.fresh.insert_one({"_id": 1}, session=session)
+        assert db.fresh.find_one({"_id": 1}) == {"_id": 1}
+    try:
+        with client.start_session() as other, other.start_transaction():
+            accounts.count_documents({}, session=other)
+            db.command("count", "accounts", session=other)
+            raise AssertionError("count ran in a transaction")
+    except OperationFailure as error:
+        assert error.code == 263 and error.details["codeName"] == "OperationNotSupportedInTransaction"
+
+
+def transaction_commands():
+    """The transaction commands as sent on the wire, and MongoDB's errors for the wrong ones."""
+    sock = connect(int(argument))
+    lsid = {"id": bson.Binary(b"fedcba9876543210", 4)}
+    request_ids = iter(range(1, 100))
+
+    def run(command, **fields):
+        message = dict(command, lsid=lsid, **fields)
+        message["$db"] = message.get("$db", "wiretests")
+        sock.sendall(frame(next(request_ids), message))
+        return read_reply(sock)
+
+    def txn(number):
+        return {"txnNumber": bson.int64.Int64(number), "autocommit": False}
+
+    db.wired.drop()
+    reply = run({"insert": "wired", "documents": [{"_id": 1}]}, startTransaction=True, **txn(5))
+    assert reply["ok"] == 1 and reply["n"] == 1, reply
+    assert run({"find": "wired", "filter": {}}, **txn(5))["cursor"]["firstBatch"] == [{"_id": 1}]
+    reply = run({"commitTransaction": 1, "$db": "admin"}, **txn(5))
+    assert reply["ok"] == 1, reply
+    # A commit sent again (its answer lost) is answered again.
+    assert run({"commitTransaction": 1, "$db": "admin"}, **txn(5))["ok"] == 1
+    reply = run({"insert": "wired", "documents": [{"_id": 2}]}, **txn(5))
+    assert (reply["ok"], reply["code"], reply["codeName"]) == (0, 256, "TransactionCommitted"), reply
+    reply = run({"abortTransaction": 1, "$db": "admin"}, **txn(5))
+    assert reply["code"] == 256, reply
+    reply = run({"commitTransaction": 1, "$db": "admin"}, **txn(6))
+    assert (reply["code"], reply["codeName"]) == (251, "NoSuchTransaction"), reply
+    assert reply["errorLabels"] == ["TransientTransactionError"], reply
+    reply = run({"insert": "wired", "documents": [{"_id": 3}]}, startTransaction=True, **txn(4))
+    assert (reply["code"], reply["codeName"]) == (225, "TransactionTooOld"), reply
+    reply = run({"insert": "wired", "documents": [{"_id": 3}]}, startTransaction=True, **txn(7))
+    assert reply["ok"] == 1, reply
+    assert run({"abortTransaction": 1, "$db": "admin"}, **txn(7))["ok"] == 1
+    reply = run({"abortTransaction": 1, "$db": "admin"}, **txn(7))
+    assert reply["code"] == 251, reply
+    assert db.wired.find_one({"_id": 3}) is None
+    reply = run({"insert": "wired", "documents": [{"_id": 4}]}, txnNumber=bson.int64.Int64(8), autocommit=True)
+    assert (reply["ok"], reply["codeName"]) == (0, "InvalidOptions"), reply
+    reply = run({"commitTransaction": 1, "$db": "admin"})
+    assert reply["ok"] == 0, reply
+    # A session's newer transaction ends its open older one.
+    assert run({"insert": "wired", "documents": [{"_id": 5}]}, startTransaction=True, **txn(9))["ok"] == 1
+    assert run({"insert": "wired", "documents": [{"_id": 6}]}, startTransaction=True, **txn(10))["ok"] == 1
+    assert run({"commitTransaction": 1, "$db": "admin"}, **txn(9))["code"] == 225
+    assert run({"commitTransaction": 1, "$db": "admin"}, **txn(10))["ok"] == 1
+    assert [d["_id"] for d in db.wired.find().sort("_id", 1)] == [1, 6]
+    # endSessions aborts the session's open transaction.
+    assert run({"insert": "wired", "documents": [{"_id": 7}]}, startTransaction=True, **txn(11))["ok"] == 1
+    assert run({"endSessions": [lsid], "$db": "admin"})["ok"] == 1
+    db.wired.insert_one({"_id": 8})
+    assert db.wired.find_one({"_id": 7}) is None
+    sock.close()
+
+
+def transaction_expiry():
+    """A transaction never committed holds the writer only until its lifetime limit (the server's, a second here):
+    then it is aborted, the write waiting behind it goes through, and its commit fails with NoSuchTransaction."""
+    with client.start_session() as session:
+        session.start_transaction()
+        db.expiring.insert_one({"_id": "held"}, session=session)
+        db.expiring.insert_one({"_id": "waiting"})
+        try:
+            session.commit_transaction()
+            raise AssertionError("an expired transaction committed")
+        except OperationFailure as error:
+            assert error.code == 251, error.details
+    assert [d["_id"] for d in db.expiring.find()] == ["waiting"]
+
+
+def collmod():
+    """collMod turns pre- and post-images on and off; a stream started at an operation time begins with the event
+    of that time."""
+    notes = db.notes
+    notes.drop()
+    notes.insert_one({"_id": 1, "v": 0})
+    assert db.command("collMod", "notes", changeStreamPreAndPostImages={"enabled": True})["ok"] == 1
+    for attempt, (bad, code) in enumerate([({"validator": {"v": {"$type": "int"}}}, 72), ({"bogus": 1}, 40415)]):
+        try:
+            db.command("collMod", "notes", **bad)
+            raise AssertionError("collMod took %s" % bad)
+        except OperationFailure as error:
+            assert error.code == code, error.details
+    try:
+        db.command("collMod", "no_such_collection", changeStreamPreAndPostImages={"enabled": True})
+        raise AssertionError("collMod of a missing collection succeeded")
+    except OperationFailure as error:
+        assert error.code == 26, error.details
+    with notes.watch(max_await_time_ms=100) as stream:
+        notes.update_one({"_id": 1}, {"$set": {"v": 1}})
+        db.command("collMod", "notes", changeStreamPreAndPostImages={"enabled": False})
+        notes.update_one({"_id": 1}, {"$set": {"v": 2}})
+        notes.update_one({"_id": 1}, {"$set": {"v": 3}})
+        seen = []
+        while len(seen) < 3:
+            event = stream.try_next()
+            if event is not None:
+                seen.append(event)
+    if pymongo.version_tuple[0] >= 4:
+        with notes.watch(resume_after=seen[0]["_id"], full_document_before_change="whenAvailable",
+                         max_await_time_ms=100) as stream:
+            assert next(stream)["fullDocumentBeforeChange"] is None
+        before = seen[0]["_id"]
+        notes.database.command("collMod", "notes", changeStreamPreAndPostImages={"enabled": True})
+        notes.update_one({"_id": 1}, {"$set": {"v": 4}})
+        with notes.watch(resume_after=before, full_document_before_change="whenAvailable") as stream:
+            images = [next(stream).get("fullDocumentBeforeChange") for _ in range(3)]
+        assert images == [None, None, {"_id": 1, "v": 3}], images
+    # startAtOperationTime: the second update's clusterTime starts the stream at that update.
+    with notes.watch(start_at_operation_time=seen[1]["clusterTime"], max_await_time_ms=100) as stream:
+        assert next(stream)["updateDescription"]["updatedFields"] == {"v": 2}
+        assert next(stream)["updateDescription"]["updatedFields"] == {"v": 3}
+    try:
+        both = {"startAtOperationTime": seen[1]["clusterTime"], "resumeAfter": seen[0]["_id"]}
+        db.command("aggregate", "notes", pipeline=[{"$changeStream": both}], cursor={})
+        raise AssertionError("two resume options were accepted")
+    except OperationFailure as error:
+        assert error.code == 40674, error.details
+
+
+def pipeline_writes():
+    """Pipeline-style updates (update_one/update_many/find_one_and_update with a list of stages) and $out/$merge."""
+    scores = db.scores
+    scores.drop()
+    scores.insert_many([{"_id": 1, "a": 2, "b": 3, "old": True}, {"_id": 2, "a": 5, "b": 1, "old": True}])
+    with scores.watch(max_await_time_ms=100) as stream:
+        result = scores.update_many({}, [{"$set": {"sum": {"$add": ["$a", "$b"]}}}, {"$unset": "old"}])
+        assert (result.matched_count, result.modified_count) == (2, 2)
+        assert list(scores.find().sort("_id", 1)) == [{"_id": 1, "a": 2, "b": 3, "sum": 5},
+                                                     {"_id": 2, "a": 5, "b": 1, "sum": 6}]
+        event = stream.next()
+        assert event["operationType"] == "update", event
+        assert event["updateDescription"]["updatedFields"] == {"sum": 5}, event
+        assert event["updateDescription"]["removedFields"] == ["old"], event
+    assert scores.update_one({"_id": 1}, [{"$set": {"a": 2}}]).modified_count == 0
+    # Inside a transaction the statement joins it instead of waiting for the writer the transaction holds.
+    with client.start_session() as session, session.start_transaction():
+        scores.update_one({"_id": 1}, [{"$set": {"t": True}}], session=session)
+        scores.update_one({"_id": 1}, [{"$unset": "t"}], session=session)
+        assert "t" not in scores.find_one({"_id": 1}, session=session)
+    result = scores.update_one({"_id": 3}, [{"$set": {"a": {"$literal": 9}}}], upsert=True)
+    assert result.upserted_id == 3 and scores.find_one({"_id": 3}) == {"_id": 3, "a": 9}
+    after = scores.find_one_and_update({"_id": 2}, [{"$set": {"a": {"$multiply": ["$a", 10]}}}],
+                                       projection={"a": 1}, return_document=pymongo.ReturnDocument.AFTER)
+    assert after == {"_id": 2, "a": 50}, after
+    try:
+        scores.update_one({"_id": 1}, [{"$match": {"a": 1}}])
+        raise AssertionError("$match was accepted in an update")
+    except OperationFailure as error:
+        assert error.code == 72, error.details
+    try:
+        scores.update_one({"_id": 1}, [{"$set": {"_id": 10}}])
+        raise AssertionError("the _id was changed")
+    except OperationFailure as error:
+        assert error.code == 66, error.details
+    # $out replaces the target's documents with the pipeline's output.
+    db.totals.drop()
+    db.totals.insert_one({"_id": "stale"})
+    assert list(scores.aggregate([{"$match": {"sum": {"$exists": True}}}, {"$project": {"sum": 1}},
+                                  {"$out": "totals"}])) == []
+    assert list(db.totals.find().sort("_id", 1)) == [{"_id": 1, "sum": 5}, {"_id": 2, "sum": 6}]
+    # $merge: matched documents merged, new ones inserted.
+    scores.aggregate([{"$project": {"a": 1}}, {"$merge": {"into": "totals", "whenMatched": "merge"}}])
+    assert list(db.totals.find().sort("_id", 1)) == [
+        {"_id": 1, "sum": 5, "a": 2}, {"_id": 2, "sum": 6, "a": 50}, {"_id": 3, "a": 9}]
+    scores.aggregate([{"$project": {"b": 1}}, {"$merge": {"into": {"db": "wiretests", "coll": "totals"},
+                                                          "whenMatched": "replace", "whenNotMatched": "discard"}}])
+    assert db.totals.find_one({"_id": 1}) == {"_id": 1, "b": 3}
+    try:
+        scores.aggregate([{"$merge": "totals"}, {"$match": {}}])
+        raise AssertionError("$merge in the middle was accepted")
+    except OperationFailure as error:
+        assert error.code == 40601, error.details
+
+
 def insert_book():
     client.get_database(argument).book.insert_one({"title": "Wire Protocol Book", "author": "Driver"})
 
 
 {"crud": crud, "errors": errors, "cursors": cursors, "retry": retry, "malformed": malformed,
  "change_stream": change_stream, "history_lost": history_lost, "before_crash": before_crash,
- "after_crash": after_crash,
+ "after_crash": after_crash, "transactions": transactions, "transaction_commands": transaction_commands,
+ "transaction_expiry": transaction_expiry, "collmod": collmod, "pipeline_writes": pipeline_writes,
  "insert_book": insert_book}[scenario]()
 print("ok", scenario)
