@@ -24,15 +24,18 @@ package final class WireServer: Sendable {
         package var port: UInt16
         package var maximumConnections: Int
         package var maximumConnectionsPerPeer: Int
+        /// The users a connection authenticates as (`WireUsers.load`); none asks for no authentication.
+        package var users: WireUsers
 
         package init(
             host: String = "127.0.0.1", port: UInt16 = 27017, maximumConnections: Int = 256,
-            maximumConnectionsPerPeer: Int = 200
+            maximumConnectionsPerPeer: Int = 200, users: WireUsers = WireUsers()
         ) {
             self.host = host
             self.port = port
             self.maximumConnections = maximumConnections
             self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
+            self.users = users
         }
     }
 
@@ -78,7 +81,7 @@ package final class WireServer: Sendable {
         let listener = try ListeningSocket(host: configuration.host, port: configuration.port)
         let dispatcher = CommandDispatcher(
             store: store, host: "\(Self.shown(configuration.host)):\(listener.port)",
-            maximumConnections: configuration.maximumConnections)
+            maximumConnections: configuration.maximumConnections, users: configuration.users)
         let server = WireServer(listener: listener, dispatcher: dispatcher, configuration: configuration)
         server.threads.enter()
         let thread = Thread { [server] in
