@@ -81,12 +81,13 @@ soak: deps
 	$(SWIFTPM) build -c release --product switchyard
 	Scripts/soak.py .build/release/switchyard --clients $(SOAK_CLIENTS) --seconds $(SOAK_SECONDS) --bound-mb $(SOAK_BOUND_MB)
 
-# The push benchmark's peer (firebase-admin) runs in a venv made here once; without network it is left out.
+# The push benchmark's peer (firebase-admin) and the wire benchmark's clients (pymongo, psycopg) run in a venv made
+# here once; without network what it lacks is left out.
 bench: EXTRA_PACKAGES = $(TEST_PACKAGES) $(BENCH_PACKAGES)
 bench: deps
 	$(SWIFTPM) build -c release --product switchyard-bench
 	$(SWIFTPM) build -c release --product switchyard
-	Benchmarks/push/make-venv.sh .build/bench-venv
+	PYMONGO_VERSION=$(PYMONGO_VERSION) Benchmarks/push/make-venv.sh .build/bench-venv
 	SWITCHYARD_BENCH_PYTHON=$(CURDIR)/.build/bench-venv/bin/python .build/release/switchyard-bench
 
 format:

@@ -65,7 +65,7 @@ let package = Package(
         // Listening sockets and peer addresses, shared by the HTTP and the MongoDB wire protocol servers.
         .target(name: "Sockets"),
         // The MongoDB wire protocol server: framing, connections, commands, cursors, sessions; it calls the store.
-        .target(name: "MongoWire", dependencies: ["BSON", "DocumentStore", "CZlib", "Sockets"]),
+        .target(name: "MongoWire", dependencies: ["BSON", "DocumentStore", "CZlib", "COpenSSL", "Sockets"]),
         .target(name: "Switchyard", dependencies: ["BSON", "DocumentStore", "Messaging", "CYAML"]),
         .target(
             name: "SwitchyardServer",
@@ -77,7 +77,7 @@ let package = Package(
         // Every command (serve, data, init, …); the executable only links it with the app's functions.
         .target(
             name: "SwitchyardCLI",
-            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "SwitchyardServer"]),
+            dependencies: ["BSON", "DocumentStore", "Messaging", "MongoWire", "Switchyard", "SwitchyardServer"]),
         .executableTarget(
             name: "switchyard", dependencies: ["SwitchyardCLI", "Functions"],
             linkerSettings: switchyardLinkerSettings),

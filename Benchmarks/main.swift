@@ -3,7 +3,7 @@ let benchmarks: [Benchmark] = [
     ExtendedJSONBenchmark.benchmark, StoreBenchmark.benchmark, PostgreSQLStoreBenchmark.benchmark,
     TriggerBenchmark.benchmark, ServeBenchmark.benchmark,
     PushBenchmark.benchmark, ImportBenchmark.benchmark, WatchBenchmark.benchmark, RulesBenchmark.benchmark,
-    ChangeWatchBenchmark.benchmark,
+    ChangeWatchBenchmark.benchmark, WireBenchmark.benchmark,
     TriggerOrderBenchmark.benchmark,
 ]
 

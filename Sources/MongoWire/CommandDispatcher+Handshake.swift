@@ -33,6 +33,10 @@ extension CommandDispatcher {
         reply["minWireVersion"] = .int32(0)
         reply["maxWireVersion"] = .int32(Self.maxWireVersion)
         reply["readOnly"] = .bool(false)
+        if let mechanisms = supportedMechanisms(arguments.command) { reply["saslSupportedMechs"] = mechanisms }
+        if let speculative = speculativeAuthentication(arguments.command, client: client) {
+            reply["speculativeAuthenticate"] = .document(speculative)
+        }
         // Compression is agreed here: zlib when the client offers it.
         if case .array(let offered)? = arguments.command["compression"], offered.contains(.string("zlib")) {
             reply["compression"] = [.string("zlib")]
@@ -65,7 +69,9 @@ extension CommandDispatcher {
 
     func getParameter(_ arguments: CommandArguments) -> BSONDocument {
         let known: BSONDocument = [
-            "featureCompatibilityVersion": ["version": "7.0"], "authenticationMechanisms": [],
+            "featureCompatibilityVersion": ["version": "7.0"],
+            "authenticationMechanisms": .array(
+                users.isEmpty ? [] : ScramMechanism.allCases.map { .string($0.rawValue) }),
             "maxBSONDepth": .int32(100), "logLevel": .int32(0), "quiet": .bool(false),
         ]
         if arguments.command["getParameter"]?.stringValue == "*" || arguments.command["allParameters"] == .bool(true) {
@@ -74,6 +80,12 @@ extension CommandDispatcher {
         var reply: BSONDocument = [:]
         for (key, value) in known where arguments.command[key] != nil { reply[key] = value }
         return CommandReply.ok(reply)
+    }
+
+    func connectionStatus(client: ClientConnection) -> BSONDocument {
+        let users: [BSON] =
+            client.authentication.user.map { [["user": .string($0), "db": .string(WireUsers.database)]] } ?? []
+        return CommandReply.ok(["authInfo": ["authenticatedUsers": .array(users), "authenticatedUserRoles": []]])
     }
 
     func serverStatus() -> BSONDocument {

@@ -21,12 +21,17 @@ package final class CommandDispatcher: Sendable {
 
     /// The connection bound, for serverStatus's `available`.
     let maximumConnections: Int
+    /// Who may connect; with none, every connection may run every command.
+    let users: WireUsers
 
-    init(store: DocumentStore, host: String, maximumConnections: Int, transactionLifetime: Duration) {
+    init(
+        store: DocumentStore, host: String, maximumConnections: Int, transactionLifetime: Duration, users: WireUsers
+    ) {
         self.store = store
         self.host = host
         self.maximumConnections = maximumConnections
         self.transactions = WireTransactions(lifetime: transactionLifetime)
+        self.users = users
     }
 
     func close() {
@@ -40,8 +45,8 @@ package final class CommandDispatcher: Sendable {
         "createIndexes", "dbStats", "delete",
         "distinct", "drop", "dropDatabase", "dropIndexes", "endSessions", "explain", "find", "findAndModify",
         "getCmdLineOpts", "getLog", "getMore", "getParameter", "hello", "hostInfo", "insert", "isMaster",
-        "killCursors", "killSessions", "listCollections", "listCommands", "listDatabases", "listIndexes", "ping",
-        "renameCollection", "serverStatus", "update", "whatsmyuri",
+        "killCursors", "killSessions", "listCollections", "listCommands", "listDatabases", "listIndexes", "logout",
+        "ping", "renameCollection", "saslContinue", "saslStart", "serverStatus", "update", "whatsmyuri",
     ]
 
     /// Runs the command named `name`; nil when there is no such command.
@@ -56,8 +61,12 @@ package final class CommandDispatcher: Sendable {
         case "getParameter": return getParameter(arguments)
         case "getCmdLineOpts":
             return CommandReply.ok(["argv": .array(CommandLine.arguments.map { .string($0) }), "parsed": [:]])
-        case "connectionStatus":
-            return CommandReply.ok(["authInfo": ["authenticatedUsers": [], "authenticatedUserRoles": []]])
+        case "connectionStatus": return connectionStatus(client: client)
+        case "saslStart": return saslStart(arguments.command, database: database, client: client)
+        case "saslContinue": return saslContinue(arguments.command, client: client)
+        case "logout":
+            client.authentication.logOut()
+            return CommandReply.ok()
         case "serverStatus": return serverStatus()
         case "listCommands": return Self.listCommands()
         case "getLog": return Self.getLog(arguments)
@@ -98,6 +107,7 @@ package final class CommandDispatcher: Sendable {
     /// Answers one request; never throws: every failure is a MongoDB error reply.
     package func run(_ request: WireRequest, client: ClientConnection) async -> BSONDocument {
         let arguments = CommandArguments(request.command)
+        if let refusal = refusal(arguments.name, client: client) { return refusal }
         if request.command["startTransaction"] != nil || request.command["autocommit"] != nil {
             return await runInTransaction(request, arguments, client: client)
         }

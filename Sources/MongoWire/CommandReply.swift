@@ -18,10 +18,10 @@ enum CommandReply {
 
     /// The names of the codes only the wire protocol answers with (the store names its own).
     private static let codeNames: [Int: String] = [
-        1: "InternalError", 16: "InvalidLength", 43: "CursorNotFound", 59: "CommandNotFound", 73: "InvalidNamespace",
-        96: "OperationFailed", 117: "ConflictingOperationInProgress", 225: "TransactionTooOld",
-        251: "NoSuchTransaction", 256: "TransactionCommitted", 263: "OperationNotSupportedInTransaction",
-        352: "UnsupportedOpQueryCommand",
+        1: "InternalError", 13: "Unauthorized", 16: "InvalidLength", 17: "ProtocolError", 18: "AuthenticationFailed",
+        43: "CursorNotFound", 59: "CommandNotFound", 73: "InvalidNamespace", 96: "OperationFailed",
+        117: "ConflictingOperationInProgress", 225: "TransactionTooOld", 251: "NoSuchTransaction",
+        256: "TransactionCommitted", 263: "OperationNotSupportedInTransaction", 352: "UnsupportedOpQueryCommand",
     ]
 
     static func error(_ error: StoreError) -> BSONDocument {

@@ -120,4 +120,5 @@ final class WireConnection: Sendable {
 package struct ClientConnection: Sendable {
     package var id: Int64
     package var peer: String
+    package var authentication = ConnectionAuthentication()
 }

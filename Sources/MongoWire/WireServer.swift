@@ -27,16 +27,20 @@ package final class WireServer: Sendable {
         /// How long a transaction may hold the store's writer before it is aborted (MongoDB's
         /// `transactionLifetimeLimitSeconds`, 60 s).
         package var transactionLifetime: Duration
+        /// The users a connection authenticates as (`WireUsers.load`); none asks for no authentication.
+        package var users: WireUsers
 
         package init(
             host: String = "127.0.0.1", port: UInt16 = 27017, maximumConnections: Int = 256,
-            maximumConnectionsPerPeer: Int = 200, transactionLifetime: Duration = .seconds(60)
+            maximumConnectionsPerPeer: Int = 200, transactionLifetime: Duration = .seconds(60),
+            users: WireUsers = WireUsers()
         ) {
             self.transactionLifetime = transactionLifetime
             self.host = host
             self.port = port
             self.maximumConnections = maximumConnections
             self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
+            self.users = users
         }
     }
 
@@ -82,8 +86,9 @@ package final class WireServer: Sendable {
         let listener = try ListeningSocket(host: configuration.host, port: configuration.port)
         let dispatcher = CommandDispatcher(
             store: store, host: "\(Self.shown(configuration.host)):\(listener.port)",
-            maximumConnections: configuration.maximumConnections, transactionLifetime: configuration.transactionLifetime
-        )
+            maximumConnections: configuration.maximumConnections,
+            transactionLifetime: configuration.transactionLifetime,
+            users: configuration.users)
         let server = WireServer(listener: listener, dispatcher: dispatcher, configuration: configuration)
         server.threads.enter()
         let thread = Thread { [server] in

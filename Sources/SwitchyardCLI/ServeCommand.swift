@@ -110,6 +110,11 @@ struct ServeCommand: Command {
         case emulator, live
     }
 
+    /// Whether only this machine reaches `host`, as a local mongod without users assumes.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Arguments(
             arguments,
@@ -261,7 +266,13 @@ struct ServeCommand: Command {
                     "no data access rules: clients' mongodb-atlas requests are refused (no rule exists for namespace); add a rules: section to triggers.yaml or data_sources/mongodb-atlas/default_rule.json (README: Data access rules and schemas)"
                 )
             }
-        case .servingMongoDB(let connectionString): log.mongoDB(connectionString)
+        case .servingMongoDB(let connectionString, let users):
+            log.mongoDB(connectionString, users: users)
+            if users == 0, let host = mongoDB?.host, !Self.isLoopback(host) {
+                log.problem(
+                    "MongoDB: listening on \(host) with no users, so without authentication: whoever reaches the port reads and writes every database; add a user with 'switchyard users add NAME'"
+                )
+            }
         case .mongoDBNotServing(let reason): log.problem("MongoDB: \(reason)")
         case .invocations(let records): log.invocations(records)
         case .reloaded(let change): log.event("reloaded the configuration: \(change)")

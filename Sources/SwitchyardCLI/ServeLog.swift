@@ -42,13 +42,21 @@ struct ServeLog {
         }
     }
 
-    /// The MongoDB wire protocol's connection string, printed below the serving lines.
-    func mongoDB(_ connectionString: String) {
+    /// The MongoDB wire protocol's connection string, printed below the serving lines, and whether it asks for
+    /// authentication (with `users` users).
+    func mongoDB(_ connectionString: String, users: Int) {
+        let authentication =
+            users == 0
+            ? "none (no users; add one with 'switchyard users add NAME')"
+            : "SCRAM-SHA-256 or SCRAM-SHA-1, \(users) user\(users == 1 ? "" : "s"), authSource=admin"
         switch format {
-        case .text: Output.print("  MongoDB        \(connectionString)")
+        case .text:
+            Output.print("  MongoDB        \(connectionString)")
+            Output.print("                 authentication: \(authentication)")
         case .json:
             var document = line(level: "info", message: "serving the MongoDB wire protocol")
             document.append("mongoDB", .string(connectionString))
+            document.append("authentication", .string(authentication))
             Output.print(document.extendedJSON(mode: .relaxed))
         }
     }

@@ -10,25 +10,38 @@ struct WireTestServer {
     let server: WireServer
 
     var uri: String { server.connectionString }
+
+    /// The connection string with credentials (percent-encoded, as drivers want them) and `extra` options.
+    func uri(user: String, password: String, _ extra: String = "") -> String {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+        return
+            "mongodb://\(escape(user)):\(escape(password))@127.0.0.1:\(port)/?directConnection=true&authSource=admin\(extra)"
+    }
     var port: UInt16 { server.port }
 
-    static func start(retention: ChangeLogRetention = .init(), transactionLifetime: Duration = .seconds(60))
-        async throws -> WireTestServer
-    {
+    /// `users`: names and passwords the server authenticates (none: no authentication).
+    static func start(
+        retention: ChangeLogRetention = .init(), transactionLifetime: Duration = .seconds(60),
+        users: [String: String] = [:]
+    ) async throws -> WireTestServer {
         let directory = try TemporaryDirectory(prefix: "mongowire")
         let store = try await DocumentStore.open(
             StoreConfiguration(engine: .sqlite(directory: directory.path + "/data"), changeLogRetention: retention))
+        for (name, password) in users { try await WireUsers.add(name, password: password, to: store) }
         let server = try WireServer.start(
-            store: store, configuration: .init(port: 0, transactionLifetime: transactionLifetime))
+            store: store,
+            configuration: .init(
+                port: 0, transactionLifetime: transactionLifetime, users: try await WireUsers.load(from: store)))
         return WireTestServer(directory: directory, store: store, server: server)
     }
 
     /// Runs `body` with a server started for it, stopped afterwards whether `body` threw or not.
     static func with(
         retention: ChangeLogRetention = .init(), transactionLifetime: Duration = .seconds(60),
-        _ body: (WireTestServer) async throws -> Void
+        users: [String: String] = [:], _ body: (WireTestServer) async throws -> Void
     ) async throws {
-        let server = try await start(retention: retention, transactionLifetime: transactionLifetime)
+        let server = try await start(retention: retention, transactionLifetime: transactionLifetime, users: users)
         do {
             try await body(server)
         } catch {

@@ -107,6 +107,60 @@ import Testing
         #expect(after.status == 0, "\(after.stdout)\(after.stderr)")
     }
 
+    /// `switchyard users add` stores a user (password from standard input); serve then asks for it: a driver with
+    /// the credentials runs commands, one without them runs only the handshake.
+    @Test func usersAddedWithTheCommandMustAuthenticate() async throws {
+        let data = try TemporaryDirectory()
+        let password = "tea for two"
+        let added = try switchyard(
+            ["users", "add", "librarian", "--config", repositoryRoot.path, "--data-dir", data.path + "/data"],
+            stdin: password + "\n", in: repositoryRoot.path)
+        #expect(added.status == 0 && added.stdout.contains("added user librarian"), "\(added.stderr)")
+        #expect(!added.stdout.contains(password) && !added.stderr.contains(password))
+        let listed = try switchyard(
+            ["users", "list", "--config", repositoryRoot.path, "--data-dir", data.path + "/data"],
+            in: repositoryRoot.path)
+        #expect(listed.stdout == "librarian\n", "\(listed.stdout)\(listed.stderr)")
+        let server = try Self.serve(data: data.path + "/data", mongoDBPort: try Self.freePort())
+        defer { server.kill() }
+        let line = try await server.awaitLine(containing: "serving the MongoDB wire protocol")
+        let uri = try #require(line["mongoDB"] as? String)
+        #expect((line["authentication"] as? String)?.contains("1 user") == true, "\(line)")
+        let port = try #require(uri.split(separator: ":").last?.split(separator: "/").first)
+        let withCredentials =
+            "mongodb://librarian:tea%20for%20two@127.0.0.1:\(port)/?authSource=admin&authMechanism=SCRAM-SHA-1"
+        let authenticated = try Self.pymongoAuth(withCredentials, "authenticated", "librarian")
+        #expect(authenticated.status == 0, "\(authenticated.stdout)\(authenticated.stderr)")
+        let unauthenticated = try Self.pymongoAuth(uri, "unauthenticated")
+        #expect(unauthenticated.status == 0, "\(unauthenticated.stdout)\(unauthenticated.stderr)")
+        #expect(!server.text.contains(password))
+    }
+
+    @Test func usersAddRefusesAnEmptyPassword() throws {
+        let data = try TemporaryDirectory()
+        let run = try switchyard(
+            ["users", "add", "librarian", "--config", repositoryRoot.path, "--data-dir", data.path + "/data"],
+            stdin: "\n", in: repositoryRoot.path)
+        #expect(run.status == 2 && run.stderr.contains("no password"), "\(run.stderr)")
+    }
+
+    static func pymongoAuth(_ uri: String, _ scenario: String, _ argument: String? = nil) throws -> SwitchyardRun {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments =
+            [repositoryRoot.path + "/Tests/Compatibility/mongowire/pymongo_auth.py", uri, scenario]
+            + (argument.map { [$0] } ?? [])
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let errorText = ReadToEnd(errors.fileHandleForReading)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let status = process.statusAfterExit() ?? SIGKILL
+        return SwitchyardRun(status: status, stdout: text, stderr: String(decoding: errorText.wait(), as: UTF8.self))
+    }
+
     @Test func anExplicitPortThatIsTakenFailsTheStart() throws {
         let data = try TemporaryDirectory()
         let held = try HeldPort()

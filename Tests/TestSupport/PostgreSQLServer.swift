@@ -22,11 +22,18 @@ public final class PostgreSQLServer: Sendable {
     public static func shared() throws -> PostgreSQLServer {
         try started.withLock { started in
             if let started { return try started.get() }
-            let result = Result { () throws(PostgreSQLServerError) in try PostgreSQLServer() }
+            let result = Result { () throws(PostgreSQLServerError) in try PostgreSQLServer(durable: false) }
             started = result
             if case .success = result { atexit { PostgreSQLServer.stopShared() } }
             return try result.get()
         }
+    }
+
+    /// A server of the caller's own, stopped by its `stop()`, with PostgreSQL's default durability (`fsync` and
+    /// `synchronous_commit` on: a commit returns once its WAL is on disk), for benchmarks that compare against
+    /// PostgreSQL as it is deployed rather than as the tests run it.
+    public static func durable() throws -> PostgreSQLServer {
+        try PostgreSQLServer(durable: true)
     }
 
     /// The shared server if one was started, without starting it.
@@ -67,7 +74,8 @@ public final class PostgreSQLServer: Sendable {
         try administration.withLock { administration in try administration.execute(sql) }
     }
 
-    private init() throws(PostgreSQLServerError) {
+    /// `durable` false: `fsync` and `full_page_writes` off, as the tests want (a crash of theirs loses nothing).
+    private init(durable: Bool) throws(PostgreSQLServerError) {
         let binaries = try Self.binaries()
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-pg-\(UUID().uuidString)")
@@ -88,9 +96,9 @@ public final class PostgreSQLServer: Sendable {
         // A port found free can be taken before the server binds it: another one then.
         for _ in 0..<5 {
             port = closedLoopbackPort()
+            let durability = durable ? "-c fsync=on -c synchronous_commit=on" : "-c fsync=off -c full_page_writes=off"
             let options =
-                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off"
-                + " -c full_page_writes=off -c max_connections=300"
+                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 \(durability) -c max_connections=300"
             do {
                 try Self.run(
                     runner, binaries + "/pg_ctl",

@@ -10,8 +10,9 @@ extension ServeLifecycle {
         case imported(DataImport.Summary, from: String)
         /// The app is served and its triggers run.
         case serving(AppServer)
-        /// The MongoDB wire protocol is served at this connection string.
-        case servingMongoDB(connectionString: String)
+        /// The MongoDB wire protocol is served at this connection string, asking for authentication when `users`
+        /// is more than 0.
+        case servingMongoDB(connectionString: String, users: Int)
         /// The MongoDB wire protocol is not served (its default port is taken), and why.
         case mongoDBNotServing(reason: String)
         /// Function runs finished since the last batch told.

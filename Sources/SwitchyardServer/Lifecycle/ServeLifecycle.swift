@@ -153,16 +153,20 @@ package final class ServeLifecycle: Sendable {
         let invocations = app.invocations.followBatches()
         let server: AppServer
         var mongoDB: WireServer?
+        var mongoDBUsers = WireUsers()
         do {
             var serverConfiguration = configuration.server
             serverConfiguration.dataDirectory = configuration.dataDirectory
+            // Read once: users are added with `switchyard users add`, which needs the data directory free.
+            if configuration.mongoDB != nil { mongoDBUsers = try await WireUsers.load(from: app.store) }
             // Serving first, so that triggers catching up already send through the emulator's client.
             server = try await AppServer.start(app: app, configuration: serverConfiguration)
             if let listener = configuration.mongoDB {
                 do {
                     mongoDB = try WireServer.start(
                         store: app.store,
-                        configuration: WireServer.Configuration(host: listener.host, port: listener.port))
+                        configuration: WireServer.Configuration(
+                            host: listener.host, port: listener.port, users: mongoDBUsers))
                 } catch let error where !listener.required && error.reason == .addressInUse {
                     events(
                         .mongoDBNotServing(
@@ -207,7 +211,9 @@ package final class ServeLifecycle: Sendable {
             }
         }
         events(.serving(server))
-        if let mongoDB { events(.servingMongoDB(connectionString: mongoDB.connectionString)) }
+        if let mongoDB {
+            events(.servingMongoDB(connectionString: mongoDB.connectionString, users: mongoDBUsers.names.count))
+        }
         let reason = await stopRequest.wait()
         events(.stopping(reason: reason))
         reloader.cancel()
