@@ -69,7 +69,9 @@ import Testing
             if sends[token] != 1 { problems.append("notification \(index) sent \(sends[token] ?? 0) times") }
         }
         for entry in entries where entry["processed"] != true {
-            problems.append("\(entry["_id"]?.stringValue ?? "?") not processed")
+            problems.append(
+                "\(entry["_id"]?.stringValue ?? "?") not processed (attempts: \(entry["attempts"].map { "\($0)" } ?? "none"), lastError: \(entry["lastError"]?.stringValue ?? "none"))"
+            )
         }
         #expect(problems.isEmpty, "\(problems.count) problems, e.g. \(problems.prefix(5))")
     }

@@ -7,9 +7,13 @@ import Synchronization
 ///
 /// A task carries them within `carrying(_:)` (every function run does): `DocumentCollection.insertWithNextWrite`
 /// adds one, the task's next write through the same store takes them all into its transaction, and what no write
-/// took is inserted when the scope ends. A write that fails leaves them for the next one.
+/// took is inserted when the scope ends. A write that fails leaves them for the next one. A task the scope does not
+/// start (the handler of a loopback HTTP request the scope's task sent) joins it by its `key`.
 package final class CarriedInserts: Sendable {
     @TaskLocal static var current: CarriedInserts?
+
+    /// The scopes whose key was asked for, by key, until they end.
+    private static let open = Mutex([String: CarriedInserts]())
 
     struct Insert: Sendable {
         let store: DocumentStore
@@ -23,6 +27,8 @@ package final class CarriedInserts: Sendable {
         var inserts: [Insert] = []
         /// The scope ended: a task it started that outlives it inserts at once.
         var closed = false
+        /// The scope's name in `open`, once asked for.
+        var key: String?
     }
 
     private let pending = Mutex(Pending())
@@ -37,6 +43,38 @@ package final class CarriedInserts: Sendable {
             result = .failure(error)
         }
         try await inserts.flush()
+        return try result.get()
+    }
+
+    /// The current scope's key, registering it until the scope ends; nil outside a scope. Random, so that only a
+    /// task handed the key can join the scope.
+    package static var currentKey: String? {
+        guard let scope = current else { return nil }
+        return scope.pending.withLock { pending in
+            guard !pending.closed else { return nil }
+            if let key = pending.key { return key }
+            var random = SystemRandomNumberGenerator()
+            let key = (0..<2).map { _ in String(random.next() as UInt64, radix: 36) }.joined(separator: "-")
+            pending.key = key
+            open.withLock { $0[key] = scope }
+            return key
+        }
+    }
+
+    /// Runs `body` carrying its inserts into the scope `key` names, so they commit with that scope's next write;
+    /// carrying nothing (inserting at once) when no open scope has that key.
+    package static func joining<T, Failure: Error>(_ key: String?, _ body: () async throws(Failure) -> T)
+        async throws(Failure) -> T
+    {
+        let scope = key.flatMap { key in open.withLock { $0[key] } }
+        // Through a `Result`: the task-local's `withValue` rethrows untyped.
+        let result = await $current.withValue(scope) { () async -> Result<T, Failure> in
+            do throws(Failure) {
+                return .success(try await body())
+            } catch {
+                return .failure(error)
+            }
+        }
         return try result.get()
     }
 
@@ -77,6 +115,7 @@ package final class CarriedInserts: Sendable {
     private func flush() async throws {
         var inserts = pending.withLock { pending in
             pending.closed = true
+            if let key = pending.key { _ = Self.open.withLock { $0.removeValue(forKey: key) } }
             defer { pending.inserts.removeAll() }
             return pending.inserts
         }
