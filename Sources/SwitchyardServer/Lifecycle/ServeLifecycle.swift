@@ -156,7 +156,9 @@ package final class ServeLifecycle: Sendable {
         do {
             var serverConfiguration = configuration.server
             serverConfiguration.dataDirectory = configuration.dataDirectory
-            // Serving first, so that triggers catching up already send through the emulator's client.
+            // Serving first, so that triggers catching up already send through the emulator's client; a trigger
+            // starting for the first time starts from before the first request, so that every write served reaches it.
+            let logEnd = try await app.changeLogEnd()
             server = try await AppServer.start(app: app, configuration: serverConfiguration)
             if let listener = configuration.mongoDB {
                 do {
@@ -173,7 +175,7 @@ package final class ServeLifecycle: Sendable {
                 }
             }
             do {
-                try await app.start()
+                try await app.start(newTriggersAfter: logEnd)
             } catch {
                 await mongoDB?.stop()
                 await server.stop()
