@@ -1,3 +1,4 @@
+import DocumentStore
 import Messaging
 import Switchyard
 
@@ -139,8 +140,10 @@ package final class AppServer: Sendable {
         throws(PushError)
         -> FCMClient
     {
+        // A send names its function run, whose transaction then records it (`FCMEmulator.functionRunHeader`).
         let configuration = FCMClient.Configuration(
-            endpoints: .emulator(baseURL), retry: retry, httpVersion: .http1_1, requestTimeout: .seconds(30))
+            endpoints: .emulator(baseURL), retry: retry, httpVersion: .http1_1, requestTimeout: .seconds(30),
+            sendHeaders: { CarriedInserts.currentKey.map { [FCMEmulator.functionRunHeader: $0] } ?? [:] })
         let http: HTTPClient
         do {
             http = try HTTPClient(configuration: configuration.http)

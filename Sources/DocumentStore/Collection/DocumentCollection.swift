@@ -170,6 +170,25 @@ public struct DocumentCollection: Sendable {
         return InsertOneResult(insertedId: document["_id"]!)
     }
 
+    /// Inserts a document (adding an ObjectId `_id` first when it has none) with the next write this task makes
+    /// through the store, in its transaction, when the task carries inserts (`CarriedInserts`); else at once.
+    /// `committed` runs once it is committed.
+    package func insertWithNextWrite(_ document: BSONDocument, committed: @escaping @Sendable () -> Void)
+        async throws
+    {
+        let document = StoreCore.withId(document)
+        if let carrier = CarriedInserts.current, access == nil,
+            carrier.add(
+                CarriedInserts.Insert(
+                    store: database.store, prepared: try PreparedDocument(document, in: namespace),
+                    namespace: namespace, committed: committed))
+        {
+            return
+        }
+        try await insertOne(document)
+        committed()
+    }
+
     /// Inserts documents in one commit. Ordered (the default) stops at the first failure, keeping the
     /// documents before it; unordered inserts every document it can. Failures throw `BulkWriteError`.
     @discardableResult

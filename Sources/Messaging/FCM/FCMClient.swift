@@ -24,17 +24,22 @@ package final class FCMClient: PushMessaging {
         package var httpVersion: HTTPVersion
         /// One attempt's limit.
         package var requestTimeout: Duration
+        /// Headers a send adds to its request (every attempt), made in the sending task: `switchyard serve`'s
+        /// client of its own FCM emulator names the function run whose transaction records the send.
+        package var sendHeaders: @Sendable () -> HTTPHeaders
 
         package init(
             endpoints: FCMEndpoints = .google, retry: RetryPolicy = RetryPolicy(),
             http: HTTPClient.Configuration = HTTPClient.Configuration(maximumConcurrentTransfers: 100),
-            httpVersion: HTTPVersion = .http2, requestTimeout: Duration = .seconds(30)
+            httpVersion: HTTPVersion = .http2, requestTimeout: Duration = .seconds(30),
+            sendHeaders: @escaping @Sendable () -> HTTPHeaders = { [:] }
         ) {
             self.endpoints = endpoints
             self.retry = retry
             self.http = http
             self.httpVersion = httpVersion
             self.requestTimeout = requestTimeout
+            self.sendHeaders = sendHeaders
         }
     }
 
@@ -154,8 +159,10 @@ package final class FCMClient: PushMessaging {
     private func deliver(_ message: PushMessage, validateOnly: Bool) async -> Result<String, PushError> {
         let place = "FCM send to project \(projectId)"
         let body = message.sendRequestJSON(validateOnly: validateOnly)
-        return await exchange(url: configuration.endpoints.sendURL(project: projectId), body: body, place: place) {
-            response in
+        return await exchange(
+            url: configuration.endpoints.sendURL(project: projectId), body: body, place: place,
+            headers: configuration.sendHeaders()
+        ) { response in
             // Accepted means sent: an unreadable name is reported as empty rather than retried into a duplicate.
             (try? ExtendedJSON.parseValue(response.body))?.documentValue?["name"]?.stringValue ?? ""
         }

@@ -32,22 +32,26 @@ final class CappedLog: Sendable {
         try await prune()
     }
 
-    /// Inserts `document`, then prunes once `pruneInterval` documents were written since the last prune.
-    func insert(_ document: BSONDocument) async throws {
-        // Noted before pruning (even when the insert failed: a wrong count only makes the prune read the order
-        // again), so that the prune finds its order complete.
+    /// Inserts `document` with the task's next write (`DocumentCollection.insertWithNextWrite`), then prunes once
+    /// `pruneInterval` documents were written since the last prune. `committed` runs once the insert is committed.
+    func insert(_ document: BSONDocument, committed: @escaping @Sendable () -> Void = {}) async throws {
+        // Noted once committed, before pruning (even when the insert failed: a wrong count only makes the prune
+        // read the order again), so that the prune finds its order complete.
         let key = LogOrder.Key(document, timeField: timeField)
         do {
-            _ = try await collection.insertOne(document)
+            try await collection.insertWithNextWrite(document) { [self] in
+                noteInserted(key)
+                committed()
+            }
         } catch {
             noteInserted(key)
             throw error
         }
-        noteInserted(key)
         let count = insertsSincePrune.add(1, ordering: .relaxed).newValue
         if count >= pruneInterval {
             insertsSincePrune.store(0, ordering: .relaxed)
-            try await prune()
+            // In writes of its own: the inserts still waiting for the task's next write are not the prune's.
+            try await CarriedInserts.withoutCarrying { try await prune() }
         }
     }
 

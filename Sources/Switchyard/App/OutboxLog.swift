@@ -24,12 +24,13 @@ package final class OutboxLog: Sendable {
         try await log.prepare()
     }
 
-    /// Stores an entry and hands it to followers: the `OutboxMessaging` sink.
+    /// Stores an entry and hands it to followers once it is committed: the `OutboxMessaging` sink. In a function
+    /// run, the entry commits with the function's next write (`CarriedInserts`): a queue entry marked sent and the
+    /// record of its send are kept or lost together.
     package func record(_ entry: OutboxEntry) async throws {
         var document: BSONDocument = ["_id": .objectId(ObjectId())]
         for (key, value) in entry.document { document.append(key, value) }
-        try await log.insert(document)
-        feed.publish(entry)
+        try await log.insert(document) { [feed] in feed.publish(entry) }
     }
 
     /// The newest `limit` entries, oldest first.

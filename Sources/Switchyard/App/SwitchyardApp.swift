@@ -166,9 +166,17 @@ package final class SwitchyardApp: Sendable {
     }
 
     /// Starts the trigger dispatcher: each enabled trigger catches up from its saved resume token, then follows
-    /// new changes. Client calls work without it.
-    package func start() async throws {
-        try await triggers.start()
+    /// new changes. Client calls work without it. A database trigger without a token starts after `logEnd`
+    /// (`changeLogEnd()` read before the app took writes), by default the change log's end now.
+    package func start(newTriggersAfter logEnd: Int64? = nil) async throws {
+        try await triggers.start(newTriggersAfter: logEnd)
+    }
+
+    /// The change log's end now: where `start(newTriggersAfter:)` starts the triggers without a token when the app
+    /// takes writes before it starts them (`switchyard serve` serves first, so that triggers catching up send
+    /// through its FCM emulator).
+    package func changeLogEnd() async throws -> Int64 {
+        try await store.watch().startingPoint.sequence
     }
 
     /// Waits until every trigger has caught up with the change log and no function is running.

@@ -141,7 +141,10 @@ final class FunctionRuntime: Sendable {
         let context = FunctionContext(
             runtime: self, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: run.lines,
             exchange: exchange)
-        let deadlineOutcome = await FunctionDeadline.run(limit: run.limit) { try await body(input, context) }
+        // The records of what the run did (the outbox's sends) commit with its writes (`CarriedInserts`).
+        let deadlineOutcome = await FunctionDeadline.run(limit: run.limit) {
+            try await CarriedInserts.carrying { try await body(input, context) }
+        }
         let (outcome, record) = Self.ended(
             run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)
         if let backlog = invocationLog.handOver(record) { await backlog.wait() }

@@ -61,12 +61,14 @@ package actor TriggerRuntime {
 
     /// Starts every enabled trigger from its saved state: database triggers resume after their token
     /// (catching up on the events written while stopped) unless they skip catch-up events; triggers
-    /// suspended before stay suspended.
-    package func start() async throws {
+    /// suspended before stay suspended. A database trigger without a token starts after `logEnd` (a change log
+    /// position read earlier, so that the writes made since reach it), by default the log's end now.
+    package func start(newTriggersAfter logEnd: Int64? = nil) async throws {
         guard !isRunning else { return }
         try Self.validate(definitions)
         let saved = try await ledger.loadStates()
-        let logEnd = try await store.watch().startingPoint.sequence
+        let now = try await store.watch().startingPoint.sequence
+        let logEnd = min(logEnd ?? now, now)
         for definition in definitions { progress[definition.name] = makeProgress(definition, saved: saved) }
         for definition in definitions where !definition.disabled {
             if case .database(let trigger) = definition.kind, let item = progress[definition.name] {

@@ -159,7 +159,9 @@ package final class ServeLifecycle: Sendable {
             serverConfiguration.dataDirectory = configuration.dataDirectory
             // Read once: users are added with `switchyard users add`, which needs the data directory free.
             if configuration.mongoDB != nil { mongoDBUsers = try await WireUsers.load(from: app.store) }
-            // Serving first, so that triggers catching up already send through the emulator's client.
+            // Serving first, so that triggers catching up already send through the emulator's client; a trigger
+            // starting for the first time starts from before the first request, so that every write served reaches it.
+            let logEnd = try await app.changeLogEnd()
             server = try await AppServer.start(app: app, configuration: serverConfiguration)
             if let listener = configuration.mongoDB {
                 do {
@@ -177,7 +179,7 @@ package final class ServeLifecycle: Sendable {
                 }
             }
             do {
-                try await app.start()
+                try await app.start(newTriggersAfter: logEnd)
             } catch {
                 await mongoDB?.stop()
                 await server.stop()
