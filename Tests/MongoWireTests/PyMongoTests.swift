@@ -49,7 +49,7 @@ import Testing
     /// A transaction never committed is aborted at the server's lifetime limit, freeing the writer for the write
     /// that waited behind it.
     @Test func transactionOutlivingItsLimitIsAborted() async throws {
-        try await WireTestServer.with(transactionLifetime: .seconds(1)) { server in
+        try await WireTestServer.with(transactionLifetime: .seconds(5)) { server in
             try await PyMongo.run(try await PyMongo.pypi(), server.uri, "transaction_expiry")
         }
     }

@@ -439,7 +439,7 @@ def transaction_commands():
 
 
 def transaction_expiry():
-    """A transaction never committed holds the writer only until its lifetime limit (the server's, a second here):
+    """A transaction never committed holds the writer only until its lifetime limit (the server's, five seconds here):
     then it is aborted, the write waiting behind it goes through, and its commit fails with NoSuchTransaction."""
     with client.start_session() as session:
         session.start_transaction()
