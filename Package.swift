@@ -97,7 +97,7 @@ let package = Package(
                 "TestSupport",
                 "Functions",
             ],
-            path: "Benchmarks", exclude: ["push", "README.md"]),
+            path: "Benchmarks", exclude: ["push", "wire", "README.md"]),
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "MongoWireTests", dependencies: ["MongoWire", "BSON", "DocumentStore", "TestSupport"]),

@@ -99,6 +99,13 @@ struct ImportSession {
                 definition.triggers.append(trigger)
                 let kind = FunctionKind(trigger: trigger.kind)
                 use(trigger.function, kind: kind, by: "the `\(trigger.name)` \(kind.rawValue) trigger's function")
+                if let handler = trigger.onFailure {
+                    use(
+                        handler, kind: .callable,
+                        by:
+                            "the `\(trigger.name)` trigger's error handler, given {trigger, eventId, attempts, error, event} once an event's last attempt failed"
+                    )
+                }
                 leftOut += notes.map { ImportNote(file, $0) }
             }
         }

@@ -47,14 +47,12 @@ enum TriggerImport {
         if functionNode == nil {
             reader.error("trigger calls no function (give event_processors.FUNCTION.config.function_name)", at: node)
         }
+        var errorHandler: String?
         if let handler = pairs["error_handler"], let handlerPairs = reader.mapping(handler, "'error_handler'"),
             let config = handlerPairs["config"].flatMap({ reader.mapping($0, "'error_handler.config'") }),
             config["enabled"].flatMap({ reader.bool($0, "'error_handler.config.enabled'") }) == true
         {
-            let handlerName = config["function_name"].flatMap { reader.string($0, "'function_name'") } ?? "?"
-            leftOut.append(
-                "error handler '\(handlerName)' left out: Switchyard retries a failed event, then suspends the trigger (ordered) or dead-letters the event (unordered)"
-            )
+            errorHandler = config["function_name"].flatMap { reader.string($0, "'function_name'") } ?? "?"
         }
 
         let configNode = require("config", in: pairs, at: node)
@@ -81,9 +79,18 @@ enum TriggerImport {
             }
         }
         guard let name, let nameNode, let function, let kind else { return nil }
-        return .imported(
-            TriggerDefinition(name: name, function: function, disabled: disabled, kind: kind), nameNode.location,
-            leftOut: leftOut)
+        var definition = TriggerDefinition(name: name, function: function, disabled: disabled, kind: kind)
+        if let errorHandler {
+            // A database trigger's `onFailure` runs the handler with the event whose last attempt failed.
+            if case .database = kind, errorHandler != "?" {
+                definition.onFailure = errorHandler
+            } else {
+                leftOut.append(
+                    "error handler '\(errorHandler)' left out: Switchyard retries a failed event, then suspends the trigger (ordered) or dead-letters the event (unordered)"
+                )
+            }
+        }
+        return .imported(definition, nameNode.location, leftOut: leftOut)
     }
 
     /// Strings, or arrays of strings, as `operation_types` / `operation_type` come.
