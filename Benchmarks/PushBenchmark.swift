@@ -174,7 +174,7 @@ enum PushBenchmark {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = output.fileHandleForReading.readUntilEnd()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw BenchmarkFailure("\(path) \(arguments.first ?? "") exited with \(process.terminationStatus)")

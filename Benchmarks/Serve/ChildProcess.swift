@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 import TestSupport
 
 /// A server the benchmark starts and kills (SIGKILL: children may inherit a blocked SIGTERM).
@@ -63,7 +64,7 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
     process.standardOutput = pipe
     process.standardError = pipe
     try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    let data = pipe.fileHandleForReading.readUntilEnd()
     process.waitUntilExit()
     let output = String(decoding: data, as: UTF8.self)
     guard process.terminationStatus == 0 else {

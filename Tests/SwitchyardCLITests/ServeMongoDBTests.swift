@@ -46,6 +46,13 @@ import Testing
     }
 
     static func pymongo(_ uri: String, _ scenario: String, _ argument: String? = nil) throws -> SwitchyardRun {
+        try python(script, uri, scenario, argument)
+    }
+
+    /// Debian's python3 running `script` with the server's URI, a scenario and its argument.
+    static func python(_ script: String, _ uri: String, _ scenario: String, _ argument: String?) throws
+        -> SwitchyardRun
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [script, uri, scenario] + (argument.map { [$0] } ?? [])
@@ -145,20 +152,7 @@ import Testing
     }
 
     static func pymongoAuth(_ uri: String, _ scenario: String, _ argument: String? = nil) throws -> SwitchyardRun {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments =
-            [repositoryRoot.path + "/Tests/Compatibility/mongowire/pymongo_auth.py", uri, scenario]
-            + (argument.map { [$0] } ?? [])
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let errorText = ReadToEnd(errors.fileHandleForReading)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let status = process.statusAfterExit() ?? SIGKILL
-        return SwitchyardRun(status: status, stdout: text, stderr: String(decoding: errorText.wait(), as: UTF8.self))
+        try python(repositoryRoot.path + "/Tests/Compatibility/mongowire/pymongo_auth.py", uri, scenario, argument)
     }
 
     @Test func anExplicitPortThatIsTakenFailsTheStart() throws {
