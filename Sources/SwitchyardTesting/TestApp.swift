@@ -29,13 +29,16 @@ public final class TestApp: Sendable {
     public let outbox: TestOutbox
     /// The clock the app's triggers run on; moving it runs the schedules and retries due meanwhile.
     public let clock: TestClock
+    /// What ran: every trigger run and function call the app made.
+    private let runCoverage: RunCoverage
     /// The next synthetic event's resume token: counting down from the top, far from the change log's.
     private let nextSyntheticSequence = Atomic<Int64>(Int64.max)
 
-    private init(app: SwitchyardApp, outbox: TestOutbox, clock: TestClock) {
+    private init(app: SwitchyardApp, outbox: TestOutbox, clock: TestClock, coverage: RunCoverage) {
         self.app = app
         self.outbox = outbox
         self.clock = clock
+        runCoverage = coverage
         let triggers = app.triggers
         clock.drive {
             try await triggers.awaitIdle()
@@ -64,7 +67,9 @@ public final class TestApp: Sendable {
     ) async throws -> TestApp {
         var triggers = triggers
         triggers.clock = clock
-        let options = SwitchyardApp.Options(storage: .memory, variables: variables, triggers: triggers)
+        let coverage = RunCoverage()
+        let options = SwitchyardApp.Options(
+            storage: .memory, variables: variables, triggers: triggers, coverage: coverage)
         let app = try await SwitchyardApp.open(
             directory: configDirectory, environment: environment, registry: registry, options: options)
         guard let messaging = app.outboxMessaging else {
@@ -80,7 +85,14 @@ public final class TestApp: Sendable {
             await app.stop()
             throw error
         }
-        return TestApp(app: app, outbox: TestOutbox(messaging: messaging), clock: clock)
+        let testApp = TestApp(app: app, outbox: TestOutbox(messaging: messaging), clock: clock, coverage: coverage)
+        // The report keeps the names and the counts, not the app, so a suite's stopped apps are freed.
+        let triggerNames = app.configuration.definition.triggers.map(\.name)
+        let functionNames = registry.names
+        CoverageCollector.current?.add {
+            AppCoverage(triggerNames: triggerNames, functionNames: functionNames, counts: coverage.snapshot)
+        }
+        return testApp
     }
 
     /// Starts an app as `start` does, runs `body` with it and stops it, whether `body` returns or throws.
@@ -100,6 +112,14 @@ public final class TestApp: Sendable {
             await app.stop()
             throw error
         }
+    }
+
+    /// Which of the app's triggers and functions have run so far, and how often; `.coverageReport` on a suite prints
+    /// it for every app the suite starts.
+    public var coverage: AppCoverage {
+        AppCoverage(
+            triggerNames: app.configuration.definition.triggers.map(\.name), functionNames: app.registry.names,
+            counts: runCoverage.snapshot)
     }
 
     /// Stops the triggers and discards the store.

@@ -9,7 +9,7 @@ import Testing
 /// A favourite book changes: `onBookUpdated` (trigger `favouriteUserBookUpdated`) queues one entry per registered
 /// reader in `product.pushNotification`, `sentPushNotification` (trigger `onSentPushNotification`) multicasts it,
 /// and `retryUnprocessedNotifications` sends what failed.
-@Suite struct FavoriteBookNotificationTests {
+@Suite(.coverageReport) struct FavoriteBookNotificationTests {
     /// Inserts the book and the readers, waits for the triggers, and forgets the topic message.
     private func seed(
         _ app: TestApp, book: ObjectId, readers: [(user: BSONDocument, data: BSONDocument)],

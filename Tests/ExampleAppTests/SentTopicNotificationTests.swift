@@ -6,7 +6,7 @@ import Testing
 
 /// `sentTopicNotification`, run by `onBookPushNotification`: books added to or deleted from `product.book` are
 /// announced on the `books` topic in the tutorial's words.
-@Suite struct SentTopicNotificationTests {
+@Suite(.coverageReport) struct SentTopicNotificationTests {
     @Test func anAddedBookIsAnnouncedWithItsSmallThumbnail() async throws {
         try await BooksAppFixture.run { app in
             let id = ObjectId()

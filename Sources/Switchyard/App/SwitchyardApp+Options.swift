@@ -28,6 +28,8 @@ extension SwitchyardApp {
         package var mongodbServiceNames: Set<String>
         /// The trigger dispatcher's clock and defaults (tests drive schedules with a fake clock).
         package var triggers: TriggerRuntimeConfiguration
+        /// Where the app counts which triggers and functions ran (a test run's coverage); nil counts nothing.
+        package var coverage: RunCoverage?
 
         package init(
             storage: Storage = .configurationDirectory, messaging: (any PushMessaging)? = nil,
@@ -35,7 +37,7 @@ extension SwitchyardApp {
             invocationRetention: Int = InvocationLog.defaultRetention,
             outboxRetention: Int = OutboxLog.defaultRetention,
             mongodbServiceNames: Set<String> = [MongoDBService.defaultName],
-            triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration()
+            triggers: TriggerRuntimeConfiguration = TriggerRuntimeConfiguration(), coverage: RunCoverage? = nil
         ) {
             self.storage = storage
             self.messaging = messaging
@@ -44,6 +46,7 @@ extension SwitchyardApp {
             self.outboxRetention = outboxRetention
             self.mongodbServiceNames = mongodbServiceNames
             self.triggers = triggers
+            self.coverage = coverage
         }
     }
 }

@@ -130,7 +130,8 @@ package final class SwitchyardApp: Sendable {
                 store: store, mongodbServiceNames: options.mongodbServiceNames, messaging: route,
                 http: HTTPService(client: try HTTPClient()))
             let runtime = FunctionRuntime(
-                registry: registry, configuration: configuration, services: services, invocationLog: invocations)
+                registry: registry, configuration: configuration, services: services, invocationLog: invocations,
+                coverage: options.coverage)
             let triggers = TriggerRuntime(
                 store: store, definitions: configuration.definition.triggers, configuration: options.triggers,
                 suspensionAlert: { function, trigger, suspension in

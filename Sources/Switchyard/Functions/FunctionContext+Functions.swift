@@ -33,7 +33,15 @@ extension FunctionContext {
             let context = FunctionContext(
                 runtime: runtime, loaded: loaded, user: user, runningAsSystem: runningAsSystem || settings.runAsSystem,
                 depth: depth + 1, lines: lines)
-            return try await body(arguments, context)
+            guard let coverage = runtime.coverage else { return try await body(arguments, context) }
+            do {
+                let value = try await body(arguments, context)
+                coverage.recordCall(function: name, failed: false)
+                return value
+            } catch {
+                coverage.recordCall(function: name, failed: true)
+                throw error
+            }
         }
     }
 }

@@ -8,6 +8,8 @@ final class FunctionRuntime: Sendable {
     let registry: FunctionRegistry
     let services: FunctionContext.Services
     let invocationLog: InvocationLog
+    /// Counts what ran, when the app was opened to measure a test run's coverage.
+    let coverage: RunCoverage?
     private let current: ReadMostly<Loaded>
 
     /// What a configuration gives every execution; replaced whole when the app reloads its configuration, so
@@ -52,11 +54,12 @@ final class FunctionRuntime: Sendable {
 
     init(
         registry: FunctionRegistry, configuration: AppConfiguration, services: FunctionContext.Services,
-        invocationLog: InvocationLog
+        invocationLog: InvocationLog, coverage: RunCoverage? = nil
     ) {
         self.registry = registry
         self.services = services
         self.invocationLog = invocationLog
+        self.coverage = coverage
         current = ReadMostly(Loaded(configuration))
     }
 
@@ -147,6 +150,7 @@ final class FunctionRuntime: Sendable {
         }
         let (outcome, record) = Self.ended(
             run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)
+        coverage?.recordRun(trigger: origin.trigger, function: origin.function, failed: record.outcome != .success)
         if let backlog = invocationLog.handOver(record) { await backlog.wait() }
         return outcome
     }
