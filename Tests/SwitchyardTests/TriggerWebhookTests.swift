@@ -171,7 +171,8 @@ import Testing
             ("    webhook: {secret: s}", "missing required key 'url' in 'webhook'"),
         ]
         for (lines, message) in cases {
-            let yaml = "triggers:\n  - name: t\n    type: database\n    database: d\n    operations: [INSERT]\n\(lines)\n"
+            let yaml =
+                "triggers:\n  - name: t\n    type: database\n    database: d\n    operations: [INSERT]\n\(lines)\n"
             #expect {
                 try AppDefinition.parse(yaml)
             } throws: { error in
@@ -180,11 +181,70 @@ import Testing
         }
         #expect {
             try AppDefinition.parse(
-                "triggers:\n  - name: t\n    type: scheduled\n    schedule: \"* * * * *\"\n    webhook: {url: http://x.test/h}\n"
+                "triggers:\n  - name: t\n    type: authentication\n    operation: create\n    providers: [anon-user]\n    retry: {maxAttempts: 2}\n    webhook: {url: http://x.test/h}\n"
             )
         } throws: { error in
-            String(describing: error).contains("'webhook' is not a key of scheduled triggers")
+            String(describing: error).contains("'retry' is not a key of authentication triggers")
         }
+    }
+
+    /// A scheduled trigger posts each fire time and an authentication trigger each event, signed as a change event
+    /// is; an authentication event whose last attempt fails goes to `onFailure` with the event.
+    @Test func scheduledAndAuthenticationTriggersPostTheirEvents() async throws {
+        let server = try ScriptedHTTPServer()
+        server.setFallback(.init(status: 204), for: "/hooks/tick")
+        server.setFallback(.init(status: 503), for: "/hooks/users")
+        let definition = try AppDefinition.parse(
+            """
+            triggers:
+              - name: hourly
+                type: scheduled
+                schedule: "0 * * * *"
+                webhook: {url: \(server.url)/hooks/tick, secret: hookSecret}
+              - name: signUps
+                type: authentication
+                operation: create
+                providers: [local-userpass]
+                webhook: {url: \(server.url)/hooks/users}
+                onFailure: webhookFailed
+            """)
+        #expect(try AppDefinition.parse(try definition.yamlText()) == definition)
+        let clock = ManualClock(utc("2026-03-01 09:30"))
+        let configuration = AppConfiguration(
+            definition: definition, environment: .development, values: AppValues(),
+            webhookSecrets: ["hookSecret": Secret(name: "hookSecret", value: Self.secret)])
+        let app = try await SwitchyardApp.open(
+            configuration: configuration, registry: Self.registry(), store: .memory,
+            options: .init(
+                triggers: TriggerRuntimeConfiguration(clock: clock, retry: .quick(2))))
+        try await app.start()
+        defer { Task { await app.stop() } }
+        try await app.awaitIdle()
+
+        clock.advance(to: utc("2026-03-01 10:00"))
+        while server.requests(to: "/hooks/tick").isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let tick = try #require(server.requests(to: "/hooks/tick").first)
+        #expect(tick.headers["x-switchyard-trigger"] == "hourly")
+        #expect(tick.json?["triggerName"] == "hourly")
+        #expect(tick.json?["scheduledTime"] == .datetime(BSONDate(utc("2026-03-01 10:00"))))
+        let id = try #require(tick.headers["webhook-id"])
+        let timestamp = try #require(tick.headers["webhook-timestamp"])
+        #expect(
+            tick.headers["webhook-signature"]
+                == (try await Self.pythonSignature(id: id, timestamp: timestamp, body: tick.body)))
+
+        let user = FunctionUser(id: "reader-1")
+        _ = await app.triggers.fire(
+            authEvent: AuthEvent(operationType: .create, providers: ["local-userpass"], user: user, time: Date()))
+        try await app.awaitIdle()
+        let posts = server.requests(to: "/hooks/users")
+        #expect(posts.count == 2)
+        #expect(posts.first?.json?["operationType"] == "CREATE")
+        #expect(posts.first?.json?["user"]?.documentValue?["id"] == "reader-1")
+        let failures = try await app.store.database("app").collection("failures").find().toArray()
+        try #require(failures.count == 1)
+        #expect(failures[0]["trigger"] == "signUps")
+        #expect(failures[0]["event"]?.documentValue?["operationType"] == "CREATE")
     }
 
     @Test func aWebhookSecretThatIsNotSetIsAConfigurationError() throws {

@@ -203,18 +203,23 @@ import Testing
             ])
     }
 
-    /// A database trigger's error handler becomes its `onFailure`, a callable given the failed event.
-    @Test func aDatabaseTriggersErrorHandlerBecomesItsOnFailure() throws {
+    /// A trigger's error handler (database or scheduled) becomes its `onFailure`, a callable given the failed event.
+    @Test func aTriggersErrorHandlerBecomesItsOnFailure() throws {
         let export = try TemporaryDirectory()
-        try export.write("functions/config.json", #"[{"name": "onBook"}, {"name": "bookFailed"}]"#)
+        try export.write("functions/config.json", #"[{"name": "onBook"}, {"name": "tidy"}, {"name": "bookFailed"}]"#)
         try export.write("functions/onBook.js", "exports = function(changeEvent) {};\n")
+        try export.write("functions/tidy.js", "exports = function() {};\n")
         try export.write("functions/bookFailed.js", "exports = function(error, changeEvent) {};\n")
         try export.write(
             "triggers/books.json",
             #"{"name": "books", "type": "DATABASE", "config": {"operation_types": ["INSERT"], "database": "product", "collection": "book"}, "event_processors": {"FUNCTION": {"config": {"function_name": "onBook"}}}, "error_handler": {"config": {"enabled": true, "function_name": "bookFailed"}}}"#
         )
+        try export.write(
+            "triggers/nightly.json",
+            #"{"name": "nightly", "type": "SCHEDULED", "config": {"schedule": "0 3 * * *"}, "event_processors": {"FUNCTION": {"config": {"function_name": "tidy"}}}, "error_handler": {"config": {"enabled": true, "function_name": "bookFailed"}}}"#
+        )
         let imported = try AppServicesImporter.read(exportDirectory: export.path)
-        #expect(imported.definition.triggers.first?.onFailure == "bookFailed")
+        #expect(imported.definition.triggers.map(\.onFailure) == ["bookFailed", "bookFailed"])
         #expect(imported.functions.first { $0.name == "bookFailed" }?.kind == .callable)
         #expect(imported.leftOut.isEmpty, "\(imported.leftOut)")
     }

@@ -15,8 +15,8 @@ struct TriggerReader {
                 "webhook", "onFailure",
             ]
         ),
-        ("scheduled", ["schedule", "skipCatchupEvents", "onSuspend"]),
-        ("authentication", ["operation", "providers"]),
+        ("scheduled", ["schedule", "skipCatchupEvents", "onSuspend", "webhook", "onFailure"]),
+        ("authentication", ["operation", "providers", "webhook", "onFailure"]),
     ]
     static let retryKeys = ["maxAttempts", "initialBackoff", "maxBackoff"]
     static let webhookKeys = ["url", "secret", "headers", "timeout"]

@@ -72,14 +72,14 @@ extension FunctionRuntime {
     }
 
     /// Runs `function`, a callable, as the system user with one argument, the event whose last attempt just
-    /// failed: `{trigger, eventId, attempts, error, event?}` (`event`, a database trigger's change event).
+    /// failed: `{trigger, eventId, attempts, error, event}`.
     private func runFailureHandler(_ function: String, invocation: TriggerInvocation, error: any Error) async {
         var argument: BSONDocument = [
             "trigger": .string(invocation.trigger.name), "eventId": .string(invocation.eventId),
             "attempts": .int64(Int64(invocation.attempt)),
             "error": .string(loaded.scrubber.scrub(String(describing: error))),
         ]
-        if case .database(let event) = invocation.input { argument.append("event", .document(event.raw)) }
+        argument.append("event", .document(invocation.input.document))
         await runAlert(function, trigger: invocation.trigger, eventId: invocation.eventId, argument: argument)
     }
 
@@ -102,14 +102,10 @@ extension FunctionRuntime {
             runningAsSystem: true, input: [BSON.document(argument)], body)
     }
 
-    /// Posts a database trigger's event to its webhook, recorded as a run of `webhook <url>`.
+    /// Posts a trigger's event to its webhook, recorded as a run of `webhook <url>`: the change event, the scheduled
+    /// event (`{triggerName, scheduledTime}`) or the authentication event, as a function would get it.
     private func post(_ invocation: TriggerInvocation, to webhook: TriggerWebhook) async throws {
         let trigger = invocation.trigger
-        guard case .database(let event) = invocation.input else {
-            throw FunctionCallError(
-                code: .functionExecutionError,
-                message: "trigger '\(trigger.name)': only database events go to a webhook")
-        }
         let loaded = self.loaded
         var key: [UInt8]?
         if let name = webhook.secretName {
@@ -122,7 +118,7 @@ extension FunctionRuntime {
         }
         let request = WebhookPost(
             webhook: webhook, key: key, trigger: trigger.name, eventId: invocation.eventId,
-            attempt: invocation.attempt, body: event.raw.extendedJSONBytes(mode: .relaxed))
+            attempt: invocation.attempt, body: invocation.input.document.extendedJSONBytes(mode: .relaxed))
         let client = services.http.client
         let origin = Origin(
             function: trigger.handlerName, trigger: trigger.name, eventId: invocation.eventId,

@@ -81,8 +81,8 @@ enum TriggerImport {
         guard let name, let nameNode, let function, let kind else { return nil }
         var definition = TriggerDefinition(name: name, function: function, disabled: disabled, kind: kind)
         if let errorHandler {
-            // A database trigger's `onFailure` runs the handler with the event whose last attempt failed.
-            if case .database = kind, errorHandler != "?" {
+            // `onFailure` runs the handler with the event whose last attempt failed.
+            if errorHandler != "?" {
                 definition.onFailure = errorHandler
             } else {
                 leftOut.append(
