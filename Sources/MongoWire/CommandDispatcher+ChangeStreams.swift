@@ -29,9 +29,10 @@ extension CommandDispatcher {
                 }
                 if key == "resumeAfter" { options.resumeAfter = token } else { options.startAfter = token }
             case "allChangesForCluster", "showExpandedEvents":
-                guard value.boolValue != nil else {
+                guard let flag = value.boolValue else {
                     throw StoreError(code: .typeMismatch, message: "$changeStream.\(key) takes a boolean")
                 }
+                if key == "showExpandedEvents" { options.showExpandedEvents = flag }
             case "startAtOperationTime":
                 guard case .timestamp(let time) = value else {
                     throw StoreError(

@@ -85,11 +85,11 @@ extension TestApp {
     }
 
     private func check(_ type: ChangeEvent.OperationType, firesAt trigger: DatabaseTrigger, name: String) throws {
-        guard let operation = DatabaseOperation(rawValue: type.rawValue.uppercased()),
-            trigger.operations.contains(operation)
-        else {
+        let operation = DatabaseOperation(changeEventType: type)
+        guard let operation, trigger.operations.contains(operation) else {
             let operations = trigger.operations.sorted().map(\.rawValue).joined(separator: ", ")
-            throw TestAppError("trigger '\(name)' fires on \(operations), not \(type.rawValue.uppercased())")
+            throw TestAppError(
+                "trigger '\(name)' fires on \(operations), not \(operation?.rawValue ?? type.rawValue.uppercased())")
         }
     }
 

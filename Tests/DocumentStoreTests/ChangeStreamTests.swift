@@ -29,7 +29,8 @@ import Testing
 
     @Test(arguments: EngineKind.allCases) func internalDatabasesAreNotChangeLogged(kind: EngineKind) async throws {
         try await withStore(kind) { store in
-            let stream = try await store.watch()
+            // With the expanded events: internal collections log no `create` either.
+            let stream = try await store.watch(options: ChangeStreamOptions(showExpandedEvents: true))
             for database in ["local", "admin", "config"] {
                 try await store.database(database).collection("state").insertOne(["_id": 1])
                 try await store.database(database).collection("state").updateOne(
@@ -38,6 +39,7 @@ import Testing
             try await store.database("app").collection("books").insertOne(["_id": 7])
             let event = try #require(try await next(1, from: stream).first)
             #expect(event.namespace == Namespace(database: "app", collection: "books"))
+            #expect(event.operationType == .create)
             #expect(event.id.sequence == 1)
             #expect(try await store.database("local").collection("state").findOne(["_id": 1]) == ["_id": 1, "x": 2])
         }
@@ -128,7 +130,8 @@ import Testing
     @Test(arguments: EngineKind.allCases) func resumingBeforeRetainedHistoryFails(kind: EngineKind) async throws {
         try await withStore(kind, configure: { $0.changeLogRetention = ChangeLogRetention(maximumEvents: 5) }) {
             store in
-            let c = store.database("app").collection("c")
+            // Created first, so that its `create` event is the oldest entry and the inserts are the five after it.
+            let c = try await store.database("app").createCollection("c")
             let start = try await c.watch().startingPoint
             for i in 0..<5 { try await c.insertOne(["_id": .int32(Int32(i))]) }
             let first = try await next(1, from: try await c.watch(options: ChangeStreamOptions(resumeAfter: start)))
@@ -139,7 +142,7 @@ import Testing
             #expect(error?.codeName == "ChangeStreamHistoryLost")
             // The newest five events are kept and still resumable.
             let kept = try await next(
-                4, from: try await c.watch(options: ChangeStreamOptions(resumeAfter: ResumeToken(sequence: 8))))
+                4, from: try await c.watch(options: ChangeStreamOptions(resumeAfter: ResumeToken(sequence: 9))))
             #expect(kept.map { $0.documentKey?["_id"] } == [8, 9, 10, 11])
         }
     }

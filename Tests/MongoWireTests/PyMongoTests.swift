@@ -54,6 +54,13 @@ import Testing
         }
     }
 
+    /// `show_expanded_events` came with pymongo 4.2: PyPI's driver only.
+    @Test func expandedEventsShowCollectionAndIndexCreation() async throws {
+        try await WireTestServer.with { server in
+            try await PyMongo.run(try await PyMongo.pypi(), server.uri, "expanded_events")
+        }
+    }
+
     @Test func resumingBeforeTheKeptHistoryFailsWithHistoryLost() async throws {
         try await WireTestServer.with(retention: ChangeLogRetention(maximumEvents: 5)) { server in
             try await PyMongo.run(try await PyMongo.pypi(), server.uri, "history_lost")

@@ -138,6 +138,60 @@ import Testing
                 ])
     }
 
+    @Test func ddlOperationTypesAreReadWhereAtlasAllowsThem() throws {
+        let definition = try AppDefinition.parse(
+            """
+            triggers:
+              - name: schema
+                type: database
+                function: f
+                database: app
+                operations: [CREATE_COLLECTION, modify_collection, RENAME_COLLECTION, DROP_COLLECTION, CREATE_INDEXES,
+                             DROP_INDEXES, SHARD_COLLECTION, RESHARD_COLLECTION, REFINE_COLLECTION_SHARD_KEY]
+              - name: cluster
+                type: database
+                function: f
+                database: "*"
+                operations: [DROP_DATABASE, INSERT]
+            """, file: "triggers.yaml")
+        let operations = definition.triggers.map { trigger -> Set<DatabaseOperation> in
+            guard case .database(let database) = trigger.kind else { return [] }
+            return database.operations
+        }
+        #expect(
+            operations[0]
+                == Set(DatabaseOperation.allCases).subtracting(DatabaseOperation.documentOperations + [.dropDatabase]))
+        #expect(operations[1] == [.dropDatabase, .insert])
+        // Written back as read.
+        #expect(try AppDefinition.parse(try definition.yamlText(), file: "triggers.yaml") == definition)
+    }
+
+    @Test func ddlOperationTypesOutsideTheirScopeAreRefusedAndTyposSuggested() {
+        #expect(
+            errors(
+                """
+                triggers:
+                  - name: a
+                    type: database
+                    function: f
+                    database: d
+                    collection: c
+                    operations: [INSERT, CREATE_INDEXES, DROP_DATABASE]
+                  - name: b
+                    type: database
+                    function: f
+                    database: d
+                    operations: [DROP_DATABASE, CREATE_INDEX, DROP_COLECTION]
+                """)
+                == [
+                    "triggers.yaml:7:26: operation type 'CREATE_INDEXES' is only for database and deployment triggers (ones that name no collection)",
+                    "triggers.yaml:7:42: operation type 'DROP_DATABASE' is only for deployment triggers (ones that watch every database)",
+                    "triggers.yaml:12:18: operation type 'DROP_DATABASE' is only for deployment triggers (ones that watch every database)",
+                    "triggers.yaml:12:33: unknown operation type 'CREATE_INDEX' (did you mean 'CREATE_INDEXES'?)",
+                    "triggers.yaml:12:47: unknown operation type 'DROP_COLECTION' (did you mean 'DROP_COLLECTION'?)",
+                ])
+    }
+
     @Test func keysOfAnotherTriggerTypeAreNamedAsSuch() {
         #expect(
             errors(

@@ -110,7 +110,8 @@ import Testing
                             fullDocument: true, match: ["fullDocument.processed": false]))))
         #expect(
             byName["auditEverything"]?.kind
-                == .database(DatabaseTrigger(scope: .deployment, operations: Set(DatabaseOperation.allCases))))
+                == .database(DatabaseTrigger(scope: .deployment, operations: Set(DatabaseOperation.documentOperations)))
+        )
         #expect(
             byName["onLogin"]
                 == TriggerDefinition(
@@ -204,6 +205,52 @@ import Testing
         #expect(output.read("values.json") == nil)
         try imported.write(to: output.path, package: package, force: true)
         #expect(try AppDefinition.parse(output.read("triggers.yaml") ?? "") == imported.definition)
+    }
+
+    @Test func importsDDLOperationTypesAndNotesTheShardingOnesNeverFire() throws {
+        let export = try TemporaryDirectory()
+        let function = #""event_processors": {"FUNCTION": {"config": {"function_name": "onSchema"}}}"#
+        try export.write(
+            "triggers/schema.json",
+            #"{"name": "schema", "type": "DATABASE", "config": {"database": "app", "operation_types": ["CREATE_COLLECTION", "CREATE_INDEXES", "DROP_INDEXES", "SHARD_COLLECTION"]}, "#
+                + function + "}")
+        try export.write(
+            "triggers/cluster.json",
+            #"{"name": "cluster", "type": "DATABASE", "config": {"operation_types": ["DROP_DATABASE", "RENAME_COLLECTION"]}, "#
+                + function + "}")
+        let imported = try AppServicesImporter.read(exportDirectory: export.path)
+        let byName = Dictionary(uniqueKeysWithValues: imported.definition.triggers.map { ($0.name, $0.kind) })
+        #expect(
+            byName["schema"]
+                == .database(
+                    DatabaseTrigger(
+                        scope: .database("app"),
+                        operations: [.createCollection, .createIndexes, .dropIndexes, .shardCollection])))
+        #expect(
+            byName["cluster"]
+                == .database(DatabaseTrigger(scope: .deployment, operations: [.dropDatabase, .renameCollection])))
+        #expect(
+            imported.leftOut == [
+                ImportNote(
+                    "triggers/schema.json",
+                    "operation type 'SHARD_COLLECTION' kept but never fires: Switchyard's store has no sharding")
+            ])
+        let output = try TemporaryDirectory()
+        try imported.write(to: output.path, package: package)
+        #expect(try AppDefinition.parse(output.read("triggers.yaml") ?? "") == imported.definition)
+    }
+
+    @Test func refusesADDLOperationTypeOnACollectionTrigger() throws {
+        let export = try TemporaryDirectory()
+        try export.write(
+            "triggers/books.json",
+            #"{"name": "books", "type": "DATABASE", "function_name": "f", "config": {"database": "app", "collection": "books", "operation_types": ["INSERT", "DROP_COLLECTION"]}}"#
+        )
+        let root = export.path
+        #expect(
+            errorLines { _ = try AppServicesImporter.read(exportDirectory: root) } == [
+                "\(root)/triggers/books.json:1:144: operation type 'DROP_COLLECTION' is only for database and deployment triggers (ones that name no collection)"
+            ])
     }
 
     @Test func reportsProblemsInExportFilesWithPositions() throws {

@@ -49,6 +49,48 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreKind.allCases) func ddlTriggersReceiveTheirEvents(kind: StoreKind) async throws {
+        try await withStore(kind) { store, _ in
+            let log = DeliveryLog()
+            let runtime = TriggerRuntime(
+                store: store,
+                definitions: [
+                    databaseTrigger("indexes", scope: .database("app"), operations: [.createIndexes]),
+                    databaseTrigger(
+                        "lifecycle", scope: .database("app"), operations: [.createCollection, .dropCollection]),
+                    databaseTrigger("documents", scope: .database("app"), operations: [.insert]),
+                    databaseTrigger("sharding", scope: .deployment, operations: [.shardCollection]),
+                    databaseTrigger("databases", scope: .deployment, operations: [.dropDatabase]),
+                ]
+            ) { log.record($0) }
+            try await runtime.start()
+            let app = store.database("app")
+            try await app.createCollection("books")
+            try await app.collection("authors").insertOne(["_id": 1])
+            _ = try await app.collection("books").createIndex(["title": 1])
+            try await app.collection("books").drop()
+            try await store.database("other").createCollection("elsewhere")
+            try await store.dropDatabase("other")
+            try await runtime.awaitIdle()
+
+            let lifecycle = log.events("lifecycle")
+            #expect(lifecycle.map(\.operationType) == [.create, .create, .drop])
+            #expect(lifecycle.map(\.namespace?.collection) == ["books", "authors", "books"])
+            #expect(lifecycle.first?.operationDescription == ["idIndex": ["v": 2, "key": ["_id": 1], "name": "_id_"]])
+            let indexes = log.events("indexes")
+            #expect(indexes.map(\.operationType) == [.createIndexes])
+            #expect(indexes.first?.namespace == Namespace(database: "app", collection: "books"))
+            #expect(
+                indexes.first?.operationDescription == ["indexes": [["v": 2, "key": ["title": 1], "name": "title_1"]]])
+            #expect(log.of("indexes").first?.eventId == indexes.first?.id.data)
+            #expect(log.keys("documents") == [1])
+            #expect(log.events("databases").map(\.raw["ns"]) == [["db": "other"]])
+            // Switchyard has no sharding: the trigger is accepted and never fires.
+            #expect(log.of("sharding").isEmpty)
+            await runtime.stop()
+        }
+    }
+
     @Test func fullDocumentLooksUpUpdatesAndPreImagesNeedACollectionThatRecordsThem() async throws {
         try await withStore(.memory) { store, _ in
             // Created before the runtime, without pre-images: its events carry a null pre-image.

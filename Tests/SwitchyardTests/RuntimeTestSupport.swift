@@ -71,7 +71,7 @@ extension RetryPolicy {
 
 func databaseTrigger(
     _ name: String, scope: WatchScope = .collection(database: "app", collection: "books"),
-    operations: Set<DatabaseOperation> = Set(DatabaseOperation.allCases), function: String = "onChange",
+    operations: Set<DatabaseOperation> = Set(DatabaseOperation.documentOperations), function: String = "onChange",
     disabled: Bool = false, fullDocument: Bool = false, fullDocumentBeforeChange: Bool = false,
     match: BSONDocument = [:], project: BSONDocument = [:], delivery: DeliveryOrder = .ordered,
     skipCatchupEvents: Bool = false, tolerateResumeErrors: Bool = false, retry: RetryPolicy = .quick(3)

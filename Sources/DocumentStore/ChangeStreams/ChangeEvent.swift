@@ -5,6 +5,15 @@ import BSON
 public struct ChangeEvent: Sendable, Equatable {
     public enum OperationType: String, Sendable {
         case insert, update, replace, delete, drop, rename, dropDatabase, invalidate
+        case create, createIndexes, dropIndexes, modify
+
+        /// The DDL events a stream emits only when opened with `showExpandedEvents`.
+        package var isExpanded: Bool {
+            switch self {
+            case .create, .createIndexes, .dropIndexes, .modify: true
+            default: false
+            }
+        }
     }
 
     public var id: ResumeToken
@@ -19,6 +28,9 @@ public struct ChangeEvent: Sendable, Equatable {
     public var updateDescription: UpdateDescription?
     /// The new name, for `rename`.
     public var to: Namespace?
+    /// What a DDL event did (`create`: the collection's options and `idIndex`; `createIndexes` and
+    /// `dropIndexes`: `indexes`; `modify`: the options set; `rename`: `to`), under `showExpandedEvents`.
+    public var operationDescription: BSONDocument?
     public var raw: BSONDocument
 
     /// An event read back from its document (one a change stream emitted, saved as Extended JSON):
@@ -55,6 +67,7 @@ public struct ChangeEvent: Sendable, Equatable {
         if case .datetime(let d) = raw["wallTime"] { wallTime = d }
         namespace = raw["ns"]?.documentValue.flatMap(Self.namespace)
         to = raw["to"]?.documentValue.flatMap(Self.namespace)
+        operationDescription = raw["operationDescription"]?.documentValue
         documentKey = raw["documentKey"]?.documentValue
         fullDocument = raw["fullDocument"]?.documentValue
         fullDocumentBeforeChange = raw["fullDocumentBeforeChange"]?.documentValue

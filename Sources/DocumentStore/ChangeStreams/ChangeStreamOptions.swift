@@ -31,11 +31,14 @@ public struct ChangeStreamOptions: Sendable {
     public var startAtOperationTime: BSONTimestamp?
     /// How many log entries a stream reads from the store at a time.
     public var batchSize: Int
+    /// Also emit the expanded DDL events (`create`, `createIndexes`, `dropIndexes`, `modify`) and the
+    /// `operationDescription` of `rename`, as MongoDB 6+ does for `showExpandedEvents: true`.
+    public var showExpandedEvents: Bool
 
     public init(
         fullDocument: FullDocument = .default, fullDocumentBeforeChange: FullDocumentBeforeChange = .off,
         resumeAfter: ResumeToken? = nil, startAfter: ResumeToken? = nil, startAtOperationTime: BSONTimestamp? = nil,
-        batchSize: Int = 256
+        batchSize: Int = 256, showExpandedEvents: Bool = false
     ) {
         self.startAtOperationTime = startAtOperationTime
         self.fullDocument = fullDocument
@@ -43,6 +46,7 @@ public struct ChangeStreamOptions: Sendable {
         self.resumeAfter = resumeAfter
         self.startAfter = startAfter
         self.batchSize = batchSize
+        self.showExpandedEvents = showExpandedEvents
     }
 }
 

@@ -116,6 +116,7 @@ extension StoreCore {
         failure: FailedPosition
     ) throws(StoreError) {
         var options: BSONDocument = [:]
+        let existed = collection(namespace) != nil
         if let existing = collection(namespace) {
             options = existing.record.options
             if changeLogged && namespace.isChangeLogged {
@@ -126,14 +127,12 @@ extension StoreCore {
             try engine.deleteCollection(id: existing.record.id)
             catalog[namespace] = nil
         }
-        var state = try collectionCreatingIfNeeded(namespace)
-        if !options.isEmpty {
-            state.record.options = options
-            try engine.updateCollection(state.record)
-            catalog[namespace] = state
-        }
+        // A collection that was there already is recreated unseen: the log never saw it dropped.
+        let logsCreation = changeLogged && !existed
+        var state = try collectionCreatingIfNeeded(namespace, options: options, logged: logsCreation)
         for index in indexes {
-            _ = try createIndex(namespace, keys: index.keys, unique: index.unique, name: index.name)
+            _ = try createIndex(
+                namespace, keys: index.keys, unique: index.unique, name: index.name, logged: logsCreation)
         }
         state = catalog[namespace] ?? state
         for (position, document) in documents.enumerated() {

@@ -6,22 +6,26 @@ extension StoreCore {
         guard collection(namespace) == nil else {
             throw StoreError(code: .namespaceExists, message: "Collection \(namespace) already exists.")
         }
-        var state = try collectionCreatingIfNeeded(namespace)
-        if options.changeStreamPreAndPostImages {
-            state.record.options["changeStreamPreAndPostImages"] = ["enabled": true]
-            try engine.updateCollection(state.record)
-            catalog[namespace] = state
-        }
+        var recorded: BSONDocument = [:]
+        if options.changeStreamPreAndPostImages { recorded["changeStreamPreAndPostImages"] = ["enabled": true] }
+        _ = try collectionCreatingIfNeeded(namespace, options: recorded)
     }
 
     /// Turns the recording of pre- and post-images on or off (MongoDB's `collMod`); later writes follow it.
+    /// Logs a `modify` event: the option as set, and the collection's options before it.
     func setChangeStreamPreAndPostImages(_ namespace: Namespace, enabled: Bool) throws(StoreError) {
         guard var state = collection(namespace) else {
             throw .namespaceNotFound("ns does not exist: \(namespace)")
         }
+        let before = state.record.options
         state.record.options["changeStreamPreAndPostImages"] = enabled ? ["enabled": true] : nil
         try engine.updateCollection(state.record)
         catalog[namespace] = state
+        try appendChange([
+            "operationType": "modify", "ns": namespaceDocument(namespace),
+            "operationDescription": ["changeStreamPreAndPostImages": ["enabled": .bool(enabled)]],
+            "stateBeforeChange": ["collectionOptions": .document(before)],
+        ])
     }
 
     /// Drops the collection and logs a `drop` event; false when there was no such collection.
@@ -61,14 +65,18 @@ extension StoreCore {
         try engine.updateCollection(state.record)
         catalog[namespace] = nil
         catalog[target] = state
+        // `operationDescription` is for `showExpandedEvents` streams only (`StoreView.render`).
         try appendChange([
             "operationType": "rename", "ns": namespaceDocument(namespace), "to": namespaceDocument(target),
+            "operationDescription": ["to": namespaceDocument(target)],
         ])
     }
 
-    func createIndex(_ namespace: Namespace, keys: BSONDocument, unique: Bool, name: String?) throws(StoreError)
-        -> String
-    {
+    /// Creates the index (and the collection, when missing) and logs a `createIndexes` event, unless
+    /// `logged` is false; an index that exists as asked is left as it is, with no event.
+    func createIndex(
+        _ namespace: Namespace, keys: BSONDocument, unique: Bool, name: String?, logged: Bool = true
+    ) throws(StoreError) -> String {
         let name = name ?? IndexDefinition.defaultName(for: keys)
         let probe = try IndexDefinition(id: 0, name: name, keyPattern: keys, unique: unique)
         if keys == ["_id": 1] || name == "_id_" {
@@ -76,10 +84,10 @@ extension StoreCore {
                 throw StoreError(
                     code: .invalidIndexSpecificationOption, message: "index name '_id_' is reserved for the _id index")
             }
-            _ = try collectionCreatingIfNeeded(namespace)
+            _ = try collectionCreatingIfNeeded(namespace, logged: logged)
             return "_id_"
         }
-        var state = try collectionCreatingIfNeeded(namespace)
+        var state = try collectionCreatingIfNeeded(namespace, logged: logged)
         if let existing = state.indexes.first(where: { $0.name == name || $0.keyPattern == keys }) {
             if existing.name == name, existing.keyPattern == keys, existing.unique == unique { return name }
             if existing.name == name {
@@ -111,6 +119,7 @@ extension StoreCore {
         }
         state.indexes.append(index)
         catalog[namespace] = state
+        if logged { try appendIndexChange("createIndexes", namespace, index) }
         return name
     }
 
@@ -121,8 +130,19 @@ extension StoreCore {
             throw StoreError(code: .indexNotFound, message: "index not found with name [\(name)]")
         }
         try engine.deleteIndex(id: state.indexes[position].id)
-        state.indexes.remove(at: position)
+        let index = state.indexes.remove(at: position)
         catalog[namespace] = state
+        try appendIndexChange("dropIndexes", namespace, index)
+    }
+
+    /// A `createIndexes` or `dropIndexes` event: MongoDB describes the index as `listIndexes` shows it.
+    private func appendIndexChange(_ type: String, _ namespace: Namespace, _ index: IndexDefinition)
+        throws(StoreError)
+    {
+        try appendChange([
+            "operationType": .string(type), "ns": namespaceDocument(namespace),
+            "operationDescription": ["indexes": [.document(index.specification)]],
+        ])
     }
 
 }

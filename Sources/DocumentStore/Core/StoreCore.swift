@@ -136,16 +136,32 @@ final class StoreCore {
     /// Reads in the current transaction (writes) or between transactions (reads on the store's thread).
     var view: StoreView { StoreView(engine: engine, catalog: catalog) }
 
-    /// The collection, created implicitly (as MongoDB does on first write) when missing.
-    func collectionCreatingIfNeeded(_ namespace: Namespace) throws(StoreError) -> CollectionState {
+    /// The collection, created implicitly (as MongoDB does on first write) when missing, with `options`.
+    /// A creation logs a `create` event (shown to `showExpandedEvents` streams), implicit or not, as
+    /// MongoDB's oplog has one either way; `logged: false` leaves it out for a recreation the log never saw
+    /// the collection leave (`replaceContents`).
+    func collectionCreatingIfNeeded(_ namespace: Namespace, options: BSONDocument = [:], logged: Bool = true)
+        throws(StoreError) -> CollectionState
+    {
         if let state = catalog[namespace] { return state }
         try Namespace.validate(database: namespace.database)
         try Namespace.validate(collection: namespace.collection, in: namespace.database)
-        let id = try engine.insertCollection(database: namespace.database, name: namespace.collection, options: [:])
+        let id = try engine.insertCollection(
+            database: namespace.database, name: namespace.collection, options: options)
         let state = CollectionState(
-            record: CollectionRecord(id: id, database: namespace.database, name: namespace.collection, options: [:]),
+            record: CollectionRecord(
+                id: id, database: namespace.database, name: namespace.collection, options: options),
             indexes: [])
         catalog[namespace] = state
+        if logged {
+            // MongoDB's description is the create command less its name: the options, then the `_id` index.
+            var description = options
+            description.append("idIndex", ["v": .int32(2), "key": ["_id": .int32(1)], "name": "_id_"])
+            try appendChange([
+                "operationType": "create", "ns": namespaceDocument(namespace),
+                "operationDescription": .document(description),
+            ])
+        }
         return state
     }
 

@@ -61,6 +61,8 @@ extension StoreView {
         guard let type = stored["operationType"]?.stringValue.flatMap(ChangeEvent.OperationType.init(rawValue:)),
             let ns = stored["ns"]?.documentValue, let database = ns["db"]?.stringValue
         else { return false }
+        // Logged for every stream, shown only to those that asked (as MongoDB keeps them in its oplog).
+        if type.isExpanded && !options.showExpandedEvents { return false }
         let namespace = Namespace(database: database, collection: ns["coll"]?.stringValue ?? "")
         let invalidates: Bool
         switch scope {
@@ -132,7 +134,15 @@ extension StoreView {
             }
         default: break
         }
-        for key in ["ns", "to", "documentKey", "updateDescription", "lsid", "txnNumber"] {
+        for key in ["ns", "to", "documentKey", "updateDescription"] {
+            if let value = stored[key] { event.append(key, value) }
+        }
+        if options.showExpandedEvents {
+            for key in ["operationDescription", "stateBeforeChange"] {
+                if let value = stored[key] { event.append(key, value) }
+            }
+        }
+        for key in ["lsid", "txnNumber"] {
             if let value = stored[key] { event.append(key, value) }
         }
         if [.update, .replace, .delete].contains(type) {

@@ -58,12 +58,52 @@ package enum WatchScope: Sendable, Hashable {
     }
 }
 
-/// The change-stream operation types a database trigger can fire on.
+/// The change-stream operation types a database trigger can fire on: Atlas's names for the document
+/// operations and for the DDL ones (`operation_types` in an App Services export).
 package enum DatabaseOperation: String, Sendable, Hashable, CaseIterable, Comparable {
     case insert = "INSERT"
     case update = "UPDATE"
     case replace = "REPLACE"
     case delete = "DELETE"
+    case createCollection = "CREATE_COLLECTION"
+    case modifyCollection = "MODIFY_COLLECTION"
+    case renameCollection = "RENAME_COLLECTION"
+    case shardCollection = "SHARD_COLLECTION"
+    case dropCollection = "DROP_COLLECTION"
+    case reshardCollection = "RESHARD_COLLECTION"
+    case refineCollectionShardKey = "REFINE_COLLECTION_SHARD_KEY"
+    case createIndexes = "CREATE_INDEXES"
+    case dropIndexes = "DROP_INDEXES"
+    case dropDatabase = "DROP_DATABASE"
+
+    /// The document operations, which a trigger of any scope may watch.
+    package static let documentOperations: [Self] = [.insert, .update, .replace, .delete]
+
+    /// The sharding operations: accepted so that an imported app's trigger keeps them, but Switchyard's
+    /// store has no sharding, so they never fire.
+    package var isSharding: Bool {
+        [.shardCollection, .reshardCollection, .refineCollectionShardKey].contains(self)
+    }
+
+    /// Whether a trigger watching `scope` may fire on this operation, as Atlas allows: the document
+    /// operations anywhere, the collection DDL operations on database and deployment triggers, and
+    /// `DROP_DATABASE` on deployment triggers only.
+    package func isAllowed(in scope: WatchScope) -> Bool {
+        switch (self, scope) {
+        case (.insert, _), (.update, _), (.replace, _), (.delete, _): true
+        case (.dropDatabase, .deployment): true
+        case (.dropDatabase, _): false
+        case (_, .collection): false
+        default: true
+        }
+    }
+
+    /// Where the operation may be used, for the error that refuses it elsewhere.
+    package var allowedPlacement: String {
+        self == .dropDatabase
+            ? "deployment triggers (ones that watch every database)"
+            : "database and deployment triggers (ones that name no collection)"
+    }
 
     /// The order `CaseIterable` lists them in, so written files are stable.
     package static func < (lhs: Self, rhs: Self) -> Bool {

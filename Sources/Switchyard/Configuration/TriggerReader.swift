@@ -156,7 +156,8 @@ struct TriggerReader {
             if let items = reader.sequence(operationsNode, "'operations'") {
                 if items.isEmpty {
                     reader.error(
-                        "'operations' must list at least one of INSERT, UPDATE, REPLACE, DELETE", at: operationsNode)
+                        "'operations' must list at least one operation type (INSERT, UPDATE, REPLACE, DELETE, "
+                            + "or a DDL type such as CREATE_COLLECTION)", at: operationsNode)
                     valid = false
                 }
                 for item in items {
@@ -168,6 +169,13 @@ struct TriggerReader {
                         let names = DatabaseOperation.allCases.map(\.rawValue)
                         reader.error(
                             "unknown operation type '\(text)'\(ClosestMatch.hint(for: text, among: names))", at: item)
+                        valid = false
+                        continue
+                    }
+                    if let scope, !operation.isAllowed(in: scope) {
+                        reader.error(
+                            "operation type '\(operation.rawValue)' is only for \(operation.allowedPlacement)",
+                            at: item)
                         valid = false
                         continue
                     }

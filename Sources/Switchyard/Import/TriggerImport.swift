@@ -63,7 +63,14 @@ enum TriggerImport {
         {
             switch type {
             case "DATABASE":
-                kind = database(config, at: configNode, reader: &reader).map { .database($0) }
+                let trigger = database(config, at: configNode, reader: &reader)
+                kind = trigger.map { .database($0) }
+                // Kept, so the trigger reads as in Atlas, but noted: nothing here ever fires them.
+                for operation in (trigger?.operations ?? []).sorted() where operation.isSharding {
+                    leftOut.append(
+                        "operation type '\(operation.rawValue)' kept but never fires: Switchyard's store has no sharding"
+                    )
+                }
                 if config["maximum_throughput"].flatMap({ reader.bool($0, "'config.maximum_throughput'") }) == true {
                     leftOut.append(
                         "'maximum_throughput' left out: Switchyard runs at most \(DeliveryOrder.appServicesMaxConcurrency) of its events at once, App Services' limit without it"
@@ -116,6 +123,13 @@ enum TriggerImport {
         if let typesNode = config["operation_types"] ?? config["operation_type"] {
             for (text, item) in words(typesNode, "an operation type", reader: &reader) {
                 if let operation = DatabaseOperation(rawValue: text.uppercased()) {
+                    guard operation.isAllowed(in: scope) else {
+                        reader.error(
+                            "operation type '\(operation.rawValue)' is only for \(operation.allowedPlacement)",
+                            at: item)
+                        valid = false
+                        continue
+                    }
                     operations.insert(operation)
                 } else {
                     let names = DatabaseOperation.allCases.map(\.rawValue)

@@ -16,15 +16,7 @@ struct ChangeEventRoute: Sendable {
 
     init(_ trigger: DatabaseTrigger) throws(StoreError) {
         scope = trigger.scope
-        operations = Set(
-            trigger.operations.map { operation -> ChangeEvent.OperationType in
-                switch operation {
-                case .insert: .insert
-                case .update: .update
-                case .replace: .replace
-                case .delete: .delete
-                }
-            })
+        operations = Set(trigger.operations.compactMap(\.changeEventType))
         var stages: [BSONDocument] = []
         if !trigger.match.isEmpty { stages.append(["$match": .document(trigger.match)]) }
         if !trigger.project.isEmpty { stages.append(["$project": .document(trigger.project)]) }

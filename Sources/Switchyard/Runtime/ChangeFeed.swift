@@ -84,10 +84,12 @@ final class ChangeFeed: Sendable {
         state = Mutex(State(floor: position, newest: position, capacity: max(2, capacity)))
     }
 
+    /// With the expanded DDL events, which triggers on CREATE_COLLECTION, CREATE_INDEXES and the like
+    /// receive; each trigger's route keeps only its own operation types.
     func options(resumeAfter position: Int64?) -> ChangeStreamOptions {
         ChangeStreamOptions(
             fullDocumentBeforeChange: preImages ? .whenAvailable : .off,
-            resumeAfter: position.map { ResumeToken(sequence: $0) })
+            resumeAfter: position.map { ResumeToken(sequence: $0) }, showExpandedEvents: true)
     }
 
     private enum Read {

@@ -69,8 +69,9 @@ extension TriggerInvocation {
     /// A note when a database trigger would not fire on this event's operation type; nil otherwise.
     package var operationTypeNote: String? {
         guard case .database(let database) = trigger.kind, case .database(let event) = input else { return nil }
-        let operations = database.operations.sorted().map { $0.rawValue.lowercased() }
-        guard !operations.contains(event.operationType.rawValue) else { return nil }
+        guard !database.operations.contains(where: { $0.changeEventType == event.operationType }) else { return nil }
+        // Named as change events name them (`insert`, `createIndexes`); the sharding ones as Atlas does.
+        let operations = database.operations.sorted().map { $0.changeEventType?.rawValue ?? $0.rawValue }
         return
             "'\(trigger.name)' fires on \(operations.joined(separator: ", ")) events, not \(event.operationType.rawValue)"
     }

@@ -18,9 +18,10 @@ extension TriggerRuntime {
         -> (count: Int, oldest: Date?)
     {
         let route = try ChangeEventRoute(trigger)
-        // Pre-images matter only to a `match` or `project` that reads them.
+        // Pre-images matter only to a `match` or `project` that reads them; DDL events, as the feed has them.
         let options = ChangeStreamOptions(
-            fullDocumentBeforeChange: trigger.fullDocumentBeforeChange && route.pipeline != nil ? .whenAvailable : .off)
+            fullDocumentBeforeChange: trigger.fullDocumentBeforeChange && route.pipeline != nil ? .whenAvailable : .off,
+            showExpandedEvents: true)
         var pending = 0
         var oldest: Date?
         var read = position

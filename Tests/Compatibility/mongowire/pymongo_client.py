@@ -268,6 +268,31 @@ def change_stream():
         assert next(stream)["ns"] == {"db": "elsewhere", "coll": "things"}
 
 
+def expanded_events():
+    """A stream opened with show_expanded_events (pymongo 4.2 on) sees create and createIndexes, shaped as MongoDB 7
+    shapes them; a stream without it sees only the insert."""
+    db.drop_collection("ddl")
+    with db.watch(show_expanded_events=True, max_await_time_ms=200) as expanded, \
+            db.watch(max_await_time_ms=200) as plain:
+        db.create_collection("ddl")
+        db.ddl.create_index([("title", pymongo.ASCENDING)], unique=True)
+        db.ddl.insert_one({"_id": 1})
+        seen = []
+        # Bounded, so a server that leaves the events out fails the assertion below instead of waiting forever.
+        for _ in range(100):
+            if len(seen) == 3:
+                break
+            event = expanded.try_next()
+            if event is not None:
+                seen.append(event)
+        assert [e["operationType"] for e in seen] == ["create", "createIndexes", "insert"], seen
+        assert all(e["ns"] == {"db": "wiretests", "coll": "ddl"} for e in seen), seen
+        assert seen[0]["operationDescription"] == {"idIndex": {"v": 2, "key": {"_id": 1}, "name": "_id_"}}, seen[0]
+        assert seen[1]["operationDescription"] == {
+            "indexes": [{"v": 2, "key": {"title": 1}, "name": "title_1", "unique": True}]}, seen[1]
+        assert next(plain)["operationType"] == "insert"
+
+
 def history_lost():
     """The server keeps only the last few events: resuming from before them fails with ChangeStreamHistoryLost."""
     with db.events.watch() as stream:
@@ -563,7 +588,7 @@ def insert_book():
 
 
 {"crud": crud, "errors": errors, "cursors": cursors, "retry": retry, "malformed": malformed,
- "change_stream": change_stream, "history_lost": history_lost, "before_crash": before_crash,
+ "change_stream": change_stream, "expanded_events": expanded_events, "history_lost": history_lost, "before_crash": before_crash,
  "after_crash": after_crash, "transactions": transactions, "transaction_commands": transaction_commands,
  "transaction_expiry": transaction_expiry, "collmod": collmod, "pipeline_writes": pipeline_writes,
  "insert_book": insert_book}[scenario]()
