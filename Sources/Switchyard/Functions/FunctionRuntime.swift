@@ -8,6 +8,8 @@ final class FunctionRuntime: Sendable {
     let registry: FunctionRegistry
     let services: FunctionContext.Services
     let invocationLog: InvocationLog
+    /// Where run records go on from the invocation log (`logForwarders:`).
+    let forwarding = LogForwarding()
     private let current: ReadMostly<Loaded>
 
     /// What a configuration gives every execution; replaced whole when the app reloads its configuration, so
@@ -58,14 +60,19 @@ final class FunctionRuntime: Sendable {
         self.services = services
         self.invocationLog = invocationLog
         current = ReadMostly(Loaded(configuration))
+        forwarding.start(configuration.definition.logForwarders) { [weak self] action, records in
+            guard let self else { throw FunctionCallError(code: .functionExecutionError, message: "the app stopped") }
+            try await self.deliver(records, to: action)
+        }
     }
 
     var loaded: Loaded { current.read { $0 } }
 
     /// Later executions use `configuration`; running ones finish with what they started with.
-    func reload(_ configuration: AppConfiguration) {
+    func reload(_ configuration: AppConfiguration) async {
         let loaded = Loaded(configuration)
         current.write { $0 = loaded }
+        await forwarding.reload(configuration.definition.logForwarders)
     }
 
     func settings(for function: String) -> FunctionSettings {
@@ -97,6 +104,8 @@ final class FunctionRuntime: Sendable {
         var trigger: String?
         var eventId: String?
         var attempt = 1
+        /// What ran it, as log forwarders filter it.
+        var source = LogSource.function
     }
 
     /// One execution, as its record tells it. A class: handing it to `ended` copies one reference, not every field.
@@ -147,6 +156,7 @@ final class FunctionRuntime: Sendable {
         }
         let (outcome, record) = Self.ended(
             run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)
+        forwarding.offer(record, source: origin.source)
         if let backlog = invocationLog.handOver(record) { await backlog.wait() }
         return outcome
     }
