@@ -151,13 +151,65 @@ import Testing
         #expect(
             try imported().leftOut.map(\.description) == [
                 "triggers/bookAudit.json: trigger 'bookAudit' left out: it sends its events to an AWS EventBridge event processor, which Switchyard cannot reach; only triggers that call a function run",
+                "log_forwarders/auditLogs.json: log type 'auth' kept but never forwarded: Switchyard's invocation log records function runs only (function, trigger, trigger_error_handler, endpoint)",
                 "sync/config.json: Device Sync (flexible sync) left out: Switchyard serves no sync protocol, so synced realms cannot connect; the SDKs' functions, remote MongoDB and auth calls work",
                 "graphql/: GraphQL left out: Switchyard serves no GraphQL API",
                 "graphql/custom_resolvers/bookCount.json: custom resolver left out: Switchyard serves no GraphQL API",
                 "hosting/: static hosting left out: Switchyard hosts no files; serve hosting/files from any web server",
                 "services/twilio/: third-party service 'twilio' (twilio) left out, with its incoming webhooks: Switchyard has no third-party services; call the API from a function with context.http",
-                "log_forwarders/auditLogs.json: log forwarder left out: Switchyard keeps its own logs ('switchyard logs', the dashboard)",
             ])
+    }
+
+    /// `log_forwarders/*.json` becomes `logForwarders:`, and loads back as it was written.
+    @Test func logForwardersAreImported() throws {
+        let imported = try imported()
+        #expect(
+            imported.definition.logForwarders == [
+                LogForwarder(
+                    name: "auditLogs", logTypes: [.auth, .function], logStatuses: [.error], policy: .single,
+                    action: .collection(database: "logs", collection: "audit"))
+            ])
+        #expect(try AppDefinition.parse(try imported.definition.yamlText()) == imported.definition)
+    }
+
+    @Test func aForwarderFunctionBecomesACallableStubAndAnUnknownActionIsLeftOut() throws {
+        let export = try TemporaryDirectory()
+        try export.write("root_config.json", #"{"app_id": "logs-1"}"#)
+        try export.write(
+            "log_forwarders/ship.json",
+            #"{"name": "ship", "log_types": ["function", "trigger"], "log_statuses": ["error", "success"], "policy": {"type": "batch"}, "action": {"type": "function", "name": "shipLogs"}}"#
+        )
+        try export.write(
+            "log_forwarders/archive.json",
+            #"{"name": "archive", "log_types": ["function"], "log_statuses": ["error"], "policy": {"type": "single"}, "action": {"type": "s3", "bucket": "logs"}}"#
+        )
+        try export.write(
+            "log_forwarders/typo.json",
+            #"{"name": "typo", "log_types": ["functon"], "log_statuses": ["error"], "policy": {"type": "single"}, "action": {"type": "function", "name": "shipLogs"}}"#
+        )
+        #expect {
+            try AppServicesImporter.read(exportDirectory: export.path)
+        } throws: { error in
+            (error as? ConfigurationErrors)?.description.contains(
+                "log_forwarders/typo.json:1:32: unknown entry 'functon' in 'log_types' (did you mean 'function'?)")
+                == true
+        }
+        try FileManager.default.removeItem(atPath: "\(export.path)/log_forwarders/typo.json")
+
+        let imported = try AppServicesImporter.read(exportDirectory: export.path)
+        #expect(
+            imported.definition.logForwarders == [
+                LogForwarder(
+                    name: "ship", logTypes: [.function, .trigger], logStatuses: [.error, .success], policy: .batch,
+                    action: .function("shipLogs"))
+            ])
+        #expect(
+            imported.leftOut.map(\.description) == [
+                "log_forwarders/archive.json: log forwarder 'archive' left out: its action type 's3' is not one Switchyard has (collection or function)"
+            ])
+        let function = try #require(imported.functions.first { $0.name == "shipLogs" })
+        #expect(function.kind == .callable)
+        #expect(function.usedBy == ["the `ship` log forwarder's function, given the array of forwarded records"])
     }
 
     @Test func olderLayoutsAndSettingsSwitchyardLeavesOut() throws {

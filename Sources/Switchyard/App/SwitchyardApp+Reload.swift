@@ -4,7 +4,8 @@ extension SwitchyardApp {
     /// Applies a new configuration while the app runs: triggers added, removed or changed (a trigger whose
     /// identity — kind, database, collection — is unchanged keeps its resume token and misses no event), new
     /// values, function settings and authentication settings for every execution that starts afterwards, and
-    /// the declared indexes the store does not have yet.
+    /// the declared indexes the store does not have yet, and the log forwarders (one whose definition changed
+    /// delivers what it holds first).
     /// Nothing changes when the configuration does not fit the app's functions.
     /// - Throws: `ConfigurationErrors` (nothing applied); a trigger runtime error when saving state failed.
     @discardableResult
@@ -14,7 +15,7 @@ extension SwitchyardApp {
         let old = configuration
         try await store.makeIndexes(new.definition.indexes)
         try await triggers.apply(definitions: new.definition.triggers)
-        runtime.reload(new)
+        await runtime.reload(new)
         current.withLock { $0 = new }
         return ConfigurationChange(from: old, to: new)
     }

@@ -185,9 +185,14 @@ package final class SwitchyardApp: Sendable {
         try await triggers.awaitIdle()
     }
 
-    /// Stops the dispatcher (running functions finish first), ends log and outbox followers and closes the store.
+    /// The log forwarders: their status, and `flush()` to wait until what they hold is delivered.
+    package var logForwarding: LogForwarding { runtime.forwarding }
+
+    /// Stops the dispatcher (running functions finish first), delivers what the log forwarders hold, ends log and
+    /// outbox followers and closes the store.
     package func stop() async {
         await triggers.stop()
+        await runtime.forwarding.finish()
         await invocations.flush()
         invocations.finish()
         outboxLog.finish()

@@ -16,7 +16,7 @@ extension AppDefinition {
 
     static let topLevelKeys = [
         "appId", "triggers", "functions", "auth", "functionTimeout", "messaging", "allowedRequestOrigins", "rules",
-        "indexes", "endpoints",
+        "indexes", "endpoints", "logForwarders",
     ]
 
     /// Reads what it can, reporting every problem into `reader`.
@@ -69,6 +69,10 @@ extension AppDefinition {
         if let node = pairs["endpoints"], !node.isNull {
             definition.endpoints = HTTPEndpoint.readSection(
                 node, "'endpoints'", reader: &reader, registeredFunctions: registeredFunctions)
+        }
+        if let node = pairs["logForwarders"], !node.isNull {
+            definition.logForwarders = readLogForwarders(
+                node, reader: &reader, registeredFunctions: registeredFunctions)
         }
         return definition
     }

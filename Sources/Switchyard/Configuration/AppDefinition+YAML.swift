@@ -70,6 +70,7 @@ extension AppDefinition {
         writeMessaging(to: &out)
         writeIndexes(to: &out)
         writeEndpoints(to: &out)
+        writeLogForwarders(to: &out)
         return out.text
     }
 

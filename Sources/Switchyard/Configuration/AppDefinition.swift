@@ -1,5 +1,5 @@
 /// Everything `triggers.yaml` declares: the app id, its triggers, function settings, auth settings, the
-/// function time limit, the messaging emulator's settings and the indexes the app needs.
+/// function time limit, the messaging emulator's settings, the indexes the app needs and its log forwarders.
 package struct AppDefinition: Sendable, Equatable {
     package var appId: String?
     package var triggers: [TriggerDefinition]
@@ -20,6 +20,8 @@ package struct AppDefinition: Sendable, Equatable {
     package var indexes: [IndexDeclaration]
     /// Custom HTTPS endpoints from `endpoints:` and the app's `http_endpoints/config.json` (see `HTTPEndpoint`).
     package var endpoints: [HTTPEndpoint] = []
+    /// Where run records are handed on as they are recorded (`logForwarders:`, App Services' log forwarders).
+    package var logForwarders: [LogForwarder] = []
 
     /// App Services' own limit on a function's run time.
     package static let defaultFunctionTimeout = Duration.seconds(300)
@@ -28,7 +30,7 @@ package struct AppDefinition: Sendable, Equatable {
         appId: String? = nil, triggers: [TriggerDefinition] = [], functions: [String: FunctionSettings] = [:],
         auth: AuthSettings = AuthSettings(), functionTimeout: Duration = AppDefinition.defaultFunctionTimeout,
         messaging: MessagingSettings = MessagingSettings(), allowedRequestOrigins: [String] = [],
-        indexes: [IndexDeclaration] = []
+        indexes: [IndexDeclaration] = [], logForwarders: [LogForwarder] = []
     ) {
         self.appId = appId
         self.triggers = triggers
@@ -38,6 +40,7 @@ package struct AppDefinition: Sendable, Equatable {
         self.messaging = messaging
         self.allowedRequestOrigins = allowedRequestOrigins
         self.indexes = indexes
+        self.logForwarders = logForwarders
     }
 
     /// The time limit for one run of `function`.

@@ -43,7 +43,7 @@ extension SwitchyardApp {
             }
         }
         return try await runtime.run(
-            FunctionRuntime.Origin(function: name), user: runningAsSystem ? .system : user,
+            FunctionRuntime.Origin(function: name, source: .endpoint), user: runningAsSystem ? .system : user,
             runningAsSystem: runningAsSystem, loaded: loaded,
             exchange: EndpointExchange(request: request, response: response), input: [BSON.document(request.document)],
             body
@@ -56,7 +56,7 @@ extension SwitchyardApp {
     {
         let body = try callable(name)
         let value = try await runtime.run(
-            FunctionRuntime.Origin(function: name), user: .system, runningAsSystem: true,
+            FunctionRuntime.Origin(function: name, source: .endpoint), user: .system, runningAsSystem: true,
             exchange: EndpointExchange(request: request, response: EndpointResponse()),
             input: [BSON.document(request.document)], body
         ).value(of: name)

@@ -74,11 +74,24 @@ public struct FunctionRegistry: Sendable {
 
 extension FunctionRegistry {
     /// Problems between the configuration and the registered functions that the configuration alone cannot
-    /// show: a trigger whose function has the wrong kind, or whose `onSuspend` function is not callable (`file`
-    /// names `triggers.yaml` in the messages).
+    /// show: a trigger whose function has the wrong kind, a trigger's `onSuspend` function or a log forwarder's
+    /// function that is not callable (`file` names `triggers.yaml` in the messages).
     package func check(_ definition: AppDefinition, file: String = AppConfiguration.triggersFile)
         -> [ConfigurationError]
     {
+        let forwarders = definition.logForwarders.compactMap { forwarder -> ConfigurationError? in
+            guard case .function(let name) = forwarder.action, let function = self[name], function.kind != .callable
+            else { return nil }
+            return ConfigurationError(
+                file: file, location: nil,
+                message:
+                    "log forwarder '\(forwarder.name)' calls '\(name)', but '\(name)' is \(function.kind.phrase) (a log forwarder's function is \(FunctionKind.callable.signature), given the array of records)"
+            )
+        }
+        return triggerProblems(definition, file: file) + forwarders
+    }
+
+    private func triggerProblems(_ definition: AppDefinition, file: String) -> [ConfigurationError] {
         definition.triggers.flatMap { trigger -> [ConfigurationError] in
             var problems: [ConfigurationError] = []
             if let function = self[trigger.function] {

@@ -25,7 +25,7 @@ extension FunctionRuntime {
         let function = registry[trigger.function]
         let origin = Origin(
             function: trigger.function, trigger: trigger.name, eventId: invocation.eventId,
-            attempt: invocation.attempt)
+            attempt: invocation.attempt, source: LogSource(trigger: trigger.kind))
         let body: @Sendable ((), FunctionContext) async throws -> Void
         switch (function, invocation.input) {
         case (.database(let run)?, .database(let event)): body = { try await run(event, $1) }
@@ -98,7 +98,8 @@ extension FunctionRuntime {
             }
         }
         _ = await run(
-            Origin(function: function, trigger: trigger.name, eventId: eventId), user: .system,
+            Origin(function: function, trigger: trigger.name, eventId: eventId, source: .triggerErrorHandler),
+            user: .system,
             runningAsSystem: true, input: [BSON.document(argument)], body)
     }
 
@@ -122,7 +123,7 @@ extension FunctionRuntime {
         let client = services.http.client
         let origin = Origin(
             function: trigger.handlerName, trigger: trigger.name, eventId: invocation.eventId,
-            attempt: invocation.attempt)
+            attempt: invocation.attempt, source: .databaseTrigger)
         let outcome = await run(origin, user: .system, runningAsSystem: true, loaded: loaded, input: ()) { _, _ in
             try await request.send(with: client)
         }

@@ -10,6 +10,8 @@ final class FunctionRuntime: Sendable {
     let invocationLog: InvocationLog
     /// Counts what ran, when the app was opened to measure a test run's coverage.
     let coverage: RunCoverage?
+    /// Where run records go on from the invocation log (`logForwarders:`).
+    let forwarding = LogForwarding()
     private let current: ReadMostly<Loaded>
 
     /// What a configuration gives every execution; replaced whole when the app reloads its configuration, so
@@ -61,14 +63,19 @@ final class FunctionRuntime: Sendable {
         self.invocationLog = invocationLog
         self.coverage = coverage
         current = ReadMostly(Loaded(configuration))
+        forwarding.start(configuration.definition.logForwarders) { [weak self] action, records in
+            guard let self else { throw FunctionCallError(code: .functionExecutionError, message: "the app stopped") }
+            try await self.deliver(records, to: action)
+        }
     }
 
     var loaded: Loaded { current.read { $0 } }
 
     /// Later executions use `configuration`; running ones finish with what they started with.
-    func reload(_ configuration: AppConfiguration) {
+    func reload(_ configuration: AppConfiguration) async {
         let loaded = Loaded(configuration)
         current.write { $0 = loaded }
+        await forwarding.reload(configuration.definition.logForwarders)
     }
 
     func settings(for function: String) -> FunctionSettings {
@@ -100,6 +107,8 @@ final class FunctionRuntime: Sendable {
         var trigger: String?
         var eventId: String?
         var attempt = 1
+        /// What ran it, as log forwarders filter it.
+        var source = LogSource.function
     }
 
     /// One execution, as its record tells it. A class: handing it to `ended` copies one reference, not every field.
@@ -151,6 +160,7 @@ final class FunctionRuntime: Sendable {
         let (outcome, record) = Self.ended(
             run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)
         coverage?.recordRun(trigger: origin.trigger, function: origin.function, failed: record.outcome != .success)
+        forwarding.offer(record, source: origin.source)
         if let backlog = invocationLog.handOver(record) { await backlog.wait() }
         return outcome
     }

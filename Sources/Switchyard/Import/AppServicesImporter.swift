@@ -7,9 +7,9 @@ import Foundation
 /// old exports, at the top level), `functions/config.json` with `functions/*.js` (or `functions/<name>/`
 /// with `config.json` and `source.js`), `values/`, `environments/` (with `no-environment.json`),
 /// `auth/providers.json` (or `auth_providers/*.json`) with each provider's settings,
-/// `auth/custom_user_data.json`, `http_endpoints/config.json` (or `https_endpoints/`) as `endpoints:`, and
-/// `data_sources/` and the rest of the endpoint folders, which it keeps verbatim. What
-/// Switchyard does not run (Device Sync, GraphQL, hosting, third-party services, log forwarders, EventBridge
+/// `auth/custom_user_data.json`, `http_endpoints/config.json` (or `https_endpoints/`) as `endpoints:`,
+/// `log_forwarders/*.json` as `logForwarders:`, and `data_sources/` and the rest of the endpoint folders, which it
+/// keeps verbatim. What Switchyard does not run (Device Sync, GraphQL, hosting, third-party services, EventBridge
 /// triggers, …) becomes one `ImportNote` each; every problem is reported with its file and position.
 package enum AppServicesImporter {
     /// What only an export has at its root: one of these is there, or the directory is something else.

@@ -127,7 +127,7 @@ extension ImportSession {
         return kept
     }
 
-    /// Device Sync, GraphQL, hosting, third-party services, log forwarders, older rules and anything else
+    /// Device Sync, GraphQL, hosting, third-party services, older rules and anything else
     /// an export can hold that Switchyard does not run: one note each.
     mutating func noteWhatIsLeftOut() {
         if exists("sync/config.json"),
@@ -173,12 +173,6 @@ extension ImportSession {
                         "third-party service '\(service)'\(type.map { " (\($0))" } ?? "") left out\(isDirectory("\(folder)/incoming_webhooks") ? ", with its incoming webhooks" : ""): Switchyard has no third-party services; call the API from a function with context.http"
                     ))
             }
-        }
-        for file in jsonFiles(in: "log_forwarders") {
-            leftOut.append(
-                ImportNote(
-                    file,
-                    "log forwarder left out: Switchyard keeps its own logs ('switchyard logs', the dashboard)"))
         }
         let known: Set<String> = [
             "root_config.json", "realm_config.json", "config.json", "auth", "auth_providers", "data_sources",

@@ -116,6 +116,7 @@ struct ImportSession {
         let environments = readEnvironments()
         let kept = keepVerbatim()
         definition.endpoints = readEndpoints()
+        definition.logForwarders = readLogForwarders()
         noteWhatIsLeftOut()
 
         var names = Set(settings.keys).union(sources.keys).union(uses.keys)
@@ -165,6 +166,11 @@ struct ImportSession {
         }
         for index in definition.endpoints.indices {
             if let name = renamed[definition.endpoints[index].function] { definition.endpoints[index].function = name }
+        }
+        for index in definition.logForwarders.indices {
+            if case .function(let name) = definition.logForwarders[index].action, let swiftName = renamed[name] {
+                definition.logForwarders[index].action = .function(swiftName)
+            }
         }
         definition.functions = Dictionary(
             definition.functions.map { (renamed[$0.key] ?? $0.key, $0.value) }, uniquingKeysWith: { first, _ in first })

@@ -37,6 +37,7 @@ package struct AdminAPI: Sendable {
         addAppRoutes(to: &routes)
         addTriggerRoutes(to: &routes)
         addInvocationRoutes(to: &routes)
+        addLogForwarderRoutes(to: &routes)
         addCollectionRoutes(to: &routes)
         addUserRoutes(to: &routes)
         addAPIKeyRoutes(to: &routes)

@@ -423,6 +423,26 @@ async function loadInvocations() {
   }
 }
 
+async function loadLogForwarders() {
+  try {
+    const { logForwarders } = await getJSON('/logForwarders');
+    $('log-forwarders-section').hidden = logForwarders.length === 0;
+    $('log-forwarders').replaceChildren(...logForwarders.map((forwarder) => el('tr', {},
+      el('td', {}, el('strong', {}, forwarder.name), forwarder.disabled ? el('div', { class: 'hint' }, 'disabled') : null),
+      el('td', {}, `${forwarder.logTypes.join(', ')} · ${forwarder.logStatuses.join(', ')} · ${forwarder.policy}`),
+      el('td', {}, forwarder.action.collection ? `collection ${forwarder.action.collection}`
+        : `function ${forwarder.action.function}`),
+      el('td', {}, String(forwarder.queued)),
+      el('td', {}, String(forwarder.delivered)),
+      el('td', {}, String(forwarder.failed)),
+      el('td', {}, String(forwarder.dropped)),
+      el('td', { class: 'error' }, forwarder.lastError
+        ? `${forwarder.lastError} (${formatTime(forwarder.lastErrorTime)})` : ''))));
+  } catch (error) {
+    showToast(`log forwarders: ${error.message}`, true);
+  }
+}
+
 function restartInvocations() {
   invocationIds.clear();
   $('invocations').replaceChildren();
@@ -942,6 +962,9 @@ async function start() {
   setInterval(loadBuild, 1000);
 
   tabOpened.data = () => { loadDatabases(); loadDocuments(); };
+  tabOpened.logs = loadLogForwarders;
+  // Forwarders deliver in the background: look at their counts now and then while the logs are open.
+  setInterval(() => { if (!$('tab-logs').hidden) loadLogForwarders(); }, 2000);
   tabOpened.users = loadUsers;
   tabOpened.outbox = loadDevices;
   showTab();
