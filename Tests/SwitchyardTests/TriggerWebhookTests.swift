@@ -247,6 +247,72 @@ import Testing
         #expect(failures[0]["event"]?.documentValue?["operationType"] == "CREATE")
     }
 
+    /// `onSuspend: {webhook: …}` posts the suspension, signed, once; the trigger's own events still go to its function.
+    @Test func aSuspendingTriggerPostsItsSuspensionToItsWebhook() async throws {
+        let server = try ScriptedHTTPServer()
+        server.setFallback(.init(status: 204), for: "/hooks/alerts")
+        let definition = try AppDefinition.parse(
+            """
+            triggers:
+              - name: onBox
+                type: database
+                function: refuseBox
+                database: app
+                collection: boxes
+                operations: [INSERT]
+                retry: {maxAttempts: 1}
+                onSuspend:
+                  webhook: {url: \(server.url)/hooks/alerts, secret: hookSecret, headers: {X-Team: ops}}
+            """)
+        #expect(definition.triggers.first?.suspensionWebhook?.url == "\(server.url)/hooks/alerts")
+        #expect(try AppDefinition.parse(try definition.yamlText()) == definition)
+        var registry = FunctionRegistry()
+        registry.register("refuseBox") { (_: ChangeEvent, _: FunctionContext) in
+            throw FunctionCallError(code: .functionExecutionError, message: "no boxes")
+        }
+        let configuration = AppConfiguration(
+            definition: definition, environment: .development, values: AppValues(),
+            webhookSecrets: ["hookSecret": Secret(name: "hookSecret", value: Self.secret)])
+        let app = try await SwitchyardApp.open(configuration: configuration, registry: registry, store: .memory)
+        try await app.start()
+        defer { Task { await app.stop() } }
+        try await app.store.database("app").collection("boxes").insertOne(["_id": 1])
+        while server.requests(to: "/hooks/alerts").isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let post = try #require(server.requests(to: "/hooks/alerts").first)
+        let body = try #require(post.json)
+        #expect(body["trigger"] == "onBox")
+        #expect(body["function"] == "refuseBox")
+        #expect(body["reason"]?.stringValue?.contains("no boxes") == true)
+        #expect(body["failedEventId"]?.stringValue != nil)
+        #expect(post.headers["x-team"] == "ops")
+        #expect(post.headers["x-switchyard-trigger"] == "onBox")
+        let id = try #require(post.headers["webhook-id"])
+        #expect(id.hasPrefix("suspension-onBox-"))
+        let timestamp = try #require(post.headers["webhook-timestamp"])
+        #expect(
+            post.headers["webhook-signature"]
+                == (try await Self.pythonSignature(id: id, timestamp: timestamp, body: post.body)))
+        #expect(try await app.triggers.status(of: "onBox").state == .suspended)
+        try await app.awaitIdle()
+        let runs = try await app.invocations.records(trigger: "onBox")
+        #expect(runs.map(\.function) == ["refuseBox", "webhook \(server.url)/hooks/alerts"])
+
+        let errors = [
+            ("onSuspend: {webhok: {url: http://x.test/h}}", "unknown key 'webhok' (did you mean 'webhook'?)"),
+            ("onSuspend: {}", "'onSuspend' takes a function's name or {webhook: {url: …}}"),
+            ("onSuspend: {webhook: {url: ftp://x.test/h}}", "'webhook.url' must be an http:// or https:// URL"),
+        ]
+        for (line, message) in errors {
+            #expect {
+                try AppDefinition.parse(
+                    "triggers:\n  - name: t\n    type: database\n    function: f\n    database: d\n    operations: [INSERT]\n    \(line)\n"
+                )
+            } throws: { error in
+                String(describing: error).contains(message)
+            }
+        }
+    }
+
     @Test func aWebhookSecretThatIsNotSetIsAConfigurationError() throws {
         let directory = try TemporaryDirectory()
         try directory.write(

@@ -134,8 +134,8 @@ package final class SwitchyardApp: Sendable {
                 coverage: options.coverage)
             let triggers = TriggerRuntime(
                 store: store, definitions: configuration.definition.triggers, configuration: options.triggers,
-                suspensionAlert: { function, trigger, suspension in
-                    await runtime.runSuspensionAlert(function, trigger: trigger, suspension: suspension)
+                suspensionAlert: { trigger, suspension in
+                    await runtime.runSuspensionAlert(trigger: trigger, suspension: suspension)
                 }, handler: { invocation in try await runtime.runTrigger(invocation) })
             return SwitchyardApp(
                 configuration: configuration, registry: registry, store: store, invocations: invocations,

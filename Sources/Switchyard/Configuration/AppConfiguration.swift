@@ -174,9 +174,15 @@ package struct AppConfiguration: Sendable, Equatable {
 
         var webhookSecrets: [String: Secret] = [:]
         for trigger in definition?.triggers ?? [] {
-            guard let name = trigger.webhook?.secretName else { continue }
-            webhookSecrets[name] = secret(
-                name, for: "trigger \(trigger.name)'s webhook: ", file: label(triggersFile), location: nil)
+            if let name = trigger.webhook?.secretName {
+                webhookSecrets[name] = secret(
+                    name, for: "trigger \(trigger.name)'s webhook: ", file: label(triggersFile), location: nil)
+            }
+            if let name = trigger.suspensionWebhook?.secretName, webhookSecrets[name] == nil {
+                webhookSecrets[name] = secret(
+                    name, for: "trigger \(trigger.name)'s onSuspend webhook: ", file: label(triggersFile),
+                    location: nil)
+            }
         }
 
         guard errors.isEmpty, let definition else { throw ConfigurationErrors(errors) }

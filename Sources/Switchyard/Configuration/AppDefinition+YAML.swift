@@ -19,12 +19,16 @@ extension AppDefinition {
             out.line(2, "- name: \(YAMLWriter.string(trigger.name))")
             out.field(4, "type", trigger.kind.typeName)
             if let webhook = trigger.webhook {
-                write(webhook, to: &out)
+                write(webhook, at: 4, to: &out)
             } else {
                 out.field(4, "function", YAMLWriter.string(trigger.function))
             }
             if trigger.disabled { out.field(4, "disabled", "true") }
             if let name = trigger.onSuspend { out.field(4, "onSuspend", YAMLWriter.string(name)) }
+            if let webhook = trigger.suspensionWebhook {
+                out.line(4, "onSuspend:")
+                write(webhook, at: 6, to: &out)
+            }
             if let name = trigger.onFailure { out.field(4, "onFailure", YAMLWriter.string(name)) }
             switch trigger.kind {
             case .database(let database): try write(database, to: &out)
@@ -74,18 +78,19 @@ extension AppDefinition {
         return out.text
     }
 
-    private func write(_ webhook: TriggerWebhook, to out: inout YAMLWriter) {
-        out.line(4, "webhook:")
-        out.field(6, "url", YAMLWriter.string(webhook.url))
-        if let name = webhook.secretName { out.field(6, "secret", YAMLWriter.string(name)) }
+    /// `webhook:` at `indent`, its fields beneath.
+    private func write(_ webhook: TriggerWebhook, at indent: Int, to out: inout YAMLWriter) {
+        out.line(indent, "webhook:")
+        out.field(indent + 2, "url", YAMLWriter.string(webhook.url))
+        if let name = webhook.secretName { out.field(indent + 2, "secret", YAMLWriter.string(name)) }
         if !webhook.headers.isEmpty {
-            out.line(6, "headers:")
+            out.line(indent + 2, "headers:")
             for header in webhook.headers {
-                out.field(8, YAMLWriter.string(header.name), YAMLWriter.string(header.value))
+                out.field(indent + 4, YAMLWriter.string(header.name), YAMLWriter.string(header.value))
             }
         }
         if webhook.timeout != TriggerWebhook.defaultTimeout {
-            out.field(6, "timeout", webhook.timeout.configurationText)
+            out.field(indent + 2, "timeout", webhook.timeout.configurationText)
         }
     }
 

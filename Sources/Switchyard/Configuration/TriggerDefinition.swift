@@ -8,6 +8,8 @@ package struct TriggerDefinition: Sendable, Equatable {
     package var kind: Kind
     /// The callable function told when the trigger suspends (`onSuspend:`): database and scheduled triggers.
     package var onSuspend: String?
+    /// Where the trigger posts its suspension instead (`onSuspend: {webhook: …}`).
+    package var suspensionWebhook: TriggerWebhook?
     /// Where a database trigger posts its events instead of calling `function`.
     package var webhook: TriggerWebhook?
     /// The callable function run with an event whose every attempt failed (`onFailure:`), before the trigger
@@ -31,7 +33,7 @@ package struct TriggerDefinition: Sendable, Equatable {
 
     package init(
         name: String, function: String, disabled: Bool = false, kind: Kind, onSuspend: String? = nil,
-        webhook: TriggerWebhook? = nil, onFailure: String? = nil
+        webhook: TriggerWebhook? = nil, onFailure: String? = nil, suspensionWebhook: TriggerWebhook? = nil
     ) {
         self.name = name
         self.function = function
@@ -40,6 +42,7 @@ package struct TriggerDefinition: Sendable, Equatable {
         self.onSuspend = onSuspend
         self.webhook = webhook
         self.onFailure = onFailure
+        self.suspensionWebhook = suspensionWebhook
     }
 
     /// What handles the events, as listings name it: the function, or `webhook <url>`.

@@ -97,7 +97,21 @@ struct TriggerReader {
             }
             return name
         }
-        let onSuspend = callable("onSuspend")
+        // `onSuspend:` names a callable, or posts the suspension: `{webhook: {url, …}}`.
+        var onSuspend: String?
+        var suspensionWebhook: TriggerWebhook?
+        if let node = pairs["onSuspend"], typeKeys?.contains("onSuspend") == true, case .mapping = node.value {
+            if let alertPairs = reader.mapping(node, "'onSuspend'") {
+                reader.rejectUnknownKeys(alertPairs, known: ["webhook"])
+                if let webhookNode = alertPairs["webhook"] {
+                    suspensionWebhook = Self.webhook(webhookNode, reader: &reader)
+                } else {
+                    reader.error("'onSuspend' takes a function's name or {webhook: {url: …}}", at: node)
+                }
+            }
+        } else {
+            onSuspend = callable("onSuspend")
+        }
         let onFailure = callable("onFailure")
 
         let kind: TriggerDefinition.Kind?
@@ -113,7 +127,7 @@ struct TriggerReader {
         return TriggerReader(
             definition: TriggerDefinition(
                 name: name, function: function, disabled: disabled, kind: kind, onSuspend: onSuspend,
-                webhook: webhook, onFailure: onFailure),
+                webhook: webhook, onFailure: onFailure, suspensionWebhook: suspensionWebhook),
             nameLocation: nameNode.location)
     }
 

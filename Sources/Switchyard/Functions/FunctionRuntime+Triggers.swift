@@ -56,10 +56,11 @@ extension FunctionRuntime {
         }
     }
 
-    /// Runs `function`, a callable, as the system user with one argument, the suspension of `trigger`:
-    /// `{trigger, type, function, reason, code?, failedEventId?, time, resumesWhenStorageReturns}`; recorded as a
-    /// run of the trigger. A function that is missing or not callable is recorded as failed.
-    func runSuspensionAlert(_ function: String, trigger: TriggerDefinition, suspension: TriggerSuspension) async {
+    /// Tells `trigger`'s `onSuspend` of its suspension, `{trigger, type, function, reason, code?, failedEventId?,
+    /// time, resumesWhenStorageReturns}`: runs the callable as the system user with it as its one argument, or posts
+    /// it to the webhook once; recorded as a run of the trigger. A function that is missing or not callable, or a
+    /// post that is not answered 2xx, is recorded as failed.
+    func runSuspensionAlert(trigger: TriggerDefinition, suspension: TriggerSuspension) async {
         var argument: BSONDocument = [
             "trigger": .string(trigger.name), "type": .string(trigger.kind.typeName),
             "function": .string(trigger.function), "reason": .string(suspension.reason),
@@ -68,7 +69,13 @@ extension FunctionRuntime {
         if let id = suspension.failedEventId { argument.append("failedEventId", .string(id)) }
         argument.append("time", .datetime(BSONDate(suspension.time)))
         argument.append("resumesWhenStorageReturns", .bool(suspension.resumesWhenStorageReturns))
-        await runAlert(function, trigger: trigger, eventId: nil, argument: argument)
+        if let function = trigger.onSuspend {
+            await runAlert(function, trigger: trigger, eventId: nil, argument: argument)
+        } else if let webhook = trigger.suspensionWebhook {
+            let id = "suspension-\(trigger.name)-\(BSONDate(suspension.time).millisecondsSinceEpoch)"
+            _ = try? await post(
+                argument, to: webhook, trigger: trigger, eventId: id, attempt: 1, source: .triggerErrorHandler)
+        }
     }
 
     /// Runs `function`, a callable, as the system user with one argument, the event whose last attempt just
@@ -103,10 +110,19 @@ extension FunctionRuntime {
             runningAsSystem: true, input: [BSON.document(argument)], body)
     }
 
-    /// Posts a trigger's event to its webhook, recorded as a run of `webhook <url>`: the change event, the scheduled
-    /// event (`{triggerName, scheduledTime}`) or the authentication event, as a function would get it.
+    /// Posts a trigger's event to its webhook: the change event, the scheduled event (`{triggerName,
+    /// scheduledTime}`) or the authentication event, as a function would get it.
     private func post(_ invocation: TriggerInvocation, to webhook: TriggerWebhook) async throws {
-        let trigger = invocation.trigger
+        try await post(
+            invocation.input.document, to: webhook, trigger: invocation.trigger, eventId: invocation.eventId,
+            attempt: invocation.attempt, source: LogSource(trigger: invocation.trigger.kind))
+    }
+
+    /// Posts `body` to `webhook` for `trigger`, recorded as a run of `webhook <url>`; throws when the attempt failed.
+    private func post(
+        _ body: BSONDocument, to webhook: TriggerWebhook, trigger: TriggerDefinition, eventId: String, attempt: Int,
+        source: LogSource
+    ) async throws {
         let loaded = self.loaded
         var key: [UInt8]?
         if let name = webhook.secretName {
@@ -118,19 +134,19 @@ extension FunctionRuntime {
             key = WebhookPost.signingKey(secret.exposedValue)
         }
         let request = WebhookPost(
-            webhook: webhook, key: key, trigger: trigger.name, eventId: invocation.eventId,
-            attempt: invocation.attempt, body: invocation.input.document.extendedJSONBytes(mode: .relaxed))
+            webhook: webhook, key: key, trigger: trigger.name, eventId: eventId, attempt: attempt,
+            body: body.extendedJSONBytes(mode: .relaxed))
         let client = services.http.client
         let origin = Origin(
-            function: trigger.handlerName, trigger: trigger.name, eventId: invocation.eventId,
-            attempt: invocation.attempt, source: .databaseTrigger)
+            function: "webhook \(webhook.url)", trigger: trigger.name, eventId: eventId, attempt: attempt,
+            source: source)
         let outcome = await run(origin, user: .system, runningAsSystem: true, loaded: loaded, input: ()) { _, _ in
             try await request.send(with: client)
         }
         switch outcome {
         case .success: return
         case .failure(let message, _): throw FunctionCallError(code: .functionExecutionError, message: message)
-        case .timeout(let limit): throw FunctionCallError.timedOut(trigger.handlerName, after: limit)
+        case .timeout(let limit): throw FunctionCallError.timedOut("webhook \(webhook.url)", after: limit)
         }
     }
 }

@@ -69,4 +69,4 @@ package typealias TriggerHandler = @Sendable (TriggerInvocation) async throws ->
 /// Runs a trigger's `onSuspend` function (a callable, named `function`) on the suspension that just stopped the
 /// trigger. Its failure is its own (recorded in the invocation log): the trigger stays suspended either way.
 package typealias TriggerSuspensionAlert =
-    @Sendable (_ function: String, _ trigger: TriggerDefinition, _ suspension: TriggerSuspension) async -> Void
+    @Sendable (_ trigger: TriggerDefinition, _ suspension: TriggerSuspension) async -> Void

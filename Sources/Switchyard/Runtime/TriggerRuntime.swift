@@ -229,12 +229,12 @@ package actor TriggerRuntime {
         }
     }
 
-    /// Runs the `onSuspend` function of trigger `name`, if it has one.
+    /// Tells trigger `name`'s `onSuspend` function or webhook, if it has one.
     private func alert(_ name: String, of suspension: TriggerSuspension) async {
         guard let suspensionAlert, let definition = definitions.first(where: { $0.name == name }),
-            let function = definition.onSuspend
+            definition.onSuspend != nil || definition.suspensionWebhook != nil
         else { return }
-        await suspensionAlert(function, definition, suspension)
+        await suspensionAlert(definition, suspension)
     }
 
     /// Stops a trigger's runner and waits for its in-flight functions.
