@@ -30,12 +30,19 @@ import Testing
             try await transaction.commit()
             #expect(transaction.currentState == .committed)
             #expect(try await accounts.countDocuments() == 2)
-            let events = try await next(2, from: stream)
-            #expect(events.map(\.operationType) == [.update, .insert])
-            for event in events {
+            try await accounts.insertOne(["_id": "cat", "balance": 0])
+            let events = try await next(3, from: stream)
+            #expect(events.map(\.operationType) == [.update, .insert, .insert])
+            for event in events.prefix(2) {
                 #expect(event.raw["lsid"] == Self.fields["lsid"])
                 #expect(event.raw["txnNumber"] == .int64(4))
             }
+            // As MongoDB's: the events of one transaction share its cluster time, and a later write's is later.
+            let times = events.compactMap(\.clusterTime)
+            #expect(times.count == 3)
+            #expect(times[0] == times[1])
+            #expect(times[2] > times[1])
+            #expect(events[2].raw["lsid"] == nil)
         }
     }
 

@@ -45,26 +45,18 @@ import Testing
         return held.port
     }
 
-    static func pymongo(_ uri: String, _ scenario: String, _ argument: String? = nil) throws -> SwitchyardRun {
-        try python(script, uri, scenario, argument)
+    static func pymongo(_ uri: String, _ scenario: String, _ argument: String? = nil) async throws -> SwitchyardRun {
+        try await python(script, uri, scenario, argument)
     }
 
-    /// Debian's python3 running `script` with the server's URI, a scenario and its argument.
-    static func python(_ script: String, _ uri: String, _ scenario: String, _ argument: String?) throws
+    /// Debian's python3 running `script` with the server's URI, a scenario and its argument, waited for off the
+    /// concurrency pool (a scenario may take seconds, and a blocked pool thread would stall other suites).
+    static func python(_ script: String, _ uri: String, _ scenario: String, _ argument: String?) async throws
         -> SwitchyardRun
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script, uri, scenario] + (argument.map { [$0] } ?? [])
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let errorText = ReadToEnd(errors.fileHandleForReading)
-        let text = String(decoding: output.fileHandleForReading.readUntilEnd(), as: UTF8.self)
-        let status = process.statusAfterExit() ?? SIGKILL
-        return SwitchyardRun(status: status, stdout: text, stderr: String(decoding: errorText.wait(), as: UTF8.self))
+        let run = try await FinishedProcess.run(
+            "/usr/bin/python3", [script, uri, scenario] + (argument.map { [$0] } ?? []))
+        return SwitchyardRun(status: run.status, stdout: run.output, stderr: run.errors)
     }
 
     static func serve(data: String, mongoDBPort: UInt16) throws -> RunningSwitchyard {
@@ -82,7 +74,7 @@ import Testing
         let line = try await server.awaitLine(containing: "serving the MongoDB wire protocol")
         let uri = try #require(line["mongoDB"] as? String)
         #expect(uri.hasPrefix("mongodb://127.0.0.1:") && uri.hasSuffix("/?directConnection=true"))
-        let inserted = try Self.pymongo(uri, "insert_book", "product")
+        let inserted = try await Self.pymongo(uri, "insert_book", "product")
         #expect(inserted.status == 0, "\(inserted.stdout)\(inserted.stderr)")
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
@@ -101,7 +93,7 @@ import Testing
         let first = try Self.serve(data: data.path + "/data", mongoDBPort: try Self.freePort())
         let uri = try #require(
             try await first.awaitLine(containing: "serving the MongoDB wire protocol")["mongoDB"] as? String)
-        let before = try Self.pymongo(uri, "before_crash")
+        let before = try await Self.pymongo(uri, "before_crash")
         first.kill()
         try #require(before.status == 0, "\(before.stdout)\(before.stderr)")
         let token = try #require(
@@ -110,7 +102,7 @@ import Testing
         defer { second.kill() }
         let again = try #require(
             try await second.awaitLine(containing: "serving the MongoDB wire protocol")["mongoDB"] as? String)
-        let after = try Self.pymongo(again, "after_crash", String(token))
+        let after = try await Self.pymongo(again, "after_crash", String(token))
         #expect(after.status == 0, "\(after.stdout)\(after.stderr)")
     }
 
@@ -136,9 +128,9 @@ import Testing
         let port = try #require(uri.split(separator: ":").last?.split(separator: "/").first)
         let withCredentials =
             "mongodb://librarian:tea%20for%20two@127.0.0.1:\(port)/?authSource=admin&authMechanism=SCRAM-SHA-1"
-        let authenticated = try Self.pymongoAuth(withCredentials, "authenticated", "librarian")
+        let authenticated = try await Self.pymongoAuth(withCredentials, "authenticated", "librarian")
         #expect(authenticated.status == 0, "\(authenticated.stdout)\(authenticated.stderr)")
-        let unauthenticated = try Self.pymongoAuth(uri, "unauthenticated")
+        let unauthenticated = try await Self.pymongoAuth(uri, "unauthenticated")
         #expect(unauthenticated.status == 0, "\(unauthenticated.stdout)\(unauthenticated.stderr)")
         #expect(!server.text.contains(password))
     }
@@ -151,8 +143,11 @@ import Testing
         #expect(run.status == 2 && run.stderr.contains("no password"), "\(run.stderr)")
     }
 
-    static func pymongoAuth(_ uri: String, _ scenario: String, _ argument: String? = nil) throws -> SwitchyardRun {
-        try python(repositoryRoot.path + "/Tests/Compatibility/mongowire/pymongo_auth.py", uri, scenario, argument)
+    static func pymongoAuth(_ uri: String, _ scenario: String, _ argument: String? = nil) async throws
+        -> SwitchyardRun
+    {
+        try await python(
+            repositoryRoot.path + "/Tests/Compatibility/mongowire/pymongo_auth.py", uri, scenario, argument)
     }
 
     @Test func anExplicitPortThatIsTakenFailsTheStart() throws {

@@ -57,7 +57,12 @@ final class StoreCore {
     /// replaces or removes is authorized inside the transaction, so a refusal rolls the whole write back.
     var access: (any DocumentAccess)?
     /// Fields every change event of the open multi-statement transaction carries (`StoreTransaction.eventFields`).
-    var transactionFields: BSONDocument?
+    var transactionFields: BSONDocument? {
+        didSet { transactionClusterTime = nil }
+    }
+    /// The cluster time every event of the open multi-statement transaction carries, as MongoDB's share their
+    /// transaction's: set by its first event.
+    private var transactionClusterTime: BSONTimestamp?
     /// The entries this transaction appended to the change log, for the streams once it commits.
     private(set) var appendedChanges: [CommittedChange] = []
 
@@ -197,10 +202,13 @@ final class StoreCore {
             insert = nil
         }
         let now = Self.now()
-        clusterTime =
-            now.seconds > clusterTime.time
-            ? BSONTimestamp(time: now.seconds, increment: 1)
-            : BSONTimestamp(time: clusterTime.time, increment: clusterTime.increment &+ 1)
+        if transactionFields == nil || transactionClusterTime == nil {
+            clusterTime =
+                now.seconds > clusterTime.time
+                ? BSONTimestamp(time: now.seconds, increment: 1)
+                : BSONTimestamp(time: clusterTime.time, increment: clusterTime.increment &+ 1)
+            if transactionFields != nil { transactionClusterTime = clusterTime }
+        }
         ChangeEventEncoding.stamp(&event, clusterTime: clusterTime, wallTime: now.milliseconds)
         let sequence = lastSequence + 1
         let record = ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: event)
