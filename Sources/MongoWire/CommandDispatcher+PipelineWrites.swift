@@ -43,9 +43,11 @@ extension CommandDispatcher {
         }
     }
 
-    /// The pipeline's output for one document, which keeps its `_id`.
-    static func transformed(_ document: BSONDocument, by pipeline: Pipeline) throws(StoreError) -> BSONDocument {
-        let output = try pipeline.run([document], source: NoCollections())
+    /// The pipeline's output for one document, which keeps its `_id`; `variables` are what `$$name` reads.
+    static func transformed(
+        _ document: BSONDocument, by pipeline: Pipeline, variables: [String: BSON] = [:]
+    ) throws(StoreError) -> BSONDocument {
+        let output = try pipeline.run([document], source: NoCollections(), variables: variables)
         guard output.count == 1, var result = output.first else {
             throw StoreError(code: .badValue, message: "an update pipeline must yield one document")
         }
@@ -198,12 +200,29 @@ extension CommandDispatcher {
         }
         let whenMatched = specification["whenMatched"] ?? "merge"
         let whenNotMatched = specification["whenNotMatched"]?.stringValue ?? "insert"
-        guard let matchedMode = whenMatched.stringValue,
-            ["merge", "replace", "keepExisting", "fail"].contains(matchedMode)
-        else {
+        // A pipeline updates the matched document as an update pipeline would, with `$$new` (or `let`'s
+        // variables, evaluated on the incoming document) reading the incoming one.
+        let matchedMode: String
+        var matchedPipeline: Pipeline?
+        switch whenMatched {
+        case .string(let mode) where ["merge", "replace", "keepExisting", "fail"].contains(mode): matchedMode = mode
+        case .array(let stages):
+            matchedMode = "pipeline"
+            matchedPipeline = try updatePipeline(stages)
+        default:
             throw StoreError(
                 code: .invalidOptions,
-                message: "$merge's whenMatched takes merge, replace, keepExisting or fail; pipelines are not supported")
+                message: "$merge's whenMatched takes merge, replace, keepExisting, fail or an update pipeline")
+        }
+        var bindings: [(name: String, expression: Expression)] = []
+        switch specification["let"] {
+        case nil: break
+        case .document(let variables)?:
+            guard matchedPipeline != nil else {
+                throw StoreError(code: 51199, message: "$merge's 'let' takes effect only with a whenMatched pipeline")
+            }
+            for (name, value) in variables { bindings.append((name, try Expression(value))) }
+        default: throw StoreError(code: .failedToParse, message: "$merge's 'let' takes a document of variables")
         }
         guard ["insert", "discard", "fail"].contains(whenNotMatched) else {
             throw StoreError(code: .invalidOptions, message: "$merge's whenNotMatched takes insert, discard or fail")
@@ -231,6 +250,16 @@ extension CommandDispatcher {
                     continue
                 }
                 guard let id = existing["_id"] else { continue }
+                if let matchedPipeline {
+                    var variables: [String: BSON] = [:]
+                    if bindings.isEmpty { variables["new"] = .document(document) }
+                    for binding in bindings { variables[binding.name] = try binding.expression.evaluate(document) }
+                    let updated = try Self.transformed(existing, by: matchedPipeline, variables: variables)
+                    if let operators = Self.operators(from: existing, to: updated) {
+                        _ = try await target.updateOne(["_id": id], operators)
+                    }
+                    continue
+                }
                 switch matchedMode {
                 case "replace":
                     var replacement = document

@@ -24,8 +24,11 @@ package struct Pipeline: Sendable {
     }
 
     /// Runs the pipeline over `input`; `$lookup` reads other collections of the same database through `source`.
-    package func run(_ input: [BSONDocument], source: any PipelineSource) throws(StoreError) -> [BSONDocument] {
-        try run(input, context: StageContext(source: source, variables: [:]))
+    /// `variables` are what `$$name` reads (`$merge`'s `let`, `$$new`).
+    package func run(_ input: [BSONDocument], source: any PipelineSource, variables: [String: BSON] = [:])
+        throws(StoreError) -> [BSONDocument]
+    {
+        try run(input, context: StageContext(source: source, variables: variables))
     }
 
     func run(_ input: [BSONDocument], context: StageContext) throws(StoreError) -> [BSONDocument] {

@@ -576,6 +576,24 @@ def pipeline_writes():
     scores.aggregate([{"$project": {"b": 1}}, {"$merge": {"into": {"db": "wiretests", "coll": "totals"},
                                                           "whenMatched": "replace", "whenNotMatched": "discard"}}])
     assert db.totals.find_one({"_id": 1}) == {"_id": 1, "b": 3}
+    # A whenMatched pipeline updates the matched document; $$new is the incoming one, and `let` names others.
+    with db.totals.watch(max_await_time_ms=100) as stream:
+        scores.aggregate([{"$project": {"a": 1}}, {"$merge": {"into": "totals", "whenNotMatched": "discard",
+            "whenMatched": [{"$set": {"total": {"$add": [{"$ifNull": ["$b", 0]}, "$$new.a"]}}}]}}])
+        event = stream.next()
+        assert event["operationType"] == "update", event
+        assert event["updateDescription"]["updatedFields"] == {"total": 5}, event
+    assert list(db.totals.find().sort("_id", 1)) == [
+        {"_id": 1, "b": 3, "total": 5}, {"_id": 2, "b": 1, "total": 51}, {"_id": 3, "total": 9}]
+    scores.aggregate([{"$merge": {"into": "totals", "let": {"doubled": {"$multiply": ["$a", 2]}},
+                                  "whenMatched": [{"$set": {"doubled": "$$doubled"}}, {"$unset": "total"}]}}])
+    assert list(db.totals.find().sort("_id", 1)) == [
+        {"_id": 1, "b": 3, "doubled": 4}, {"_id": 2, "b": 1, "doubled": 100}, {"_id": 3, "doubled": 18}]
+    try:
+        scores.aggregate([{"$merge": {"into": "totals", "whenMatched": [{"$match": {}}]}}])
+        raise AssertionError("$match was accepted in a whenMatched pipeline")
+    except OperationFailure as error:
+        assert error.code == 72, error.details
     try:
         scores.aggregate([{"$merge": "totals"}, {"$match": {}}])
         raise AssertionError("$merge in the middle was accepted")
