@@ -10,11 +10,34 @@ extension CommandDispatcher {
         "hello", "isMaster", "ismaster", "saslStart", "saslContinue", "ping", "buildInfo", "buildinfo", "logout",
     ]
 
-    /// The refusal of a command an unauthenticated connection may not run; nil when it may run it.
-    func refusal(_ name: String, client: ClientConnection) -> BSONDocument? {
-        guard !users.isEmpty, client.authentication.user == nil, !Self.commandsBeforeAuthentication.contains(name)
-        else { return nil }
-        return CommandReply.error(code: 13, message: "command \(name) requires authentication")
+    /// The refusal of a command the connection may not run (unauthenticated, or beyond its user's roles); nil when it
+    /// may run it.
+    func refusal(_ arguments: CommandArguments, database: String, client: ClientConnection) -> BSONDocument? {
+        guard !users.isEmpty else { return nil }
+        let name = arguments.name
+        guard let user = client.authentication.user else {
+            if Self.commandsBeforeAuthentication.contains(name) { return nil }
+            return CommandReply.error(code: 13, message: "command \(name) requires authentication")
+        }
+        let roles = users.roles(of: user)
+        for (action, target) in WireAuthorization.needs(arguments, database: database) ?? []
+        where !roles.contains(where: { $0.allows(action, on: target) }) {
+            let held = roles.isEmpty ? "no roles" : roles.map(\.description).joined(separator: ", ")
+            return CommandReply.error(
+                code: 13,
+                message:
+                    "not authorized on \(target ?? "every database") to execute command \(name): user \(user) holds \(held)"
+            )
+        }
+        return nil
+    }
+
+    /// The databases the connection's user may list: nil for all (no users, or a role on every database).
+    func listableDatabases(client: ClientConnection) -> Set<String>? {
+        guard !users.isEmpty, let user = client.authentication.user else { return nil }
+        let roles = users.roles(of: user)
+        if roles.contains(where: \.name.isForEveryDatabase) { return nil }
+        return Set(roles.map(\.database))
     }
 
     func saslStart(_ command: BSONDocument, database: String, client: ClientConnection) -> BSONDocument {

@@ -144,8 +144,10 @@ extension CommandDispatcher {
         return CommandReply.ok(["nIndexesWas": .int32(Int32(indexes.count))])
     }
 
-    func listDatabases(_ arguments: CommandArguments) async throws -> BSONDocument {
-        let names = try await store.listDatabaseNames()
+    /// The databases, or those the user holds a role on (MongoDB's `authorizedDatabases`).
+    func listDatabases(_ arguments: CommandArguments, client: ClientConnection) async throws -> BSONDocument {
+        var names = try await store.listDatabaseNames()
+        if let listable = listableDatabases(client: client) { names = names.filter(listable.contains) }
         let filter = try arguments.document("filter").map { filter throws(StoreError) in try QueryFilter(filter) }
         var databases: [BSON] = []
         for name in names {

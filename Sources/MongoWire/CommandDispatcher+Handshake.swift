@@ -83,9 +83,14 @@ extension CommandDispatcher {
     }
 
     func connectionStatus(client: ClientConnection) -> BSONDocument {
-        let users: [BSON] =
-            client.authentication.user.map { [["user": .string($0), "db": .string(WireUsers.database)]] } ?? []
-        return CommandReply.ok(["authInfo": ["authenticatedUsers": .array(users), "authenticatedUserRoles": []]])
+        let user = client.authentication.user
+        let authenticated: [BSON] = user.map { [["user": .string($0), "db": .string(WireUsers.database)]] } ?? []
+        let roles: [BSON] = (user.map(self.users.roles(of:)) ?? []).map {
+            ["role": .string($0.name.rawValue), "db": .string($0.database)]
+        }
+        return CommandReply.ok([
+            "authInfo": ["authenticatedUsers": .array(authenticated), "authenticatedUserRoles": .array(roles)]
+        ])
     }
 
     func serverStatus() -> BSONDocument {

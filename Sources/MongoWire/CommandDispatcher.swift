@@ -94,7 +94,7 @@ package final class CommandDispatcher: Sendable {
         case "createIndexes": return try await createIndexes(arguments, database: database)
         case "listIndexes": return try await listIndexes(arguments, database: database, client: client)
         case "dropIndexes", "deleteIndexes": return try await dropIndexes(arguments, database: database)
-        case "listDatabases": return try await listDatabases(arguments)
+        case "listDatabases": return try await listDatabases(arguments, client: client)
         case "listCollections": return try await listCollections(arguments, database: database, client: client)
         case "dbStats": return try await dbStats(arguments, database: database)
         default: return nil
@@ -107,7 +107,7 @@ package final class CommandDispatcher: Sendable {
     /// Answers one request; never throws: every failure is a MongoDB error reply.
     package func run(_ request: WireRequest, client: ClientConnection) async -> BSONDocument {
         let arguments = CommandArguments(request.command)
-        if let refusal = refusal(arguments.name, client: client) { return refusal }
+        if let refusal = refusal(arguments, database: request.database, client: client) { return refusal }
         if request.command["startTransaction"] != nil || request.command["autocommit"] != nil {
             return await runInTransaction(request, arguments, client: client)
         }

@@ -21,7 +21,10 @@ struct UsersCommand: Command {
         as a local mongod without users does; once there is one, every connection must authenticate
         (SCRAM-SHA-256, or SCRAM-SHA-1 for older drivers) before it runs anything but the handshake:
           mongodb://NAME:PASSWORD@127.0.0.1:27017/?authSource=admin
-        Every user may run every command (there are no roles).
+        Each user holds MongoDB's built-in roles, given with --roles (root, all of it, by default): on one
+        database read, readWrite, dbAdmin or dbOwner (readWrite@product); on every database
+        readAnyDatabase, readWriteAnyDatabase, dbAdminAnyDatabase or root. A command beyond them is
+        refused with Unauthorized (13).
 
         add asks for the password twice on the terminal, without echoing it; when standard input is not a
         terminal it reads the password from its first line. It stores salted SCRAM credentials (never the
@@ -30,6 +33,7 @@ struct UsersCommand: Command {
         the users, start it again.
 
         OPTIONS:
+          --roles LIST          add: the user's roles, comma-separated (readWrite@product,read@reporting)
           --store URL           The PostgreSQL store serve runs with --store (default: DATA_DIR/store.sqlite)
         \(AppOptions.dataUsage)
           -h, --help            Show this help
@@ -41,9 +45,11 @@ struct UsersCommand: Command {
     var user: String?
     var app: AppOptions
     var store: StoreConfiguration?
+    var roles: [WireRole] = [.root]
 
     init(arguments: [String]) throws(UsageError) {
-        let parsed = try Arguments(arguments, options: AppOptions.dataNames + ["--store"], flags: [], usage: Self.usage)
+        let parsed = try Arguments(
+            arguments, options: AppOptions.dataNames + ["--store", "--roles"], flags: [], usage: Self.usage)
         guard let word = parsed.positionals.first else {
             throw UsageError("missing 'add', 'remove' or 'list'", usage: Self.usage)
         }
@@ -61,6 +67,10 @@ struct UsersCommand: Command {
         }
         user = action == .list ? nil : parsed.positionals[1]
         app = try AppOptions(parsed, usage: Self.usage)
+        if let list = parsed.value("--roles") {
+            guard action == .add else { throw UsageError("--roles is for 'add'", usage: Self.usage) }
+            roles = try Self.roles(list)
+        }
         if let url = parsed.value("--store") {
             do {
                 store = try StoreConfiguration.postgresql(url: url)
@@ -90,15 +100,19 @@ struct UsersCommand: Command {
         do {
             switch action {
             case .add:
-                let existed = try await WireUsers.add(user ?? "", password: password ?? "", to: opened)
-                outcome = .success("\(existed ? "changed the password of" : "added") user \(user ?? "")")
+                let existed = try await WireUsers.add(user ?? "", password: password ?? "", roles: roles, to: opened)
+                let held = roles.map(\.description).joined(separator: ", ")
+                outcome = .success("\(existed ? "changed" : "added") user \(user ?? "") (\(held))")
             case .remove:
                 let removed = try await WireUsers.remove(user ?? "", from: opened)
                 outcome = .success(removed ? "removed user \(user ?? "")" : "no user \(user ?? "")")
             case .list:
-                let names = try await WireUsers.load(from: opened).names
+                let users = try await WireUsers.load(from: opened)
+                let lines = users.names.map { name in
+                    "\(name)  \(users.roles(of: name).map(\.description).joined(separator: ", "))"
+                }
                 outcome = .success(
-                    names.isEmpty ? "no users: serve asks for no authentication" : names.joined(separator: "\n"))
+                    lines.isEmpty ? "no users: serve asks for no authentication" : lines.joined(separator: "\n"))
             }
         } catch {
             outcome = .failure(error)
@@ -112,6 +126,25 @@ struct UsersCommand: Command {
         case .failure(let error): throw CommandFailure("switchyard users: \(error)", status: 1)
         }
         return 0
+    }
+
+    /// `--roles`' list, each checked.
+    private static func roles(_ list: String) throws(UsageError) -> [WireRole] {
+        var roles: [WireRole] = []
+        for text in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard let role = WireRole(text) else {
+                let name = String(text.prefix { $0 != "@" })
+                let names = WireRole.Name.allCases.map(\.rawValue)
+                let hint =
+                    names.contains(name)
+                    ? ": \(name) is held on one database, as \(name)@DATABASE, or on every database, without one"
+                    : ClosestMatch.suggestion(for: name, among: names).map { " (did you mean '\($0)'?)" } ?? ""
+                throw UsageError("--roles: unknown role '\(text)'\(hint)", usage: usage)
+            }
+            roles.append(role)
+        }
+        guard !roles.isEmpty else { throw UsageError("--roles: give at least one role", usage: usage) }
+        return roles
     }
 
     /// The password: asked twice on a terminal with echo off, else standard input's first line.

@@ -119,17 +119,34 @@ import Testing
         let listed = try switchyard(
             ["users", "list", "--config", repositoryRoot.path, "--data-dir", data.path + "/data"],
             in: repositoryRoot.path)
-        #expect(listed.stdout == "librarian\n", "\(listed.stdout)\(listed.stderr)")
+        #expect(listed.stdout == "librarian  root\n", "\(listed.stdout)\(listed.stderr)")
+        let reader = try switchyard(
+            [
+                "users", "add", "reader", "--roles", "read@authtests,readWrite@scratch", "--config",
+                repositoryRoot.path, "--data-dir", data.path + "/data",
+            ], stdin: "page turner\n", in: repositoryRoot.path)
+        #expect(reader.stdout == "added user reader (read@authtests, readWrite@scratch)\n", "\(reader.stderr)")
+        let misspelt = try switchyard(
+            [
+                "users", "add", "other", "--roles", "reed@authtests", "--config", repositoryRoot.path, "--data-dir",
+                data.path + "/data",
+            ], stdin: "x\n", in: repositoryRoot.path)
+        #expect(
+            misspelt.status == 2 && misspelt.stderr.contains("unknown role 'reed@authtests' (did you mean 'read'?)"),
+            "\(misspelt.stderr)")
         let server = try Self.serve(data: data.path + "/data", mongoDBPort: try Self.freePort())
         defer { server.kill() }
         let line = try await server.awaitLine(containing: "serving the MongoDB wire protocol")
         let uri = try #require(line["mongoDB"] as? String)
-        #expect((line["authentication"] as? String)?.contains("1 user") == true, "\(line)")
+        #expect((line["authentication"] as? String)?.contains("2 users") == true, "\(line)")
         let port = try #require(uri.split(separator: ":").last?.split(separator: "/").first)
         let withCredentials =
             "mongodb://librarian:tea%20for%20two@127.0.0.1:\(port)/?authSource=admin&authMechanism=SCRAM-SHA-1"
         let authenticated = try await Self.pymongoAuth(withCredentials, "authenticated", "librarian")
         #expect(authenticated.status == 0, "\(authenticated.stdout)\(authenticated.stderr)")
+        let limited = try await Self.pymongoAuth(
+            "mongodb://reader:page%20turner@127.0.0.1:\(port)/?authSource=admin&authMechanism=SCRAM-SHA-1", "reader")
+        #expect(limited.status == 0, "\(limited.stdout)\(limited.stderr)")
         let unauthenticated = try await Self.pymongoAuth(uri, "unauthenticated")
         #expect(unauthenticated.status == 0, "\(unauthenticated.stdout)\(unauthenticated.stderr)")
         #expect(!server.text.contains(password))

@@ -6,7 +6,7 @@ import DocumentStore
 /// server asks for no authentication, as a local mongod without users does.
 ///
 /// Users live in `admin`, so drivers connect with `authSource=admin` (their default when the connection string
-/// names no database). Every authenticated user may run every command: there are no roles.
+/// names no database). Each user holds built-in roles (`WireRole`); one stored without any holds `root`.
 package struct WireUsers: Sendable {
     package static let database = "admin"
     package static let collection = "mongodbUsers"
@@ -15,16 +15,28 @@ package struct WireUsers: Sendable {
     package static let maximumPasswordLength = 1024
 
     private let credentials: [String: [ScramMechanism: ScramCredential]]
+    private let roles: [String: [WireRole]]
     /// Seeds the stand-in salts of unknown users, so asking twice about one shows the same salt, as for a real user.
     private let standInSecret = ScramMechanism.randomBytes(32)
 
-    package init() { credentials = [:] }
+    package init() {
+        credentials = [:]
+        roles = [:]
+    }
 
-    init(credentials: [String: [ScramMechanism: ScramCredential]]) { self.credentials = credentials }
+    init(credentials: [String: [ScramMechanism: ScramCredential]], roles: [String: [WireRole]] = [:]) {
+        self.credentials = credentials
+        self.roles = roles
+    }
 
     package var isEmpty: Bool { credentials.isEmpty }
 
     package var names: [String] { credentials.keys.sorted() }
+
+    /// The roles `user` holds: `root` for a user stored without any.
+    package func roles(of user: String) -> [WireRole] {
+        roles[user] ?? [.root]
+    }
 
     func credential(_ user: String, _ mechanism: ScramMechanism) -> ScramCredential? {
         credentials[user]?[mechanism]
@@ -41,9 +53,19 @@ package struct WireUsers: Sendable {
     /// The users in `store`; a document that is not a user (written there by hand) is left out.
     package static func load(from store: DocumentStore) async throws -> WireUsers {
         var credentials: [String: [ScramMechanism: ScramCredential]] = [:]
+        var roles: [String: [WireRole]] = [:]
         for document in try await users(store).find().toArray() {
             guard let name = document["user"]?.stringValue, case .document(let stored)? = document["credentials"]
             else { continue }
+            // Stored as MongoDB stores them, `[{role, db}]`; one that is no built-in role grants nothing.
+            if case .array(let held)? = document["roles"] {
+                roles[name] = held.compactMap { value in
+                    guard let role = value.documentValue, let text = role["role"]?.stringValue,
+                        let name = WireRole.Name(rawValue: text), let database = role["db"]?.stringValue
+                    else { return nil }
+                    return WireRole(name: name, database: database)
+                }
+            }
             for mechanism in ScramMechanism.allCases {
                 if case .document(let fields)? = stored[mechanism.rawValue],
                     let credential = ScramCredential(mechanism: mechanism, document: fields)
@@ -52,13 +74,15 @@ package struct WireUsers: Sendable {
                 }
             }
         }
-        return WireUsers(credentials: credentials)
+        return WireUsers(credentials: credentials, roles: roles)
     }
 
     /// Adds the user, or gives an existing one a new password; returns whether it existed. Only the credentials
     /// derived from `password` are stored.
     @discardableResult
-    package static func add(_ name: String, password: String, to store: DocumentStore) async throws -> Bool {
+    package static func add(
+        _ name: String, password: String, roles: [WireRole] = [.root], to store: DocumentStore
+    ) async throws -> Bool {
         guard !name.isEmpty, name.utf8.count <= maximumNameLength,
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
@@ -76,6 +100,7 @@ package struct WireUsers: Sendable {
         let document: BSONDocument = [
             "_id": .string("\(database).\(name)"), "user": .string(name), "db": .string(database),
             "credentials": .document(stored),
+            "roles": .array(roles.map { ["role": .string($0.name.rawValue), "db": .string($0.database)] }),
         ]
         let result = try await users(store).replaceOne(["_id": .string("\(database).\(name)")], document, upsert: true)
         return result.matchedCount > 0

@@ -3,6 +3,7 @@
 Run as: python pymongo_auth.py URI SCENARIO [ARG]; prints "ok SCENARIO" when every assertion held.
   authenticated USER   the URI carries USER's credentials: commands run, connectionStatus names USER
   unauthenticated      the URI carries none: the handshake and ping answer, other commands are Unauthorized (13)
+  reader USER          USER holds read@authtests and readWrite@scratch: what they allow runs, the rest is Unauthorized
   refused SECRET       the URI carries a wrong password SECRET: AuthenticationFailed (18), SECRET in no message
   malformed            SCRAM messages by hand that no driver sends are refused, and the server goes on serving
 """
@@ -40,6 +41,35 @@ def unauthenticated():
         except OperationFailure as error:
             assert error.code == 13, error.details
             assert error.details["codeName"] == "Unauthorized", error.details
+
+
+def reader():
+    status = client.admin.command("connectionStatus")
+    assert status["authInfo"]["authenticatedUserRoles"] == [
+        {"role": "read", "db": "authtests"}, {"role": "readWrite", "db": "scratch"}], status
+    assert client.authtests.shelf.find_one({"_id": 1}) == {"_id": 1, "title": "Book 1"}
+    client.scratch.notes.insert_one({"_id": "n1"})
+    assert client.scratch.notes.find_one() == {"_id": "n1"}
+    client.authtests.shelf.aggregate([{"$match": {"_id": {"$lt": 3}}}, {"$out": {"db": "scratch", "coll": "copy"}}])
+    assert client.scratch.copy.count_documents({}) == 3
+    assert sorted(client.list_database_names()) == ["authtests", "scratch"], client.list_database_names()
+
+    def unauthorized(attempt, where):
+        try:
+            attempt()
+            raise AssertionError("a command beyond the user's roles ran")
+        except OperationFailure as error:
+            assert error.code == 13, error.details
+            assert "not authorized on %s" % where in error.details["errmsg"], error.details
+
+    unauthorized(lambda: client.authtests.shelf.insert_one({"_id": "x"}), "authtests")
+    unauthorized(lambda: client.authtests.shelf.aggregate([{"$out": "copy"}]), "authtests")
+    unauthorized(lambda: client.other.books.find_one(), "other")
+    unauthorized(lambda: client.scratch.notes.create_index("title"), "scratch")
+    unauthorized(lambda: client.scratch.drop_collection("notes"), "scratch")
+    unauthorized(lambda: client.admin.command("serverStatus"), "every database")
+    unauthorized(lambda: client.watch().try_next(), "every database")
+    assert client.authtests.shelf.count_documents({}) == 31
 
 
 def refused():
