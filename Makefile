@@ -3,7 +3,7 @@
 SWIFT ?= swift
 DEB_PACKAGES := pkg-config libyaml-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libpcre2-dev zlib1g-dev libpq-dev
 # Real peers the tests start on loopback (PostgreSQL for the store's third engine, a browser, an HTTP/2 server, firebase-admin in a venv) and the benchmarks' load and peers.
-TEST_PACKAGES := postgresql chromium nghttp2-server nghttp2-client nginx-light python3-venv python3-pymongo node-mongodb libmongoc-dev
+TEST_PACKAGES := openssl postgresql chromium nghttp2-server nghttp2-client nginx-light python3-venv python3-pymongo node-mongodb libmongoc-dev
 BENCH_PACKAGES := wrk
 CONFIG ?= .
 FUZZ_SECONDS ?= 20

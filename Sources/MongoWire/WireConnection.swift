@@ -13,13 +13,16 @@ final class WireConnection: Sendable {
     let id: Int64
     let peer: WirePeer
     let dispatcher: CommandDispatcher
+    /// The connection's TLS session, when the server speaks TLS.
+    let tls: WireTLSSession?
     private let replyIds = Atomic<Int32>(1)
 
-    init(socket: Int32, id: Int64, peer: WirePeer, dispatcher: CommandDispatcher) {
+    init(socket: Int32, id: Int64, peer: WirePeer, dispatcher: CommandDispatcher, tls: WireTLSSession? = nil) {
         self.socket = socket
         self.id = id
         self.peer = peer
         self.dispatcher = dispatcher
+        self.tls = tls
     }
 
     func serve() {
@@ -85,7 +88,8 @@ final class WireConnection: Sendable {
         var offset = start
         while offset < buffer.count {
             let count = buffer.withUnsafeMutableBytes { raw in
-                recv(socket, raw.baseAddress! + offset, raw.count - offset, 0)
+                if let tls { return tls.receive(raw.baseAddress! + offset, raw.count - offset) }
+                return recv(socket, raw.baseAddress! + offset, raw.count - offset, 0)
             }
             if count > 0 {
                 offset += count
@@ -102,7 +106,8 @@ final class WireConnection: Sendable {
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { raw in
-                send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if let tls { return tls.send(raw.baseAddress! + offset, raw.count - offset) }
+                return send(socket, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
             }
             if count > 0 {
                 offset += count

@@ -29,12 +29,17 @@ package final class WireServer: Sendable {
         package var transactionLifetime: Duration
         /// The users a connection authenticates as (`WireUsers.load`); none asks for no authentication.
         package var users: WireUsers
+        /// TLS for every connection; nil serves plain TCP.
+        package var tls: WireTLS?
+        /// How long a connection may take over its TLS handshake before it is closed.
+        package var handshakeTimeout: Duration = .seconds(10)
 
         package init(
             host: String = "127.0.0.1", port: UInt16 = 27017, maximumConnections: Int = 256,
             maximumConnectionsPerPeer: Int = 200, transactionLifetime: Duration = .seconds(60),
-            users: WireUsers = WireUsers()
+            users: WireUsers = WireUsers(), tls: WireTLS? = nil
         ) {
+            self.tls = tls
             self.transactionLifetime = transactionLifetime
             self.host = host
             self.port = port
@@ -71,7 +76,7 @@ package final class WireServer: Sendable {
 
     /// The connection string a driver connects with.
     package var connectionString: String {
-        "mongodb://\(Self.shown(host)):\(port)/?directConnection=true"
+        "mongodb://\(Self.shown(host)):\(port)/?directConnection=true\(configuration.tls == nil ? "" : "&tls=true")"
     }
 
     /// A host as it stands before `:port`: an IPv6 literal in brackets.
@@ -141,17 +146,44 @@ package final class WireServer: Sendable {
             var on: Int32 = 1
             _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             threads.enter()
-            let connection = WireConnection(socket: socket, id: id, peer: peer, dispatcher: dispatcher)
             dispatcher.openConnections.add(1, ordering: .relaxed)
+            let tls = configuration.tls
+            let handshakeTimeout = configuration.handshakeTimeout
             let thread = Thread { [self] in
-                connection.serve()
-                dispatcher.openConnections.subtract(1, ordering: .relaxed)
-                release(id)
-                threads.leave()
+                defer {
+                    dispatcher.openConnections.subtract(1, ordering: .relaxed)
+                    release(id)
+                    threads.leave()
+                }
+                var session: WireTLSSession?
+                if let tls {
+                    // OpenSSL writes with write(2): a peer gone mid-write raises SIGPIPE, which this thread holds
+                    // blocked (so the write fails with EPIPE instead of the signal ending the process).
+                    Self.blockBrokenPipe()
+                    Self.setReceiveTimeout(socket, handshakeTimeout)
+                    guard let accepted = tls.accept(socket) else { return }
+                    Self.setReceiveTimeout(socket, .zero)
+                    session = accepted
+                }
+                WireConnection(socket: socket, id: id, peer: peer, dispatcher: dispatcher, tls: session).serve()
             }
             thread.name = "mongodb-conn-\(id)"
             thread.start()
         }
+    }
+
+    private static func blockBrokenPipe() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    /// Bounds how long a read on `socket` waits (zero: without bound).
+    private static func setReceiveTimeout(_ socket: Int32, _ timeout: Duration) {
+        let (seconds, attoseconds) = timeout.components
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        _ = setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// The new connection's id, or nil when a bound (or stopping) refuses it.

@@ -1,6 +1,7 @@
 import DocumentStore
 import Foundation
 import Messaging
+import MongoWire
 import Switchyard
 import SwitchyardServer
 
@@ -39,6 +40,9 @@ struct ServeCommand: Command {
           --mongodb-port N      The MongoDB wire protocol's port (default: 27017, left out with a warning
                                 when taken; a port given here that is taken fails the start; 0 turns it off)
           --mongodb-host HOST   The address the MongoDB wire protocol listens on (default: 127.0.0.1)
+          --mongodb-tls-certificate FILE, --mongodb-tls-key FILE
+                                Serve the MongoDB wire protocol over TLS only (1.2 or later) with this PEM
+                                certificate chain and private key; drivers connect with tls=true
           --app-id ID           The app id clients use (default: the configuration's appId, else
                                 switchyard-app)
           --import DIR          Before serving, import DIR as 'switchyard data import' does (without
@@ -121,7 +125,7 @@ struct ServeCommand: Command {
             options: AppOptions.dataNames + [
                 "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
                 "--push", "--service-account", "--query-time-limit", "--mongodb-port", "--mongodb-host",
-                "--store",
+                "--mongodb-tls-certificate", "--mongodb-tls-key", "--store",
             ],
             flags: ["--watch", "--accept-data-loss"], takesPositionals: false,
             usage: Self.usage)
@@ -139,11 +143,23 @@ struct ServeCommand: Command {
                 "--mongodb-port takes a number from 0 to 65535, not '\(mongoDBPortText ?? "")'", usage: Self.usage)
         }
         let mongoDBHost = parsed.value("--mongodb-host") ?? "127.0.0.1"
+        var tls: WireTLS?
+        switch (parsed.value("--mongodb-tls-certificate"), parsed.value("--mongodb-tls-key")) {
+        case (nil, nil): break
+        case (let certificate?, let key?):
+            do {
+                tls = try WireTLS(certificateFile: certificate, keyFile: key)
+            } catch {
+                throw UsageError("--mongodb-tls-certificate/--mongodb-tls-key: \(error)", usage: Self.usage)
+            }
+        case (nil, _?): throw UsageError("--mongodb-tls-key needs --mongodb-tls-certificate", usage: Self.usage)
+        case (_?, nil): throw UsageError("--mongodb-tls-certificate needs --mongodb-tls-key", usage: Self.usage)
+        }
         mongoDB =
             mongoDBPort == 0
             ? nil
             : ServeLifecycle.MongoDBListener(
-                host: mongoDBHost, port: mongoDBPort, required: mongoDBPortText != nil)
+                host: mongoDBHost, port: mongoDBPort, required: mongoDBPortText != nil, tls: tls)
         appId = parsed.value("--app-id")
         let formatText = parsed.value("--log-format") ?? "text"
         guard let logFormat = LogFormat(rawValue: formatText) else {
@@ -189,6 +205,9 @@ struct ServeCommand: Command {
             if let appId { child += ["--app-id", appId] }
             if let text = parsed.value("--mongodb-port") { child += ["--mongodb-port", text] }
             if let text = parsed.value("--mongodb-host") { child += ["--mongodb-host", text] }
+            for option in ["--mongodb-tls-certificate", "--mongodb-tls-key"] {
+                if let file = parsed.value(option) { child += [option, file] }
+            }
             child += ["--push", push.rawValue]
             if let serviceAccountFile { child += ["--service-account", serviceAccountFile] }
             if let limitText { child += ["--query-time-limit", limitText] }

@@ -167,6 +167,50 @@ import Testing
             repositoryRoot.path + "/Tests/Compatibility/mongowire/pymongo_auth.py", uri, scenario, argument)
     }
 
+    /// `--mongodb-tls-certificate` and `--mongodb-tls-key` serve the protocol over TLS: a driver trusting the
+    /// certificate writes through it; giving one without the other, or a key of another certificate, is bad input.
+    @Test func theWireProtocolIsServedOverTLS() async throws {
+        let data = try TemporaryDirectory()
+        let files = data.path
+        let made = try await FinishedProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                files + "/key.pem", "-out", files + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
+                "subjectAltName=IP:127.0.0.1",
+            ])
+        try #require(made.status == 0, "\(made.errors)")
+        let server = try RunningSwitchyard(
+            [
+                "serve", "--config", repositoryRoot.path, "--data-dir", files + "/data", "--port", "0",
+                "--mongodb-port", "\(try Self.freePort())", "--log-format", "json", "--mongodb-tls-certificate",
+                files + "/cert.pem", "--mongodb-tls-key", files + "/key.pem",
+            ], in: repositoryRoot.path)
+        defer { server.kill() }
+        let line = try await server.awaitLine(containing: "serving the MongoDB wire protocol")
+        let uri = try #require(line["mongoDB"] as? String)
+        #expect(uri.hasSuffix("/?directConnection=true&tls=true"), "\(uri)")
+        let inserted = try await Self.pymongo(uri + "&tlsCAFile=" + files + "/cert.pem", "insert_book", "product")
+        #expect(inserted.status == 0, "\(inserted.stdout)\(inserted.stderr)")
+
+        let halfGiven = try switchyard(
+            ["serve", "--config", repositoryRoot.path, "--mongodb-tls-key", files + "/key.pem"],
+            in: repositoryRoot.path)
+        #expect(
+            halfGiven.status == 2
+                && halfGiven.stderr.contains("--mongodb-tls-key needs --mongodb-tls-certificate"), "\(halfGiven.stderr)"
+        )
+        let unreadable = try switchyard(
+            [
+                "serve", "--config", repositoryRoot.path, "--mongodb-tls-certificate", files + "/key.pem",
+                "--mongodb-tls-key", files + "/key.pem",
+            ], in: repositoryRoot.path)
+        #expect(
+            unreadable.status == 2 && unreadable.stderr.contains("key.pem: not a PEM certificate"),
+            "\(unreadable.stderr)")
+        #expect(!unreadable.stderr.contains("PRIVATE KEY"))
+    }
+
     @Test func anExplicitPortThatIsTakenFailsTheStart() throws {
         let data = try TemporaryDirectory()
         let held = try HeldPort()

@@ -74,11 +74,14 @@ package final class ServeLifecycle: Sendable {
         package var port: UInt16
         /// A port asked for explicitly must be had; the default one is left out with a warning when taken.
         package var required: Bool
+        /// TLS for every connection; nil serves plain TCP.
+        package var tls: WireTLS?
 
-        package init(host: String = "127.0.0.1", port: UInt16 = 27017, required: Bool = false) {
+        package init(host: String = "127.0.0.1", port: UInt16 = 27017, required: Bool = false, tls: WireTLS? = nil) {
             self.host = host
             self.port = port
             self.required = required
+            self.tls = tls
         }
     }
 
@@ -168,7 +171,7 @@ package final class ServeLifecycle: Sendable {
                     mongoDB = try WireServer.start(
                         store: app.store,
                         configuration: WireServer.Configuration(
-                            host: listener.host, port: listener.port, users: mongoDBUsers))
+                            host: listener.host, port: listener.port, users: mongoDBUsers, tls: listener.tls))
                 } catch let error where !listener.required && error.reason == .addressInUse {
                     events(
                         .mongoDBNotServing(
