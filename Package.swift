@@ -139,7 +139,7 @@ let package = Package(
         // Runs the built `switchyard` binary as a user would; `swift build --build-tests` builds it too.
         .testTarget(
             name: "SwitchyardCLITests",
-            dependencies: ["BSON", "DocumentStore", "Messaging", "Switchyard", "TestSupport"]),
+            dependencies: ["BSON", "DocumentStore", "Functions", "Messaging", "Switchyard", "TestSupport"]),
         .testTarget(
             name: "SystemLibraryTests",
             dependencies: ["CYAML", "CCurl", "COpenSSL", "CSQLite", "CMicroHTTPD"]),

@@ -257,7 +257,7 @@ enum TriggerBenchmark {
 }
 
 /// Counts each trigger's deliveries and wakes a waiter once every trigger has seen a given number.
-private final class DeliveryCount: Sendable {
+final class DeliveryCount: Sendable {
     private struct State {
         var counts: [String: Int]
         var lastSequence: Int64 = .min

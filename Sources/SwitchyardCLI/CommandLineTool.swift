@@ -15,7 +15,7 @@ public enum CommandLineTool {
             LogsCommand.self, TriggersCommand.self, ResumeCommand.self, DeadLettersCommand.self,
             RedeliverCommand.self, OutboxCommand.self,
             GenerateEventCommand.self, DataCommand.self, InitCommand.self,
-            EJSONCommand.self, UsersCommand.self,
+            EJSONCommand.self, UsersCommand.self, RecordCommand.self, ReplayCommand.self,
         ]
     }
 

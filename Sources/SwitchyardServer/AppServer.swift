@@ -140,10 +140,16 @@ package final class AppServer: Sendable {
         throws(PushError)
         -> FCMClient
     {
-        // A send names its function run, whose transaction then records it (`FCMEmulator.functionRunHeader`).
+        // A send names its function run, whose transaction then records it (`FCMEmulator.functionRunHeader`), and
+        // the run's invocation, which the outbox entry then carries (`FCMEmulator.invocationHeader`).
         let configuration = FCMClient.Configuration(
             endpoints: .emulator(baseURL), retry: retry, httpVersion: .http1_1, requestTimeout: .seconds(30),
-            sendHeaders: { CarriedInserts.currentKey.map { [FCMEmulator.functionRunHeader: $0] } ?? [:] })
+            sendHeaders: {
+                var fields: [(String, String)] = []
+                if let key = CarriedInserts.currentKey { fields.append((FCMEmulator.functionRunHeader, key)) }
+                if let run = FunctionRunScope.invocationId { fields.append((FCMEmulator.invocationHeader, run.hex)) }
+                return HTTPHeaders(fields)
+            })
         let http: HTTPClient
         do {
             http = try HTTPClient(configuration: configuration.http)

@@ -23,9 +23,9 @@ import Testing
         #expect(
             run.stderr.hasPrefix(
                 "switchyard: unknown command 'valdate' (did you mean 'validate'?)\n\nUSAGE: switchyard"))
-        let far = try switchyard("deploy")
+        let far = try switchyard("frobnicate")
         #expect(far.status == 2)
-        #expect(far.stderr.hasPrefix("switchyard: unknown command 'deploy'\n"))
+        #expect(far.stderr.hasPrefix("switchyard: unknown command 'frobnicate'\n"))
     }
 
     @Test func optionsAreCheckedPerCommand() throws {

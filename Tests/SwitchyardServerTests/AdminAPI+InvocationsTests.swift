@@ -60,6 +60,33 @@ import Testing
         }
     }
 
+    @Test func aTriggerRunIsReplayedAgainstTheDataOfItsEvent() async throws {
+        try await AdminTestServer.run { server in
+            #expect(
+                try await server.post(
+                    "/databases/product/collections/book/documents", #"{"_id": "b1", "volumeInfo": {"title": "Dune"}}"#
+                ).status == 201)
+            try await server.settle()
+            _ = try await server.app.call(function: "ping", arguments: [], user: .system)
+            let all = try await invocations(server)
+            let run = try #require(all.first { $0["trigger"] == "onBookPushNotification" }?["_id"]?.objectIdValue)
+            let response = try await server.post("/invocations/\(run.hex)/replay")
+            #expect(response.status == 200)
+            let event = try #require(response.document?["events"]?.arrayValue?.first?.documentValue)
+            #expect(event["same"] == true)
+            #expect(event["documentKey"] == ["_id": "b1"])
+            // The served run's send went through the FCM emulator over HTTP and was still attributed to it.
+            let sentThen = event["then"]?.documentValue?["messages"]?.arrayValue
+            #expect(sentThen?.count == 1)
+            #expect(sentThen == event["now"]?.documentValue?["messages"]?.arrayValue)
+
+            let call = try #require(all.first { $0["function"] == "ping" }?["_id"]?.objectIdValue)
+            #expect(try await server.post("/invocations/\(call.hex)/replay").status == 400)
+            #expect(try await server.post("/invocations/\(ObjectId().hex)/replay").status == 404)
+            #expect(try await server.post("/invocations/nope/replay").status == 400)
+        }
+    }
+
     @Test func badFiltersAre400() async throws {
         try await AdminTestServer.run { server in
             for query in ["?outcome=maybe", "?limit=0", "?limit=abc", "?limit=1001", "?since=yesterday"] {

@@ -266,6 +266,25 @@ import Testing
         }
     }
 
+    @Test func aTriggerRunInTheInvocationLogIsReplayedFromItsRow() async throws {
+        try await AdminTestServer.run { server in
+            #expect(try await server.post("/databases/product/collections/book/documents", Self.book).status == 201)
+            try await server.settle()
+            try await withBrowser { browser in
+                let page = try await browser.open(server.baseURL + "/#logs")
+                let row = #"document.querySelector('#invocations tr[data-function="sentTopicNotification"]')"#
+                try await page.wait(until: row)
+                try await page.evaluate(
+                    "\(row).click(); \(row).nextElementSibling.querySelector('button.replay').click()")
+                let report = "\(row).nextElementSibling.querySelector('.replay-report')"
+                try await page.wait(until: "\(report) && !\(report).hidden")
+                let text = try await page.evaluate("\(report).textContent").stringValue ?? ""
+                #expect(text.hasPrefix("same\n"), "\(text)")
+                #expect(text.contains("Dune has been added to the list"))
+            }
+        }
+    }
+
     @Test func theTriggersTableSaysWhatFiresEachTrigger() async throws {
         try await AdminTestServer.run { server in
             try await withBrowser { browser in

@@ -14,3 +14,11 @@ extension DocumentStore {
         return (batch.events, batch.position)
     }
 }
+
+extension DocumentStore {
+    /// The sequence the retained change log starts after (0 until entries were pruned): the earliest position
+    /// `changes(after:)` accepts.
+    package func changeLogStart() async throws -> Int64 {
+        try await worker.query { view throws(StoreError) in try view.engine.metadata("prunedThrough") ?? 0 }
+    }
+}

@@ -117,6 +117,10 @@ final class FunctionRuntime: Sendable {
         let user: FunctionUser
         let limit: Duration
         let lines: InvocationLogLines
+        /// The id its record gets.
+        let id = ObjectId()
+        /// The run whose outbox entries this one's sends count as (`FunctionRunScope`): its caller's, if any.
+        let scope = FunctionRunScope.invocationId
         let start = Date()
         let started = ContinuousClock.now
 
@@ -130,7 +134,8 @@ final class FunctionRuntime: Sendable {
         /// The record of the run, closing its lines.
         func record(_ outcome: InvocationRecord.Outcome, duration: Duration, error: String? = nil) -> InvocationRecord {
             InvocationRecord(
-                trigger: origin.trigger, function: origin.function, eventId: origin.eventId, attempt: origin.attempt,
+                id: id, trigger: origin.trigger, function: origin.function, eventId: origin.eventId,
+                attempt: origin.attempt,
                 userId: user.id, start: start, duration: duration, outcome: outcome,
                 error: outcome == .timeout ? FunctionCallError.timedOut(origin.function, after: limit).message : error,
                 logs: lines.close())
@@ -155,7 +160,9 @@ final class FunctionRuntime: Sendable {
             exchange: exchange)
         // The records of what the run did (the outbox's sends) commit with its writes (`CarriedInserts`).
         let deadlineOutcome = await FunctionDeadline.run(limit: run.limit) {
-            try await CarriedInserts.carrying { try await body(input, context) }
+            try await FunctionRunScope.$invocationId.withValue(run.scope ?? run.id) {
+                try await CarriedInserts.carrying { try await body(input, context) }
+            }
         }
         let (outcome, record) = Self.ended(
             run, duration: run.started.duration(to: .now), deadlineOutcome, scrubber: loaded.scrubber)

@@ -386,11 +386,37 @@ function invocationRow(record) {
     el('td', { class: 'number' }, record.attempt),
     el('td', { class: 'number' }, `${Number(record.durationMs).toFixed(1)} ms`),
     el('td', { class: 'error' }, record.error || ''));
-  const logs = el('tr', { class: 'logs', hidden: true },
-    el('td', { colspan: 7 }, el('pre', {}, (record.logs || []).join('\n') || '(no log lines)')));
+  const lines = el('pre', {}, (record.logs || []).join('\n') || '(no log lines)');
+  const cell = el('td', { colspan: 7 }, lines);
+  // A database trigger's run can be replayed: its event, run again now on the data as it was then.
+  if (record.trigger && record.eventId) {
+    const replay = el('button', { type: 'button', class: 'replay' }, 'replay');
+    const outcome = el('pre', { class: 'replay-report', hidden: true });
+    replay.addEventListener('click', (event) => {
+      event.stopPropagation();
+      replayInvocation(record._id.$oid, outcome);
+    });
+    cell.append(replay, outcome);
+  }
+  const logs = el('tr', { class: 'logs', hidden: true }, cell);
   row.record = record;
   row.addEventListener('click', () => { logs.hidden = !logs.hidden; });
   return [row, logs];
+}
+
+// Shows what the run's function does now on its event against what the run did then.
+async function replayInvocation(id, output) {
+  try {
+    const report = JSON.parse(await request('POST', `/invocations/${id}/replay`));
+    const [event] = report.events;
+    output.textContent = event
+      ? `${event.same ? 'same' : event.then ? `different: ${event.differences.join(', ')}` : 'no recorded run'}\n`
+        + `then: ${JSON.stringify(event.then || null)}\nnow:  ${JSON.stringify(event.now)}`
+      : 'the trigger no longer takes this event';
+    output.hidden = false;
+  } catch (error) {
+    showToast(`replay: ${error.message}`, true);
+  }
 }
 
 // Newest first. The live feed and a catch-up after a reconnection can overlap: a record shows once.
