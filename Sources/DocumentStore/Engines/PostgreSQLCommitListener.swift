@@ -47,14 +47,16 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
         }
         (wakeRead, wakeWrite) = (descriptors[0], descriptors[1])
         connection = Self.connect(location)
-        guard listen() != nil else {
+        guard let clock = listen() else {
             let message = connection.map { Self.message(PQerrorMessage($0)) } ?? "out of memory"
             PQfinish(connection)
             Glibc.close(wakeRead)
             Glibc.close(wakeWrite)
             throw .cannotOpenStore("cannot listen to PostgreSQL at \(location): \(message)")
         }
+        // The store read the clock before this connection listened: a commit in between is heard now.
         let thread = Thread { [self] in
+            heard(clock.sequence, clock.catalogVersion)
             run()
             ended.signal()
         }
@@ -73,10 +75,14 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
         Glibc.close(wakeWrite)
     }
 
-    /// A connection with this listener's `application_name` (libpq expands the URL and then applies it).
+    /// A connection with this listener's `application_name`, and a `connect_timeout` of 10 s unless the URL sets one
+    /// (libpq applies the keywords in order, the URL's parameters in the place of `dbname`): a reconnection to an
+    /// unreachable server would otherwise wait for TCP's own timeout, and the store's close with it.
     private static func connect(_ location: PostgreSQLLocation) -> OpaquePointer? {
-        let keywords: [UnsafeMutablePointer<CChar>?] = [strdup("dbname"), strdup("application_name"), nil]
-        let values: [UnsafeMutablePointer<CChar>?] = [strdup(location.url), strdup(applicationName), nil]
+        let keywords: [UnsafeMutablePointer<CChar>?] = [
+            strdup("connect_timeout"), strdup("dbname"), strdup("application_name"), nil,
+        ]
+        let values: [UnsafeMutablePointer<CChar>?] = [strdup("10"), strdup(location.url), strdup(applicationName), nil]
         defer { for pointer in keywords + values { free(pointer) } }
         return PQconnectdbParams(
             keywords.map { $0.map { UnsafePointer($0) } }, values.map { $0.map { UnsafePointer($0) } }, 1)
