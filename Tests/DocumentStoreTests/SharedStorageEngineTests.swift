@@ -84,4 +84,28 @@ import Testing
         await first.close()
         await second.close()
     }
+
+    /// A multi-statement transaction holds its instance's store: the catalog it runs on cannot be read anew under
+    /// it, so a statement meeting another instance's catalog change fails with the transient WriteConflict, and
+    /// the transaction cannot commit.
+    @Test func aTransactionOnACatalogAnotherInstanceChangedEndsInAWriteConflict() async throws {
+        let directory = TemporaryDirectory()
+        let configuration = try await configuration(.postgresql, directory: directory)
+        let first = try await DocumentStore.open(configuration)
+        let second = try await DocumentStore.open(configuration)
+        let books = second.database("app").collection("books")
+        try await books.insertOne(["_id": 1, "isbn": "0441013597"])
+        let transaction = try await second.startTransaction(lifetime: .seconds(60))
+        _ = try await first.database("app").collection("books").createIndex(["isbn": 1], unique: true)
+        let conflict = await expectStoreError(.writeConflict) {
+            _ = try await transaction.run { try await books.insertOne(["_id": 2, "isbn": "0441013597"]) }
+        }
+        #expect(conflict?.code.name == "WriteConflict")
+        await expectStoreError(.writeConflict) { try await transaction.commit() }
+        // Once it ended, the instance reads the catalog again and enforces the index.
+        await expectStoreError(.duplicateKey) { try await books.insertOne(["_id": 2, "isbn": "0441013597"]) }
+        #expect(try await books.countDocuments() == 1)
+        await first.close()
+        await second.close()
+    }
 }
