@@ -30,6 +30,8 @@ extension StoreError {
         public static let immutableField: Code = 66
         public static let invalidOptions: Code = 72
         /// A document did not satisfy its collection's schema.
+        /// A write met a concurrent change it must not overlap (another instance changed the catalog): retry it.
+        public static let writeConflict: Code = 112
         public static let documentValidationFailure: Code = 121
         public static let indexOptionsConflict: Code = 85
         public static let indexKeySpecsConflict: Code = 86
@@ -70,6 +72,7 @@ extension StoreError {
             case .emptyFieldName: "EmptyFieldName"
             case .immutableField: "ImmutableField"
             case .invalidOptions: "InvalidOptions"
+            case .writeConflict: "WriteConflict"
             case .documentValidationFailure: "DocumentValidationFailure"
             case .indexOptionsConflict: "IndexOptionsConflict"
             case .indexKeySpecsConflict: "IndexKeySpecsConflict"

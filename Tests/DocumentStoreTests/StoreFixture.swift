@@ -93,3 +93,26 @@ func expectStoreError(
     }
     return nil
 }
+
+/// `body`'s result, or a failure once `seconds` pass: a deadline that only keeps a missing wake-up from hanging the
+/// suite, never a measure of speed.
+func within<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        guard let first = try await group.next(), let result = first else {
+            group.cancelAll()
+            throw DeadlinePassed(seconds: seconds)
+        }
+        group.cancelAll()
+        return result
+    }
+}
+
+struct DeadlinePassed: Error, CustomStringConvertible {
+    var seconds: Double
+    var description: String { "nothing came within \(seconds) s" }
+}

@@ -2,14 +2,17 @@ import Foundation
 import Messaging
 import TestSupport
 
-/// `switchyard serve` with the example app on a fixed port and data directory; killed with SIGKILL.
+/// `switchyard serve` with the example app on a fixed port and data directory (and `--store`, when given); killed
+/// with SIGKILL.
 final class ServerProcess {
     let process = Process()
 
-    init(_ configuration: String, data: String, port: UInt16) throws {
+    init(_ configuration: String, data: String, port: UInt16, store: String? = nil) throws {
         guard let executable = switchyardExecutable else { throw MissingExecutable() }
         process.executableURL = executable
-        process.arguments = ["serve", "--config", configuration, "--data-dir", data, "--port", "\(port)"]
+        process.arguments =
+            ["serve", "--config", configuration, "--data-dir", data, "--port", "\(port)"]
+            + (store.map { ["--store", $0] } ?? [])
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -74,6 +74,12 @@ public final class PostgreSQLServer: Sendable {
         try administration.withLock { administration in try administration.execute(sql) }
     }
 
+    /// The rows of a query on the `postgres` database, each column as text (NULL as ""), for tests that look at the
+    /// server's own views (`pg_stat_activity`).
+    public func rows(_ sql: String) throws -> [[String]] {
+        try administration.withLock { administration in try administration.rows(sql) }
+    }
+
     /// `durable` false: `fsync` and `full_page_writes` off, as the tests want (a crash of theirs loses nothing).
     private init(durable: Bool) throws(PostgreSQLServerError) {
         let binaries = try Self.binaries()
@@ -212,6 +218,17 @@ private struct Administration: ~Copyable {
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             throw PostgreSQLServerError("\(sql): \(String(cString: PQresultErrorMessage(result)))")
+        }
+    }
+
+    func rows(_ sql: String) throws(PostgreSQLServerError) -> [[String]] {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else {
+            throw PostgreSQLServerError("\(sql): \(String(cString: PQresultErrorMessage(result)))")
+        }
+        return (0..<PQntuples(result)).map { row in
+            (0..<PQnfields(result)).map { column in String(cString: PQgetvalue(result, row, column)) }
         }
     }
 

@@ -129,11 +129,14 @@ final class ChangeNotifier: Sendable {
         return Subscription(self)
     }
 
-    /// A transaction committed `records` (in log order, right after the previous ones); wakes the streams
-    /// waiting for them.
+    /// A transaction committed `records` (in log order, one sequence after another); wakes the streams waiting for
+    /// them. On a database other instances write, the entries before them may be others' (the memory then starts
+    /// over at them), and a commit heard from another instance may have passed them already (nothing to do).
     func publish(_ records: [CommittedChange]) {
-        guard let last = records.last?.sequence else { return }
-        let ready = state.withLock { state in
+        guard let first = records.first?.sequence, let last = records.last?.sequence else { return }
+        let ready = state.withLock { state -> [UnsafeContinuation<Bool, Never>] in
+            guard last > state.newest else { return [] }
+            if first != state.newest + 1 { state.skip(to: first - 1) }
             // With no stream to read them, none is kept: a stream opened later starts at the end, or
             // resumes from a token, reading the log until it reaches what memory holds.
             if state.subscribers == 0 {
@@ -202,6 +205,18 @@ final class ChangeNotifier: Sendable {
             }
             continuation?.resume(returning: false)
         }
+    }
+
+    /// Another instance on the database committed through `sequence` (`CommitListener`): what memory holds is no
+    /// longer the log's end, so it starts over there, and the streams waiting before it read the log.
+    func othersCommitted(through sequence: Int64) {
+        let ready = state.withLock { state -> [UnsafeContinuation<Bool, Never>] in
+            guard sequence > state.newest else { return [] }
+            state.skip(to: sequence)
+            published.store(sequence, ordering: .releasing)
+            return state.takeReadyWaiters()
+        }
+        for continuation in ready { continuation.resume(returning: true) }
     }
 
     /// A prune committed: the history starts after `sequence`.

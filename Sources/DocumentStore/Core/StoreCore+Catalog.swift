@@ -17,6 +17,7 @@ extension StoreCore {
         guard var state = collection(namespace) else {
             throw .namespaceNotFound("ns does not exist: \(namespace)")
         }
+        try markCatalogChange()
         let before = state.record.options
         state.record.options["changeStreamPreAndPostImages"] = enabled ? ["enabled": true] : nil
         try engine.updateCollection(state.record)
@@ -32,6 +33,7 @@ extension StoreCore {
     @discardableResult
     func dropCollection(_ namespace: Namespace) throws(StoreError) -> Bool {
         guard let state = collection(namespace) else { return false }
+        try markCatalogChange()
         try engine.deleteCollection(id: state.record.id)
         catalog[namespace] = nil
         try appendChange(["operationType": "drop", "ns": namespaceDocument(namespace)])
@@ -60,6 +62,7 @@ extension StoreCore {
             }
             try dropCollection(target)
         }
+        try markCatalogChange()
         state.record.database = target.database
         state.record.name = target.collection
         try engine.updateCollection(state.record)
@@ -100,6 +103,8 @@ extension StoreCore {
             throw StoreError(
                 code: .indexOptionsConflict, message: "Index already exists with a different name: \(existing.name)")
         }
+        // Before the scan: the catalog change waits for the writes appending before it, and the scan then sees them.
+        try markCatalogChange()
         let id = try engine.insertIndex(collection: state.record.id, specification: probe.specification)
         var index = probe
         index.id = id
@@ -129,6 +134,7 @@ extension StoreCore {
         guard let position = state.indexes.firstIndex(where: { $0.name == name }) else {
             throw StoreError(code: .indexNotFound, message: "index not found with name [\(name)]")
         }
+        try markCatalogChange()
         try engine.deleteIndex(id: state.indexes[position].id)
         let index = state.indexes.remove(at: position)
         catalog[namespace] = state

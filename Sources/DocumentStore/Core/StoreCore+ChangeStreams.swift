@@ -20,7 +20,7 @@ extension StoreCore {
         if options.startAfter == nil, options.resumeAfter == nil, let time = options.startAtOperationTime {
             return try position(before: time)
         }
-        guard let token = options.startAfter ?? options.resumeAfter else { return lastSequence }
+        guard let token = options.startAfter ?? options.resumeAfter else { return try newestSequence() }
         try checkRetained(after: token.sequence)
         return token.sequence
     }
@@ -33,7 +33,7 @@ extension StoreCore {
         var oldest = true
         while true {
             let batch = try engine.changes(after: position, limit: 512)
-            guard let last = batch.last else { return lastSequence }
+            guard let last = batch.last else { return try newestSequence() }
             for record in batch {
                 let recorded = ChangeEventEncoding.clusterTime(of: record.event)
                 guard recorded >= time else {

@@ -35,9 +35,12 @@ final class StoreCore {
         var logCount: Int
         var logBytes: Int
         var clusterTime: BSONTimestamp
+        var catalogVersion: Int64?
     }
 
     let engine: any StorageEngine
+    /// The engine when other instances share its database.
+    let shared: (any SharedStorageEngine)?
     let retention: ChangeLogRetention
     var catalog: [Namespace: CollectionState] = [:] {
         didSet { catalogGeneration &+= 1 }
@@ -65,20 +68,29 @@ final class StoreCore {
     private var transactionClusterTime: BSONTimestamp?
     /// The entries this transaction appended to the change log, for the streams once it commits.
     private(set) var appendedChanges: [CommittedChange] = []
+    /// The version of the database's catalog that `catalog` was read at or has brought about (shared engines only).
+    private(set) var catalogVersion: Int64?
+    /// Set when the open transaction found `catalog` older than the database's: it must be rolled back, the
+    /// catalog read again (`loadCatalog`) and the work run again.
+    private(set) var catalogIsStale = false
 
     init(engine: any StorageEngine, retention: ChangeLogRetention) throws(StoreError) {
         self.engine = engine
+        shared = engine as? any SharedStorageEngine
         self.retention = retention
         try loadCatalog()
         let summary = try engine.changeLogSummary()
         prunedThrough = try engine.metadata("prunedThrough") ?? 0
-        lastSequence = max(summary.lastSequence ?? 0, prunedThrough)
+        lastSequence = max(summary.lastSequence ?? 0, prunedThrough, try shared?.clock().sequence ?? 0)
         logCount = summary.count
         logBytes = summary.bytes
         oldestWallTime = try engine.oldestChanges(limit: 1).first?.wallTime
     }
 
+    /// Reads the catalog. The version is read first: a catalog change committed between the two reads leaves an
+    /// older version with the newer catalog, which the next write only takes for stale and reads again.
     func loadCatalog() throws(StoreError) {
+        let version = try shared?.clock().catalogVersion
         var states: [Int64: CollectionState] = [:]
         for record in try engine.collections() { states[record.id] = CollectionState(record: record, indexes: []) }
         for index in try engine.indexes() {
@@ -91,6 +103,8 @@ final class StoreCore {
             states[index.collection]?.indexes.append(definition)
         }
         catalog = Dictionary(uniqueKeysWithValues: states.values.map { ($0.namespace, $0) })
+        catalogVersion = version
+        catalogIsStale = false
     }
 
     // MARK: Transactions
@@ -98,7 +112,7 @@ final class StoreCore {
     var snapshot: Snapshot {
         Snapshot(
             catalog: catalog, lastSequence: lastSequence, logCount: logCount, logBytes: logBytes,
-            clusterTime: clusterTime)
+            clusterTime: clusterTime, catalogVersion: catalogVersion)
     }
 
     func restore(_ snapshot: Snapshot) {
@@ -107,6 +121,7 @@ final class StoreCore {
         logCount = snapshot.logCount
         logBytes = snapshot.logBytes
         clusterTime = snapshot.clusterTime
+        catalogVersion = snapshot.catalogVersion
         if appendedChanges.last.map({ $0.sequence > snapshot.lastSequence }) ?? false {
             appendedChanges.removeAll { $0.sequence > snapshot.lastSequence }
         }
@@ -136,6 +151,33 @@ final class StoreCore {
 
     // MARK: Catalog
 
+    /// Called first thing in every change of the catalog: on a shared engine, advances the database's catalog
+    /// version, which waits for the instances appending before it and makes every later append of theirs find their
+    /// catalog stale. A version that moved past this instance's means its catalog is stale itself.
+    func markCatalogChange() throws(StoreError) {
+        guard let shared, let known = catalogVersion else { return }
+        let version = try shared.advanceCatalogVersion()
+        guard version == known + 1 else { throw staleCatalog() }
+        catalogVersion = version
+    }
+
+    /// Marks the open transaction stale and returns `staleCatalogError`.
+    private func staleCatalog() -> StoreError {
+        catalogIsStale = true
+        return Self.staleCatalogError
+    }
+
+    /// What a writer gets when its write found the catalog stale more often than the store runs it again, or its
+    /// multi-statement transaction did: MongoDB's transient WriteConflict, which a client retries.
+    static let staleCatalogError = StoreError(
+        code: .writeConflict,
+        message: "another instance on the database changed its collections or indexes meanwhile: retry the write")
+
+    /// Where a stream opened now starts: after the newest change in the database.
+    func newestSequence() throws(StoreError) -> Int64 {
+        try shared?.clock().sequence ?? lastSequence
+    }
+
     func collection(_ namespace: Namespace) -> CollectionState? { catalog[namespace] }
 
     /// Reads in the current transaction (writes) or between transactions (reads on the store's thread).
@@ -151,6 +193,7 @@ final class StoreCore {
         if let state = catalog[namespace] { return state }
         try Namespace.validate(database: namespace.database)
         try Namespace.validate(collection: namespace.collection, in: namespace.database)
+        try markCatalogChange()
         let id = try engine.insertCollection(
             database: namespace.database, name: namespace.collection, options: options)
         let state = CollectionState(
@@ -210,9 +253,11 @@ final class StoreCore {
             if transactionFields != nil { transactionClusterTime = clusterTime }
         }
         ChangeEventEncoding.stamp(&event, clusterTime: clusterTime, wallTime: now.milliseconds)
-        let sequence = lastSequence + 1
-        let record = ChangeRecord(sequence: sequence, wallTime: now.milliseconds, event: event)
-        try engine.appendChange(record)
+        var record = ChangeRecord(sequence: lastSequence + 1, wallTime: now.milliseconds, event: event)
+        let appended = try engine.appendChange(record)
+        if let version = appended.catalogVersion, version != catalogVersion { throw staleCatalog() }
+        let sequence = appended.sequence
+        record.sequence = sequence
         appendedChanges.append(CommittedChange(record: record, clusterTime: clusterTime, insert: insert))
         lastSequence = sequence
         logCount += 1

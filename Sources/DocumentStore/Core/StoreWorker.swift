@@ -19,7 +19,7 @@ import Synchronization
 final class StoreWorker: @unchecked Sendable {
     // Unchecked: the queues and flags are only touched with `condition` locked; `core` only with
     // `coreLock` held (it is set on the worker thread before any job runs and cleared there on close);
-    // `checkpointer` only on the worker thread.
+    // `checkpointer` and `listener` only on the worker thread.
     private let condition = NSCondition()
     /// Held by whoever uses `core`: this thread for a batch or a read, or a writer committing inline.
     private let coreLock = NSLock()
@@ -47,6 +47,13 @@ final class StoreWorker: @unchecked Sendable {
     private let readers: ReadConnectionPool?
     /// Committed group-commit transactions (for tests proving that writes were batched).
     let transactionsCommitted = Atomic<Int>(0)
+    /// Hears other instances' commits on a shared database (PostgreSQL); set before any job runs, closed on close.
+    private var listener: (any CommitListener)?
+    /// The newest catalog version the core has read or made (shared engines), so that a commit heard from another
+    /// instance asks this thread to read the catalog only when that commit changed it.
+    private let catalogVersionSeen = Atomic<Int64>(0)
+    /// How many times a batch that found the catalog stale runs, before its writers get the WriteConflict.
+    private static let staleCatalogAttempts = 4
 
     private init(maximumBatch: Int, readers: ReadConnectionPool?, inlineCommits: Bool) {
         self.maximumBatch = max(1, maximumBatch)
@@ -69,6 +76,17 @@ final class StoreWorker: @unchecked Sendable {
                     worker.catalog.publish(core.catalog)
                     worker.notifier.start(after: core.lastSequence, prunedThrough: core.prunedThrough)
                     worker.checkpointer = try? core.engine.makeCheckpointer()
+                    if let shared = core.shared {
+                        worker.catalogVersionSeen.store(core.catalogVersion ?? 0, ordering: .releasing)
+                        do {
+                            worker.listener = try shared.startCommitListener { [weak worker] sequence, version in
+                                worker?.heard(sequence: sequence, catalogVersion: version)
+                            }
+                        } catch {
+                            core.engine.close()
+                            throw error
+                        }
+                    }
                 } catch let error as StoreError {
                     continuation.resume(returning: error)
                     return
@@ -165,6 +183,8 @@ final class StoreWorker: @unchecked Sendable {
             if !closing.isEmpty {
                 checkpointer?.close()
                 checkpointer = nil
+                listener?.close()
+                listener = nil
                 readers?.close()
                 notifier.finishAll()
                 core.engine.close()
@@ -193,32 +213,74 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     private func commit(_ jobs: [any QueuedWrite], core: StoreCore) {
-        let saved = core.snapshot
-        let generation = core.catalogGeneration
-        do {
-            try core.engine.beginTransaction()
-            if !jobs.allSatisfy({ $0.perform(core, inSavepoint: false) }) {
-                core.engine.rollbackTransaction()
+        var attempt = 1
+        while true {
+            let saved = core.snapshot
+            let generation = core.catalogGeneration
+            do {
+                try core.engine.beginTransaction()
+                if !jobs.allSatisfy({ $0.perform(core, inSavepoint: false) }) {
+                    core.engine.rollbackTransaction()
+                    core.restore(saved)
+                    // A lone failed write has its error and nothing to commit.
+                    if jobs.count == 1 && !core.catalogIsStale {
+                        jobs[0].complete(nil)
+                        return
+                    }
+                    if !core.catalogIsStale {
+                        try core.engine.beginTransaction()
+                        for job in jobs { _ = job.perform(core, inSavepoint: true) }
+                        if core.catalogIsStale {
+                            core.engine.rollbackTransaction()
+                            core.restore(saved)
+                        }
+                    }
+                }
+            } catch {
                 core.restore(saved)
-                // A lone failed write has its error and nothing to commit.
-                if jobs.count == 1 {
-                    jobs[0].complete(nil)
+                for job in jobs { job.complete(error) }
+                return
+            }
+            // Another instance changed the catalog under this batch: every write of it ran on the old one (and
+            // none is kept), so the whole batch runs again on the catalog as it now is.
+            if core.catalogIsStale {
+                refreshCatalog(core)
+                guard attempt < Self.staleCatalogAttempts else {
+                    for job in jobs { job.complete(StoreCore.staleCatalogError) }
                     return
                 }
-                try core.engine.beginTransaction()
-                for job in jobs { _ = job.perform(core, inSavepoint: true) }
+                attempt += 1
+                continue
             }
-        } catch {
-            core.restore(saved)
-            for job in jobs { job.complete(error) }
+            if let error = commitTransaction(core, restoring: saved, catalogGeneration: generation) {
+                for job in jobs { job.complete(error) }
+                return
+            }
+            Self.resume(jobs)
+            if core.needsPruning { prune(core) }
             return
         }
-        if let error = commitTransaction(core, restoring: saved, catalogGeneration: generation) {
-            for job in jobs { job.complete(error) }
-            return
+    }
+
+    /// Reads the catalog again (another instance changed it) and publishes it for reads off this thread.
+    private func refreshCatalog(_ core: StoreCore) {
+        catalog.beginChange()
+        try? core.loadCatalog()
+        catalog.publish(core.catalog)
+        catalogVersionSeen.store(core.catalogVersion ?? 0, ordering: .releasing)
+    }
+
+    /// Another instance committed through `sequence` (heard on the listener's thread): when it changed the catalog,
+    /// this thread reads it before any read queued after; the streams waiting on this store read the log.
+    private func heard(sequence: Int64, catalogVersion: Int64) {
+        if catalogVersion > catalogVersionSeen.load(ordering: .acquiring) {
+            _ = enqueue {
+                reads.append { [self] core in
+                    if (core.catalogVersion ?? 0) < catalogVersion { refreshCatalog(core) }
+                }
+            }
         }
-        Self.resume(jobs)
-        if core.needsPruning { prune(core) }
+        notifier.othersCommitted(through: sequence)
     }
 
     /// Holds the core for a multi-statement transaction: runs its jobs in one engine transaction until it commits,
@@ -239,6 +301,14 @@ final class StoreWorker: @unchecked Sendable {
             case .job(let job): job(core)
             case .commit:
                 core.transactionFields = nil
+                // Statements of it ran on a catalog another instance had changed: none of it may be kept.
+                if core.catalogIsStale {
+                    core.engine.rollbackTransaction()
+                    core.restore(saved)
+                    refreshCatalog(core)
+                    transaction.ended(committed: true, error: StoreCore.staleCatalogError)
+                    return
+                }
                 let error = commitTransaction(core, restoring: saved, catalogGeneration: generation)
                 transaction.ended(committed: true, error: error)
                 if error == nil, core.needsPruning { prune(core) }
@@ -247,6 +317,7 @@ final class StoreWorker: @unchecked Sendable {
                 core.transactionFields = nil
                 core.engine.rollbackTransaction()
                 core.restore(saved)
+                if core.catalogIsStale { refreshCatalog(core) }
                 transaction.ended(committed: false, error: nil)
                 return
             }
@@ -289,6 +360,7 @@ final class StoreWorker: @unchecked Sendable {
             return error
         }
         if catalogChanged { catalog.publish(core.catalog) }
+        if let version = core.catalogVersion { catalogVersionSeen.store(version, ordering: .releasing) }
         transactionsCommitted.add(1, ordering: .relaxed)
         if !core.appendedChanges.isEmpty {
             notifier.publish(core.appendedChanges)

@@ -236,9 +236,10 @@ final class MemoryEngine: StorageEngine {
         }
     }
 
-    func appendChange(_ change: ChangeRecord) throws(StoreError) {
+    func appendChange(_ change: ChangeRecord) throws(StoreError) -> (sequence: Int64, catalogVersion: Int64?) {
         changeLog.append(change)
         recordUndo { [unowned self] in changeLog.removeLast() }
+        return (change.sequence, nil)
     }
 
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord] {

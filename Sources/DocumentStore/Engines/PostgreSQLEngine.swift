@@ -1,4 +1,5 @@
 import BSON
+import Foundation
 
 /// The engine on a PostgreSQL database, over one libpq connection: the same layout as SQLite's in the schema
 /// `switchyard` (`PostgreSQLSchema`). Documents are BSON bytes keyed by (collection id, `_id` index key); index
@@ -9,8 +10,18 @@ import BSON
 ///
 /// A commit is as durable as the server's `synchronous_commit` makes it (on by default: flushed to the server's
 /// WAL before the commit returns); a URL may set it per connection (`?options=-csynchronous_commit%3Doff`).
-final class PostgreSQLEngine: StorageEngine {
+///
+/// Several store instances may share the database (`SharedStorageEngine`): the change log is numbered by the
+/// database's clock row, and a transaction that appends to it or changes the catalog notifies
+/// `PostgreSQLCommitListener.channel`, in the statement that moves the clock, with this instance's name as the
+/// payload. The server delivers a notification only once its transaction commits, and one per transaction however
+/// many statements sent it (the payload is the same), so a batch of writes costs one; the listeners read the clock
+/// themselves. Sent with the COMMIT instead (with the last sequence as payload, in the same round trip), it was a
+/// statement the server parses and plans on every commit, where this one rides on a prepared statement.
+final class PostgreSQLEngine: SharedStorageEngine {
     private let connection: PostgreSQLConnection
+    /// This instance's name in its notifications, so that its listener drops its own.
+    private let instance = UUID().uuidString
 
     init(_ location: PostgreSQLLocation) throws(StoreError) {
         connection = try PostgreSQLConnection(location)
@@ -232,22 +243,53 @@ final class PostgreSQLEngine: StorageEngine {
         }
     }
 
-    /// Appends under a transaction-scoped advisory lock on a fixed key (`PostgreSQLSchema.changeLogLock`), taken in
-    /// the same statement (no extra round trip) and held until commit: of several processes appending to one database, the one holding the
-    /// lock commits before the next appends, so sequence order is commit order and a change stream that has read
-    /// sequence N never sees a smaller one commit later. The primary key on `seq` makes a sequence another
-    /// process already appended fail the transaction instead of interleaving (the store numbers its changes
-    /// itself while it is the database's only writer).
-    func appendChange(_ change: ChangeRecord) throws(StoreError) {
-        _ = try connection.query(
+    /// Appends under the database's next sequence, taken from the clock row in the same statement (no extra round
+    /// trip). The row's lock is held until commit: of several instances appending to one database, the one holding
+    /// it commits before the next appends, so sequence order is commit order, with no gap (a rolled-back append
+    /// rolls its sequence back), and a change stream that has read sequence N never sees a smaller one commit later.
+    /// The store's own proposal (`change.sequence`) is that of an instance alone on the log; the database's wins.
+    func appendChange(_ change: ChangeRecord) throws(StoreError) -> (sequence: Int64, catalogVersion: Int64?) {
+        let rows = try connection.query(
             """
-            INSERT INTO switchyard.changes(seq, wall_time, event)
-            SELECT $1, $2, $3 FROM pg_advisory_xact_lock($4)
+            WITH tick AS (UPDATE switchyard.clock SET sequence = sequence + 1 RETURNING sequence, catalog),
+            logged AS (INSERT INTO switchyard.changes(seq, wall_time, event) SELECT sequence, $1, $2 FROM tick)
+            SELECT sequence, catalog, pg_notify($3, $4) FROM tick
             """,
             [
-                .int64(change.sequence), .int64(change.wallTime), .bytes(change.event),
-                .int64(PostgreSQLSchema.changeLogLock),
+                .int64(change.wallTime), .bytes(change.event), .text(PostgreSQLCommitListener.channel),
+                .text(instance),
             ])
+        guard rows.count == 1 else {
+            throw .storageFailure("PostgreSQL at \(connection.location) has no clock row in switchyard.clock")
+        }
+        return (rows.int64(0, 0), rows.int64(0, 1))
+    }
+
+    func advanceCatalogVersion() throws(StoreError) -> Int64 {
+        guard
+            let version = try single(
+                """
+                WITH bump AS (UPDATE switchyard.clock SET catalog = catalog + 1 RETURNING catalog)
+                SELECT catalog, pg_notify($1, $2) FROM bump
+                """, [.text(PostgreSQLCommitListener.channel), .text(instance)])
+        else {
+            throw .storageFailure("PostgreSQL at \(connection.location) has no clock row in switchyard.clock")
+        }
+        return version
+    }
+
+    func clock() throws(StoreError) -> (sequence: Int64, catalogVersion: Int64) {
+        let rows = try connection.query("SELECT sequence, catalog FROM switchyard.clock")
+        guard rows.count == 1 else {
+            throw .storageFailure("PostgreSQL at \(connection.location) has no clock row in switchyard.clock")
+        }
+        return (rows.int64(0, 0), rows.int64(0, 1))
+    }
+
+    func startCommitListener(_ heard: @escaping @Sendable (Int64, Int64) -> Void) throws(StoreError)
+        -> any CommitListener
+    {
+        try PostgreSQLCommitListener(connection.location, instance: instance, heard: heard)
     }
 
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord] {

@@ -1,11 +1,13 @@
 /// The PostgreSQL engine's tables, in a schema of their own (`switchyard`) so they sit beside an application's
 /// tables in a shared database without clashing. The layout's version is the `schema` row of `metadata`.
+///
+/// `clock` is one row, the database's last change-log sequence and catalog version (`SharedStorageEngine`): added
+/// beside the tables of layout 1, it starts after the log a store of before it left (or what was pruned of it).
 enum PostgreSQLSchema {
     static let version: Int64 = 1
 
-    /// The advisory lock key the change log is appended under (`PostgreSQLEngine.appendChange`) and the schema is
-    /// created under: a fixed number, the same in every process on the database.
-    static let changeLogLock: Int64 = 7_954_723_841
+    /// The advisory lock key the schema is created under: a fixed number, the same in every process on the database.
+    static let schemaLock: Int64 = 7_954_723_841
 
     /// Creates the tables when missing (without the notices of those that exist), under the advisory lock so that two processes opening one new database
     /// together do not race on `CREATE`.
@@ -14,7 +16,7 @@ enum PostgreSQLSchema {
             """
             SET client_min_messages TO warning;
             BEGIN;
-            SELECT pg_advisory_xact_lock(\(changeLogLock));
+            SELECT pg_advisory_xact_lock(\(schemaLock));
             CREATE SCHEMA IF NOT EXISTS switchyard;
             CREATE TABLE IF NOT EXISTS switchyard.collections(
                 id bigserial PRIMARY KEY, db text NOT NULL, name text NOT NULL, options bytea NOT NULL);
@@ -29,6 +31,11 @@ enum PostgreSQLSchema {
                 seq bigint PRIMARY KEY, wall_time bigint NOT NULL, event bytea NOT NULL);
             CREATE TABLE IF NOT EXISTS switchyard.metadata(name text PRIMARY KEY, value bigint NOT NULL);
             INSERT INTO switchyard.metadata(name, value) VALUES('schema', \(version)) ON CONFLICT (name) DO NOTHING;
+            CREATE TABLE IF NOT EXISTS switchyard.clock(
+                id int PRIMARY KEY CHECK (id = 1), sequence bigint NOT NULL, catalog bigint NOT NULL);
+            INSERT INTO switchyard.clock(id, sequence, catalog)
+            SELECT 1, greatest(max(seq), (SELECT value FROM switchyard.metadata WHERE name = 'prunedThrough'), 0), 0
+            FROM switchyard.changes ON CONFLICT (id) DO NOTHING;
             COMMIT;
             """)
         let rows = try connection.query("SELECT value FROM switchyard.metadata WHERE name = 'schema'")

@@ -316,12 +316,13 @@ final class SQLiteEngine: StorageEngine {
         }
     }
 
-    func appendChange(_ change: ChangeRecord) throws(StoreError) {
+    func appendChange(_ change: ChangeRecord) throws(StoreError) -> (sequence: Int64, catalogVersion: Int64?) {
         try run("INSERT INTO changes(seq, wall_time, event) VALUES(?, ?, ?)") {
             $0.bind(1, change.sequence)
             $0.bind(2, change.wallTime)
             $0.bind(3, change.event)
         }
+        return (change.sequence, nil)
     }
 
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord] {

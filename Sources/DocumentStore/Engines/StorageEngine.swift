@@ -90,7 +90,10 @@ protocol StorageEngine: AnyObject {
         _ visit: (_ row: DocumentRow, _ body: UnsafeRawBufferPointer) throws(StoreError) -> Bool
     ) throws(StoreError)
 
-    func appendChange(_ change: ChangeRecord) throws(StoreError)
+    /// Appends `change` to the log. An engine several instances share (`SharedStorageEngine`) numbers it itself
+    /// and returns the sequence it took with the catalog's version as of the append; the others keep the store's
+    /// sequence and return no version.
+    func appendChange(_ change: ChangeRecord) throws(StoreError) -> (sequence: Int64, catalogVersion: Int64?)
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord]
     /// Sequence, wall time and size of the oldest retained changes, oldest first.
     func oldestChanges(limit: Int) throws(StoreError) -> [(sequence: Int64, wallTime: Int64, bytes: Int)]
