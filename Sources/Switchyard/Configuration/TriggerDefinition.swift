@@ -47,7 +47,7 @@ package struct TriggerDefinition: Sendable, Equatable {
 
     /// What handles the events, as listings name it: the function, or `webhook <url>`.
     package var handlerName: String {
-        webhook.map { "webhook \($0.url)" } ?? function
+        webhook?.runName ?? function
     }
 
     /// What handles the events, as a sentence names it: `function <name>` or `webhook <url>`.

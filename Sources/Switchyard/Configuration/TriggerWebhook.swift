@@ -14,6 +14,9 @@ package struct TriggerWebhook: Sendable, Equatable {
     /// How long one attempt may take.
     package var timeout: Duration
 
+    /// What its posts are recorded as in the invocation log, in place of a function's name: `webhook <url>`.
+    package var runName: String { "webhook \(url)" }
+
     package struct Header: Sendable, Equatable {
         package var name: String
         package var value: String

@@ -138,7 +138,7 @@ extension FunctionRuntime {
             body: body.extendedJSONBytes(mode: .relaxed))
         let client = services.http.client
         let origin = Origin(
-            function: "webhook \(webhook.url)", trigger: trigger.name, eventId: eventId, attempt: attempt,
+            function: webhook.runName, trigger: trigger.name, eventId: eventId, attempt: attempt,
             source: source)
         let outcome = await run(origin, user: .system, runningAsSystem: true, loaded: loaded, input: ()) { _, _ in
             try await request.send(with: client)
@@ -146,7 +146,7 @@ extension FunctionRuntime {
         switch outcome {
         case .success: return
         case .failure(let message, _): throw FunctionCallError(code: .functionExecutionError, message: message)
-        case .timeout(let limit): throw FunctionCallError.timedOut("webhook \(webhook.url)", after: limit)
+        case .timeout(let limit): throw FunctionCallError.timedOut(webhook.runName, after: limit)
         }
     }
 }
