@@ -101,7 +101,7 @@ let package = Package(
 
         .testTarget(name: "BSONTests", dependencies: ["BSON"]),
         .testTarget(name: "MongoWireTests", dependencies: ["MongoWire", "BSON", "DocumentStore", "TestSupport"]),
-        .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "store-crash-writer", "TestSupport"]),
+        .testTarget(name: "DocumentStoreTests", dependencies: ["DocumentStore", "Messaging", "store-crash-writer", "TestSupport"]),
         // Child process of the crash-safety test: writes and acknowledges until killed.
         .executableTarget(
             name: "store-crash-writer", dependencies: ["BSON", "DocumentStore"], path: "Tests/Fixtures/StoreCrashWriter"

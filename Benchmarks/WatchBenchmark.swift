@@ -1,5 +1,6 @@
 import BSON
 import Foundation
+import Messaging
 import Switchyard
 import TestSupport
 
@@ -136,7 +137,7 @@ private final class TimedLines: @unchecked Sendable {
     init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
             while true {
-                let chunk = handle.availableData
+                let chunk = handle.readAvailable()
                 if chunk.isEmpty { return }
                 let now = ContinuousClock.now
                 lock.lock()

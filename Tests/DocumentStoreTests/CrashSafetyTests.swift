@@ -1,5 +1,6 @@
 import BSON
 import Foundation
+import Messaging
 import Testing
 
 @testable import DocumentStore
@@ -25,7 +26,7 @@ import Testing
         var lines: [String] = []
         let reader = output.fileHandleForReading
         while lines.count < acknowledgements {
-            let chunk = reader.availableData
+            let chunk = reader.readAvailable()
             if chunk.isEmpty { break }  // the writer exited on its own
             buffer.append(chunk)
             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {

@@ -125,7 +125,7 @@ final class RunningSwitchyard: @unchecked Sendable {
         let handle = pipe.fileHandleForReading
         Thread.detachNewThread { [self] in
             while true {
-                let chunk = handle.availableData
+                let chunk = handle.readAvailable()
                 lock.lock()
                 if chunk.isEmpty { ended = true } else { output += String(decoding: chunk, as: UTF8.self) }
                 lock.broadcast()

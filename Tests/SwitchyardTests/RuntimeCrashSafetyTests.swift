@@ -1,6 +1,7 @@
 import BSON
 import DocumentStore
 import Foundation
+import Messaging
 import TestSupport
 import Testing
 
@@ -25,7 +26,7 @@ import Testing
         var printed: [String] = []
         let reader = output.fileHandleForReading
         while lines.map({ printed.count < $0 }) ?? true {
-            let chunk = reader.availableData
+            let chunk = reader.readAvailable()
             if chunk.isEmpty { break }  // exited
             buffer.append(chunk)
             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
