@@ -13,8 +13,13 @@ public final class PostgreSQLServer: Sendable {
     public let port: UInt16
     public let directory: String
     private let administration: Mutex<Administration>
-    /// The postmaster's process id, for stopping it at exit.
-    private let postmaster: pid_t
+    /// The postmaster's process id, for stopping it at exit; a new one after each `start()`.
+    private let postmaster: Atomic<pid_t>
+    /// What starts the server again after `stopGracefully()`: the tools' runner and directory, the data directory
+    /// and the server's options.
+    private let runner: [String]
+    private let binaries: String
+    private let options: String
 
     private static let started = Mutex<Result<PostgreSQLServer, PostgreSQLServerError>?>(nil)
 
@@ -34,6 +39,12 @@ public final class PostgreSQLServer: Sendable {
     /// PostgreSQL as it is deployed rather than as the tests run it.
     public static func durable() throws -> PostgreSQLServer {
         try PostgreSQLServer(durable: true)
+    }
+
+    /// A server of the caller's own with the tests' durability, for tests that stop and start it
+    /// (`stopGracefully()`, `start()`) and so must not share it; stopped by its `stop()`.
+    public static func own() throws -> PostgreSQLServer {
+        try PostgreSQLServer(durable: false)
     }
 
     /// The shared server if one was started, without starting it.
@@ -98,18 +109,15 @@ public final class PostgreSQLServer: Sendable {
             ["-D", data, "-U", "switchyard", "-A", "trust", "-E", "UTF8", "--no-locale", "-N"],
             log: directory + "/initdb.log")
         var port: UInt16 = 0
+        var options = ""
         var lastFailure: PostgreSQLServerError?
         // A port found free can be taken before the server binds it: another one then.
         for _ in 0..<5 {
             port = closedLoopbackPort()
             let durability = durable ? "-c fsync=on -c synchronous_commit=on" : "-c fsync=off -c full_page_writes=off"
-            let options =
-                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 \(durability) -c max_connections=300"
+            options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 \(durability) -c max_connections=300"
             do {
-                try Self.run(
-                    runner, binaries + "/pg_ctl",
-                    ["-D", data, "-l", directory + "/server.log", "-w", "-t", "60", "-o", options, "start"],
-                    log: directory + "/pg_ctl.log")
+                try Self.start(runner, binaries, directory, options)
                 lastFailure = nil
                 break
             } catch {
@@ -118,14 +126,49 @@ public final class PostgreSQLServer: Sendable {
         }
         if let lastFailure { throw lastFailure }
         self.port = port
-        let pidText = (try? String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8)) ?? ""
-        postmaster = pid_t(pidText.split(separator: "\n").first.flatMap { Int32($0) } ?? 0)
+        self.runner = runner
+        self.binaries = binaries
+        self.options = options
+        postmaster = Atomic(Self.postmasterPID(directory))
         administration = Mutex(try Administration(url: "postgresql://switchyard@127.0.0.1:\(port)/postgres"))
+    }
+
+    private static func start(_ runner: [String], _ binaries: String, _ directory: String, _ options: String)
+        throws(PostgreSQLServerError)
+    {
+        try run(
+            runner, binaries + "/pg_ctl",
+            ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "-o", options, "start"],
+            log: directory + "/pg_ctl.log")
+    }
+
+    private static func postmasterPID(_ directory: String) -> pid_t {
+        let text = (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8)) ?? ""
+        return pid_t(text.split(separator: "\n").first.flatMap { Int32($0) } ?? 0)
+    }
+
+    /// Shuts the server down as an operator's restart does (`pg_ctl stop -m fast`: open transactions roll back,
+    /// every connection is closed, what was committed is checkpointed) and waits until it is down.
+    public func stopGracefully() throws {
+        administration.withLock { $0.close() }
+        try Self.run(
+            runner, binaries + "/pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "-t", "60", "stop"],
+            log: directory + "/pg_ctl.log")
+        postmaster.store(0, ordering: .releasing)
+    }
+
+    /// Starts the server again on its port after `stopGracefully()`.
+    public func start() throws {
+        try Self.start(runner, binaries, directory, options)
+        postmaster.store(Self.postmasterPID(directory), ordering: .releasing)
+        let url = "postgresql://switchyard@127.0.0.1:\(port)/postgres"
+        try administration.withLock { administration in try administration.reopen(url: url) }
     }
 
     /// Stops the server at once (SIGQUIT: immediate shutdown, nothing to keep) and removes its directory.
     public func stop() {
         administration.withLock { $0.close() }
+        let postmaster = postmaster.load(ordering: .acquiring)
         if postmaster > 0 {
             kill(postmaster, SIGQUIT)
             for _ in 0..<500 where kill(postmaster, 0) == 0 { usleep(10_000) }
@@ -204,12 +247,23 @@ private struct Administration: ~Copyable {
     var created: Set<String> = []
 
     init(url: String) throws(PostgreSQLServerError) {
-        handle = PQconnectdb(url)
+        handle = try Self.connect(url)
+    }
+
+    /// Connects again after the server restarted; the databases made before are still there.
+    mutating func reopen(url: String) throws(PostgreSQLServerError) {
+        close()
+        handle = try Self.connect(url)
+    }
+
+    private static func connect(_ url: String) throws(PostgreSQLServerError) -> OpaquePointer? {
+        let handle = PQconnectdb(url)
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(handle))
             PQfinish(handle)
             throw PostgreSQLServerError("cannot connect to the test server: \(message)")
         }
+        return handle
     }
 
     func execute(_ sql: String) throws(PostgreSQLServerError) {

@@ -46,7 +46,7 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
             throw .cannotOpenStore("cannot listen to PostgreSQL at \(location): no pipe (errno \(errno))")
         }
         (wakeRead, wakeWrite) = (descriptors[0], descriptors[1])
-        connection = Self.connect(location)
+        connection = location.connect(applicationName: Self.applicationName)
         guard let clock = listen() else {
             let message = connection.map { Self.message(PQerrorMessage($0)) } ?? "out of memory"
             PQfinish(connection)
@@ -73,19 +73,6 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
         connection = nil
         Glibc.close(wakeRead)
         Glibc.close(wakeWrite)
-    }
-
-    /// A connection with this listener's `application_name`, and a `connect_timeout` of 10 s unless the URL sets one
-    /// (libpq applies the keywords in order, the URL's parameters in the place of `dbname`): a reconnection to an
-    /// unreachable server would otherwise wait for TCP's own timeout, and the store's close with it.
-    private static func connect(_ location: PostgreSQLLocation) -> OpaquePointer? {
-        let keywords: [UnsafeMutablePointer<CChar>?] = [
-            strdup("connect_timeout"), strdup("dbname"), strdup("application_name"), nil,
-        ]
-        let values: [UnsafeMutablePointer<CChar>?] = [strdup("10"), strdup(location.url), strdup(applicationName), nil]
-        defer { for pointer in keywords + values { free(pointer) } }
-        return PQconnectdbParams(
-            keywords.map { $0.map { UnsafePointer($0) } }, values.map { $0.map { UnsafePointer($0) } }, 1)
     }
 
     /// Listens on the channel and reads the clock (after listening, so no commit falls between the two); nil when
@@ -151,7 +138,11 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
     /// Connects again until the connection listens or the listener closes, waiting `reconnectDelay` between tries.
     private func reconnect() {
         while !closing.load(ordering: .acquiring) {
-            if let connection { PQreset(connection) } else { connection = Self.connect(location) }
+            if let connection {
+                PQreset(connection)
+            } else {
+                connection = location.connect(applicationName: Self.applicationName)
+            }
             if hearAfterReconnecting() { return }
             var wake = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
             _ = poll(&wake, 1, Self.reconnectDelay)

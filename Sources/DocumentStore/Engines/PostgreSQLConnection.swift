@@ -27,9 +27,12 @@ final class PostgreSQLConnection {
     /// Where the connection goes, without its password, for errors.
     let location: PostgreSQLLocation
 
+    /// What `pg_stat_activity` shows of the store's connection.
+    static let applicationName = "switchyard-store"
+
     init(_ location: PostgreSQLLocation) throws(StoreError) {
         self.location = location
-        guard let handle = PQconnectdb(location.url) else {
+        guard let handle = location.connect(applicationName: Self.applicationName) else {
             throw .cannotOpenStore("cannot connect to PostgreSQL at \(location): out of memory")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -44,13 +47,30 @@ final class PostgreSQLConnection {
 
     /// Whether the server is still reachable; after a lost connection, one attempt to connect again (its prepared
     /// statements are gone with the old session).
-    func reconnectIfLost() throws(StoreError) {
+    private func reconnectIfLost() throws(StoreError) {
         guard PQstatus(handle) != CONNECTION_OK else { return }
         prepared.removeAll()
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             throw .storageFailure(
                 "the connection to PostgreSQL at \(location) is lost: \(Self.message(PQerrorMessage(handle)))")
+        }
+    }
+
+    /// Runs `statement` on a live connection. libpq learns that the server went away (restarted, or the backend
+    /// was terminated) only from the next statement, which then fails; when that statement began no transaction's
+    /// work (it is a read outside a transaction or a `BEGIN`: the store writes only in transactions), nothing is
+    /// lost with the old session, so it runs once more on a new one. Inside a transaction the failure stands: the
+    /// transaction went with the connection.
+    private func onLiveConnection<T>(_ statement: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try reconnectIfLost()
+        let idle = PQtransactionStatus(handle) == PQTRANS_IDLE
+        do {
+            return try statement()
+        } catch {
+            guard idle, PQstatus(handle) != CONNECTION_OK else { throw error }
+            try reconnectIfLost()
+            return try statement()
         }
     }
 
@@ -68,6 +88,12 @@ final class PostgreSQLConnection {
                 "the disk holding the PostgreSQL database is full: the write was not saved (free space and retry)")
         }
         let text = result.map { Self.message(PQresultErrorMessage($0)) } ?? Self.message(PQerrorMessage(handle))
+        if PQstatus(handle) != CONNECTION_OK {
+            let outcome =
+                sql == "COMMIT" ? "whether the transaction was committed is unknown" : "the statement was not run"
+            return .storageFailure(
+                "the connection to PostgreSQL at \(location) is lost running \(sql) (\(outcome)): \(text)")
+        }
         return .storageFailure("PostgreSQL error at \(location) running \(sql): \(text)")
     }
 
@@ -75,15 +101,21 @@ final class PostgreSQLConnection {
     /// one's command tag (`COMMIT`, or `ROLLBACK` for a COMMIT of a failed transaction).
     @discardableResult
     func execute(_ sql: String) throws(StoreError) -> String {
-        let result = PQexec(handle, sql)
-        defer { PQclear(result) }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw error(result, running: sql) }
-        return String(cString: PQcmdStatus(result))
+        try onLiveConnection { () throws(StoreError) in
+            let result = PQexec(handle, sql)
+            defer { PQclear(result) }
+            let status = PQresultStatus(result)
+            guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw error(result, running: sql) }
+            return String(cString: PQcmdStatus(result))
+        }
     }
 
     /// Runs a prepared statement and returns all its rows.
     func query(_ sql: StaticString, _ parameters: [PostgreSQLValue] = []) throws(StoreError) -> PostgreSQLRows {
+        try onLiveConnection { () throws(StoreError) in try queryOnce(sql, parameters) }
+    }
+
+    private func queryOnce(_ sql: StaticString, _ parameters: [PostgreSQLValue]) throws(StoreError) -> PostgreSQLRows {
         let name = try statement(sql, parameters)
         let result = Self.withParameters(parameters) { values, lengths, formats in
             PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
@@ -101,6 +133,7 @@ final class PostgreSQLConnection {
     func stream(
         _ sql: StaticString, _ parameters: [PostgreSQLValue], _ visit: (PostgreSQLRows) throws(StoreError) -> Bool
     ) throws(StoreError) {
+        try reconnectIfLost()
         let name = try statement(sql, parameters)
         let sent = Self.withParameters(parameters) { values, lengths, formats in
             PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
@@ -133,7 +166,6 @@ final class PostgreSQLConnection {
     private func statement(_ sql: StaticString, _ parameters: [PostgreSQLValue]) throws(StoreError) -> String {
         let key = UnsafeRawPointer(sql.utf8Start)
         if let name = prepared[key] { return name }
-        try reconnectIfLost()
         let name = "s\(prepared.count)"
         let types = parameters.map(\.type)
         let result = PQprepare(handle, name, "\(sql)", Int32(types.count), types)

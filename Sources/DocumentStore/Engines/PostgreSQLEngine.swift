@@ -36,7 +36,6 @@ final class PostgreSQLEngine: SharedStorageEngine {
     func close() { connection.close() }
 
     func beginTransaction() throws(StoreError) {
-        try connection.reconnectIfLost()
         try connection.execute("BEGIN")
     }
 
