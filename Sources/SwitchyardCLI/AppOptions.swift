@@ -98,7 +98,7 @@ struct AppOptions {
         do {
             let app = try await SwitchyardApp.open(
                 configuration: loaded, registry: CommandLineTool.registry,
-                store: .sqlite(directory: dataDirectory, acceptingDataLoss: acceptingDataLoss))
+                store: loaded.store(dataDirectory: dataDirectory, acceptingDataLoss: acceptingDataLoss))
             return OpenApp(app: app, claim: claim)
         } catch {
             claim.discard()
@@ -109,11 +109,36 @@ struct AppOptions {
     /// Opens the app's store for reading its logs, without the lock (reading never changes the change log);
     /// nil when the app has never stored anything there.
     func openStoreForReading() async throws(CommandFailure) -> DocumentStore? {
-        guard FileManager.default.fileExists(atPath: "\(dataDirectory)/store.sqlite") else { return nil }
-        do {
-            return try await DocumentStore.open(.sqlite(directory: dataDirectory))
-        } catch {
-            throw CommandFailure("cannot open the store in \(dataDirectory): \(error)", status: 1)
+        let configuration = try store()
+        if case .sqlite = configuration.engine,
+            !FileManager.default.fileExists(atPath: "\(dataDirectory)/store.sqlite")
+        {
+            return nil
         }
+        do {
+            return try await DocumentStore.open(configuration)
+        } catch {
+            throw CommandFailure(
+                "cannot open the store \(Self.describe(configuration, in: dataDirectory)): \(error)", status: 1)
+        }
+    }
+
+    /// Where the app's data lives: `given` (a command's `--store`), else the database `triggers.yaml`'s `store:`
+    /// names, else SQLite in the data directory. The configuration is read only when there is one, so commands on
+    /// a bare data directory go on working.
+    func store(_ given: StoreConfiguration? = nil) throws(CommandFailure) -> StoreConfiguration {
+        if let given { return given }
+        let triggers =
+            directory == "." ? AppConfiguration.triggersFile : "\(directory)/\(AppConfiguration.triggersFile)"
+        guard FileManager.default.fileExists(atPath: triggers) else {
+            return .sqlite(directory: dataDirectory, acceptingDataLoss: acceptingDataLoss)
+        }
+        return try configuration().store(dataDirectory: dataDirectory, acceptingDataLoss: acceptingDataLoss)
+    }
+
+    /// A store as errors name it: its database's URL without the password, or the data directory.
+    static func describe(_ store: StoreConfiguration, in dataDirectory: String) -> String {
+        if case .postgresql(let location) = store.engine { return "at \(location)" }
+        return "in \(dataDirectory)"
     }
 }

@@ -147,12 +147,18 @@ struct DataCommand: Command {
             throw CommandFailure("switchyard data import: \(error)", status: 1)
         }
         let store: DocumentStore
-        do {
-            store = try await DocumentStore.open(.sqlite(directory: app.dataDirectory))
+        do throws(CommandFailure) {
+            let configuration = try app.store()
+            do {
+                store = try await DocumentStore.open(configuration)
+            } catch {
+                throw CommandFailure(
+                    "switchyard data import: cannot open the store \(AppOptions.describe(configuration, in: app.dataDirectory)): \(error)",
+                    status: 1)
+            }
         } catch {
             claim.discard()
-            throw CommandFailure(
-                "switchyard data import: cannot open the store in \(app.dataDirectory): \(error)", status: 1)
+            throw error
         }
         let result = await importFiles(into: store)
         await store.close()

@@ -83,7 +83,7 @@ struct ResumeCommand: Command {
             return 1
         }
         do {
-            store = try await DocumentStore.open(.sqlite(directory: app.dataDirectory))
+            store = try await DocumentStore.open(configuration.store(dataDirectory: app.dataDirectory))
         } catch {
             claim.discard()
             Output.error("switchyard resume: \(error)")

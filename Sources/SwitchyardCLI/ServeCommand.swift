@@ -98,8 +98,8 @@ struct ServeCommand: Command {
     /// `--store`: the store when not SQLite in the data directory.
     var store: StoreConfiguration?
 
-    /// `--store` as it prints: without its password.
-    private var storeDescription: String? {
+    /// A PostgreSQL store as it prints: without its password.
+    private static func describe(_ store: StoreConfiguration?) -> String? {
         guard case .postgresql(let location)? = store?.engine else { return nil }
         return "\(location)"
     }
@@ -227,6 +227,8 @@ struct ServeCommand: Command {
         let log = ServeLog(format: logFormat)
         var transport: (any PushMessaging)?
         guard let configuration = app.load() else { return 2 }
+        // `--store` before `triggers.yaml`'s `store:`.
+        let store = store ?? configuration.storeLocation.map { StoreConfiguration(engine: .postgresql($0)) }
         if push == .live {
             do {
                 transport = try LiveMessaging.transport(for: configuration, serviceAccountFile: serviceAccountFile)
@@ -255,7 +257,7 @@ struct ServeCommand: Command {
                 until: {
                     await stop.wait(orUntilSupervisorExits: supervisor) == SIGINT ? "interrupt" : "terminate"
                 },
-                events: { event in write(event, to: log) })
+                events: { event in write(event, to: log, store: Self.describe(store)) })
         } catch {
             switch error.stage {
             case .importing:
@@ -270,7 +272,8 @@ struct ServeCommand: Command {
     }
 
     /// Prints a lifecycle event as serve's log line for it (progress of an import prints nothing).
-    private func write(_ event: ServeLifecycle.Event, to log: ServeLog) {
+    /// `store`: the PostgreSQL store's URL without its password; nil for SQLite in the data directory.
+    private func write(_ event: ServeLifecycle.Event, to log: ServeLog, store: String?) {
         switch event {
         case .importing: break
         case .imported(let summary, let directory):
@@ -278,7 +281,7 @@ struct ServeCommand: Command {
                 "imported \(summary.documents) documents in \(summary.collections.count) collections from \(directory)")
         case .serving(let server):
             log.serving(
-                server, dataDirectory: app.dataDirectory, store: storeDescription, push: pushDescription(server.app))
+                server, dataDirectory: app.dataDirectory, store: store, push: pushDescription(server.app))
             if server.app.hasNoDataAccessRules {
                 // Said once: without it a new app's refused client requests would be a mystery.
                 log.event(

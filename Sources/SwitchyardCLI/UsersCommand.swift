@@ -91,7 +91,10 @@ struct UsersCommand: Command {
         }
         let opened: DocumentStore
         do {
-            opened = try await DocumentStore.open(store ?? .sqlite(directory: app.dataDirectory))
+            opened = try await DocumentStore.open(try app.store(store))
+        } catch let failure as CommandFailure {
+            claim.discard()
+            throw failure
         } catch {
             claim.discard()
             throw CommandFailure("switchyard users: cannot open the store: \(error)", status: 1)

@@ -7,13 +7,17 @@ import TestSupport
 final class ServerProcess {
     let process = Process()
 
-    init(_ configuration: String, data: String, port: UInt16, store: String? = nil) throws {
+    /// `environment`: variables added to this process's (whose `SWITCHYARD_` ones are left out).
+    init(
+        _ configuration: String, data: String, port: UInt16, store: String? = nil, environment: [String: String] = [:]
+    ) throws {
         guard let executable = switchyardExecutable else { throw MissingExecutable() }
         process.executableURL = executable
         process.arguments =
             ["serve", "--config", configuration, "--data-dir", data, "--port", "\(port)"]
             + (store.map { ["--store", $0] } ?? [])
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+            .merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -14,8 +14,11 @@ package struct PostgreSQLLocation: Sendable, Equatable, CustomStringConvertible 
 
     package var description: String { Self.redacting(url) }
 
+    /// Whether the URL carries a password, in its user information or a `password=` parameter.
+    package var holdsPassword: Bool { Self.redacting(url) != url }
+
     /// `url` with the password of its user information and of a `password=` query parameter replaced by `***`.
-    static func redacting(_ url: String) -> String {
+    package static func redacting(_ url: String) -> String {
         var text = Substring(url)
         var redacted = ""
         if let scheme = text.range(of: "://") {

@@ -84,8 +84,8 @@ package final class SwitchyardApp: Sendable {
         guard problems.isEmpty else { throw ConfigurationErrors(problems) }
         let store: StoreConfiguration =
             switch options.storage {
-            case .configurationDirectory: .sqlite(directory: "\(base)/\(dataDirectory)")
-            case .directory(let path): .sqlite(directory: path)
+            case .configurationDirectory: configuration.store(dataDirectory: "\(base)/\(dataDirectory)")
+            case .directory(let path): configuration.store(dataDirectory: path)
             case .memory: .memory
             }
         return try await open(configuration: configuration, registry: registry, store: store, options: options)

@@ -1,3 +1,4 @@
+import DocumentStore
 import Foundation
 
 /// An app's whole configuration for one environment, loaded from a directory:
@@ -19,16 +20,26 @@ package struct AppConfiguration: Sendable, Equatable {
     package var endpointSecrets: [String: Secret]
     /// The secrets the triggers' webhooks sign with (`webhook.secret`), by name.
     package var webhookSecrets: [String: Secret]
+    /// The PostgreSQL database `store:` names, its URL read from its secret when it names one; nil: SQLite.
+    package var storeLocation: PostgreSQLLocation?
 
     package init(
         definition: AppDefinition, environment: AppEnvironment, values: AppValues,
-        endpointSecrets: [String: Secret] = [:], webhookSecrets: [String: Secret] = [:]
+        endpointSecrets: [String: Secret] = [:], webhookSecrets: [String: Secret] = [:],
+        storeLocation: PostgreSQLLocation? = nil
     ) {
         self.definition = definition
         self.environment = environment
         self.values = values
         self.endpointSecrets = endpointSecrets
         self.webhookSecrets = webhookSecrets
+        self.storeLocation = storeLocation
+    }
+
+    /// Where the app's data lives: the database `store:` names, else SQLite in `dataDirectory`.
+    package func store(dataDirectory: String, acceptingDataLoss: Bool = false) -> StoreConfiguration {
+        if let storeLocation { return StoreConfiguration(engine: .postgresql(storeLocation)) }
+        return .sqlite(directory: dataDirectory, acceptingDataLoss: acceptingDataLoss)
     }
 
     package var triggers: [TriggerDefinition] { definition.triggers }
@@ -185,9 +196,26 @@ package struct AppConfiguration: Sendable, Equatable {
             }
         }
 
+        var storeLocation: PostgreSQLLocation?
+        switch definition?.store {
+        case .postgresql(let url): storeLocation = try? PostgreSQLLocation(url: url)
+        case .secret(let name):
+            if let url = secret(name, for: "'store': ", file: label(triggersFile), location: nil) {
+                do {
+                    storeLocation = try PostgreSQLLocation(url: url.exposedValue)
+                } catch {
+                    errors.append(
+                        ConfigurationError(
+                            file: label(triggersFile), location: nil,
+                            message: "'store': secret '\(name)' holds no PostgreSQL URL: \(error.message)"))
+                }
+            }
+        case nil: break
+        }
+
         guard errors.isEmpty, let definition else { throw ConfigurationErrors(errors) }
         return AppConfiguration(
             definition: definition, environment: environment, values: values, endpointSecrets: endpointSecrets,
-            webhookSecrets: webhookSecrets)
+            webhookSecrets: webhookSecrets, storeLocation: storeLocation)
     }
 }

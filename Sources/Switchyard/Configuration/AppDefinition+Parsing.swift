@@ -16,7 +16,7 @@ extension AppDefinition {
 
     static let topLevelKeys = [
         "appId", "triggers", "functions", "auth", "functionTimeout", "messaging", "allowedRequestOrigins", "rules",
-        "indexes", "endpoints", "logForwarders",
+        "indexes", "endpoints", "logForwarders", "store",
     ]
 
     /// Reads what it can, reporting every problem into `reader`.
@@ -70,6 +70,7 @@ extension AppDefinition {
             definition.endpoints = HTTPEndpoint.readSection(
                 node, "'endpoints'", reader: &reader, registeredFunctions: registeredFunctions)
         }
+        if let node = pairs["store"], !node.isNull { definition.store = readStore(node, reader: &reader) }
         if let node = pairs["logForwarders"], !node.isNull {
             definition.logForwarders = readLogForwarders(
                 node, reader: &reader, registeredFunctions: registeredFunctions)

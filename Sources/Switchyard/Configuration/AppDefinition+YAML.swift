@@ -6,6 +6,11 @@ extension AppDefinition {
     package func yamlText() throws(UnwritableValue) -> String {
         var out = YAMLWriter()
         if let appId { out.field(0, "appId", YAMLWriter.string(appId)) }
+        switch store {
+        case .postgresql(let url): out.field(0, "store", YAMLWriter.string(url))
+        case .secret(let name): out.field(0, "store", "{secret: \(YAMLWriter.string(name))}")
+        case nil: break
+        }
         if functionTimeout != Self.defaultFunctionTimeout {
             out.field(0, "functionTimeout", functionTimeout.configurationText)
         }

@@ -1,5 +1,6 @@
 /// Everything `triggers.yaml` declares: the app id, its triggers, function settings, auth settings, the
-/// function time limit, the messaging emulator's settings, the indexes the app needs and its log forwarders.
+/// function time limit, the messaging emulator's settings, the indexes the app needs, its log forwarders and
+/// where its data lives.
 package struct AppDefinition: Sendable, Equatable {
     package var appId: String?
     package var triggers: [TriggerDefinition]
@@ -22,6 +23,8 @@ package struct AppDefinition: Sendable, Equatable {
     package var endpoints: [HTTPEndpoint] = []
     /// Where run records are handed on as they are recorded (`logForwarders:`, App Services' log forwarders).
     package var logForwarders: [LogForwarder] = []
+    /// Where the app's data lives when not in SQLite in the data directory (`store:`).
+    package var store: StoreDeclaration?
 
     /// App Services' own limit on a function's run time.
     package static let defaultFunctionTimeout = Duration.seconds(300)
