@@ -7,12 +7,12 @@ import TestSupport
 final class ServerProcess {
     let process = Process()
 
-    init(_ configuration: String, data: String, port: UInt16, store: String? = nil) throws {
+    init(_ configuration: String, data: String, port: UInt16, store: String? = nil, arguments: [String] = []) throws {
         guard let executable = switchyardExecutable else { throw MissingExecutable() }
         process.executableURL = executable
         process.arguments =
             ["serve", "--config", configuration, "--data-dir", data, "--port", "\(port)"]
-            + (store.map { ["--store", $0] } ?? [])
+            + (store.map { ["--store", $0] } ?? []) + arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
