@@ -12,6 +12,9 @@ FUZZ_SECONDS ?= 20
 SOAK_CLIENTS ?= 64
 SOAK_SECONDS ?= 60
 SOAK_BOUND_MB ?= 100
+# The trigger failover test (ServeTriggerFailoverTests): how many times it kills the trigger's holder in `make soak`
+# (`make test` runs its default, 3).
+SOAK_FAILOVER_ROUNDS ?= 20
 # The HTTP surface fuzzer (HTTPSurfaceFuzzTests): its run within `make test`, and `make fuzz`'s longer one.
 HTTP_FUZZ_SECONDS ?= 30
 HTTP_FUZZ_LONG_SECONDS ?= 600
@@ -80,6 +83,8 @@ fuzz: deps
 soak: deps
 	$(SWIFTPM) build -c release --product switchyard
 	Scripts/soak.py .build/release/switchyard --clients $(SOAK_CLIENTS) --seconds $(SOAK_SECONDS) --bound-mb $(SOAK_BOUND_MB)
+	$(SWIFTPM) build --build-tests
+	SWITCHYARD_SOAK_ROUNDS=$(SOAK_FAILOVER_ROUNDS) $(SWIFTPM) test --skip-build --filter ServeTriggerFailoverTests
 
 # The push benchmark's peer (firebase-admin) and the wire benchmark's clients (pymongo, psycopg) run in a venv made
 # here once; without network what it lacks is left out.

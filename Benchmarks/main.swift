@@ -4,7 +4,7 @@ let benchmarks: [Benchmark] = [
     TriggerBenchmark.benchmark, ServeBenchmark.benchmark,
     PushBenchmark.benchmark, ImportBenchmark.benchmark, WatchBenchmark.benchmark, RulesBenchmark.benchmark,
     ChangeWatchBenchmark.benchmark, WireBenchmark.benchmark,
-    TriggerOrderBenchmark.benchmark, ReplayBenchmark.benchmark,
+    TriggerOrderBenchmark.benchmark, ReplayBenchmark.benchmark, FailoverBenchmark.benchmark,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

@@ -14,9 +14,12 @@ package final class DocumentStore: Sendable {
     let worker: StoreWorker
     /// Moved after every write, for caches (see `DocumentCollection.writeVersion`).
     let writeVersions = CollectionWriteVersions()
+    /// The store instance's leases (`lease(_:changed:)`).
+    private let leaseKeeper: any LeaseKeeper
 
-    private init(worker: StoreWorker) {
+    private init(worker: StoreWorker, leaseKeeper: any LeaseKeeper) {
         self.worker = worker
+        self.leaseKeeper = leaseKeeper
     }
 
     /// Opens the store (creating the SQLite file and its directory when missing).
@@ -61,13 +64,33 @@ package final class DocumentStore: Sendable {
                 throw error
             }
         }
-        return DocumentStore(worker: worker)
+        let leaseKeeper: any LeaseKeeper
+        if case .postgresql(let location) = engine {
+            leaseKeeper = PostgreSQLLeaseKeeper(location)
+        } else {
+            leaseKeeper = LocalLeaseKeeper()
+        }
+        return DocumentStore(worker: worker, leaseKeeper: leaseKeeper)
     }
 
-    /// Finishes queued work and closes the store; change streams end, later calls fail.
+    /// Finishes queued work and closes the store; change streams end, later calls fail, leases are given up.
     package func close() async {
+        leaseKeeper.close()
         await worker.close()
     }
+
+    /// Starts holding the lease `name` exclusively among every store instance on this database (see
+    /// `StoreLease`): held at once where this instance is the database's only one (SQLite, memory); on a shared
+    /// database (PostgreSQL) tried for every 200 ms until held. `changed` hears each acquisition (`true`) and loss
+    /// (`false`) after this returns, in order, on the keeper's thread: it should only pass the news on.
+    package func lease(_ name: String, changed: @escaping @Sendable (_ held: Bool) -> Void) -> StoreLease {
+        let lease = StoreLease(name: name, keeper: leaseKeeper, changed: changed)
+        leaseKeeper.add(lease)
+        return lease
+    }
+
+    /// Whether other store instances share this one's database, and so its leases (PostgreSQL).
+    package var sharesLeases: Bool { leaseKeeper.isShared }
 
     /// A database of this store; with `access`, its collections read and write only what it permits.
     package func database(_ name: String, access: (any DocumentAccess)? = nil) -> Database {

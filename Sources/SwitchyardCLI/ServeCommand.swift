@@ -69,6 +69,8 @@ struct ServeCommand: Command {
                                 tables in its schema 'switchyard') instead of DATA_DIR/store.sqlite; the
                                 password is never printed. Commits are as durable as the server's
                                 synchronous_commit
+          --node-name NAME      This server's name among those sharing the --store database (default:
+                                HOST:PID): triggers show the node that runs them
           --accept-data-loss    Start even when the store's files hold less than was committed (its
                                 write-ahead log or database file deleted, truncated or damaged), going on
                                 with what is left; without it such a store refuses to start
@@ -97,6 +99,8 @@ struct ServeCommand: Command {
     var queryTimeLimit: Duration
     /// `--store`: the store when not SQLite in the data directory.
     var store: StoreConfiguration?
+    /// `--node-name`: this server's name among the nodes on one database, holder of the triggers it runs.
+    var nodeName: String
 
     /// A PostgreSQL store as it prints: without its password.
     private static func describe(_ store: StoreConfiguration?) -> String? {
@@ -125,7 +129,7 @@ struct ServeCommand: Command {
             options: AppOptions.dataNames + [
                 "--host", "--port", "--app-id", "--log-format", "--build-command", "--import", "--export-on-exit",
                 "--push", "--service-account", "--query-time-limit", "--mongodb-port", "--mongodb-host",
-                "--mongodb-tls-certificate", "--mongodb-tls-key", "--store",
+                "--mongodb-tls-certificate", "--mongodb-tls-key", "--store", "--node-name",
             ],
             flags: ["--watch", "--accept-data-loss"], takesPositionals: false,
             usage: Self.usage)
@@ -193,6 +197,10 @@ struct ServeCommand: Command {
                 throw UsageError("--store: \(error.message)", usage: Self.usage)
             }
         }
+        nodeName =
+            parsed.value("--node-name")
+            ?? "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+        guard !nodeName.isEmpty else { throw UsageError("--node-name takes a name, not ''", usage: Self.usage) }
         importDirectory = parsed.value("--import")
         exportDirectory = parsed.value("--export-on-exit")
         if parsed.has("--watch") {
@@ -212,6 +220,7 @@ struct ServeCommand: Command {
             if let serviceAccountFile { child += ["--service-account", serviceAccountFile] }
             if let limitText { child += ["--query-time-limit", limitText] }
             if let url = parsed.value("--store") { child += ["--store", url] }
+            if let name = parsed.value("--node-name") { child += ["--node-name", name] }
             // Every server exports when it stops (the last one's export is the one left); only the first imports.
             if let directory = parsed.value("--export-on-exit") { child += ["--export-on-exit", directory] }
             watch = (child, parsed.value("--build-command"))
@@ -241,7 +250,9 @@ struct ServeCommand: Command {
             ServeLifecycle.Configuration(
                 app: configuration, directory: app.directory, registry: CommandLineTool.registry,
                 dataDirectory: app.dataDirectory, acceptingDataLoss: app.acceptingDataLoss, store: store,
-                options: SwitchyardApp.Options(messaging: transport), importDirectory: importDirectory,
+                options: SwitchyardApp.Options(
+                    messaging: transport, triggers: TriggerRuntimeConfiguration(node: nodeName)),
+                importDirectory: importDirectory,
                 exportDirectory: exportDirectory,
                 server: AppServer.Configuration(
                     host: host, port: port, appId: appId,

@@ -7,15 +7,17 @@ import TestSupport
 final class ServerProcess {
     let process = Process()
 
-    /// `environment`: variables added to this process's (whose `SWITCHYARD_` ones are left out).
+    /// `arguments`: more of serve's options; `environment`: variables added to this process's (whose `SWITCHYARD_`
+    /// ones are left out).
     init(
-        _ configuration: String, data: String, port: UInt16, store: String? = nil, environment: [String: String] = [:]
+        _ configuration: String, data: String, port: UInt16, store: String? = nil, arguments: [String] = [],
+        environment: [String: String] = [:]
     ) throws {
         guard let executable = switchyardExecutable else { throw MissingExecutable() }
         process.executableURL = executable
         process.arguments =
             ["serve", "--config", configuration, "--data-dir", data, "--port", "\(port)"]
-            + (store.map { ["--store", $0] } ?? [])
+            + (store.map { ["--store", $0] } ?? []) + arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
             .merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice

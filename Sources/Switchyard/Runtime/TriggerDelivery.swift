@@ -34,6 +34,8 @@ struct TriggerDelivery: Sendable {
         let lastAttempt = firstAttempt + max(1, retry.maxAttempts) - 1
         let handler = self.handler
         while true {
+            // A node that lost the trigger's lease starts no attempt: the next holder delivers the event.
+            if progress?.isOwned == false { return .interrupted }
             invocation.isLastAttempt = invocation.attempt >= lastAttempt
             let result = await stop.run { () async -> Result<Void, any Error> in
                 do {

@@ -17,6 +17,8 @@ final class TriggerProgress: Sendable {
         case suspended
         case disabled
         case stopped
+        /// Waiting for the trigger's lease, which another node holds (a shared database): not consuming.
+        case standby
     }
 
     struct Snapshot: Sendable {
@@ -58,6 +60,9 @@ final class TriggerProgress: Sendable {
     /// Told of each suspension for a cause other than a request (the trigger's `onSuspend`).
     private let alert: (@Sendable (TriggerSuspension) async -> Void)?
     private let inner: Mutex<Snapshot>
+    /// The lease tenure the trigger runs under on a shared database; nil: it runs unconditionally (no lease), or
+    /// not at all yet. Once the tenure ended, nothing is saved and no function starts (`isOwned`).
+    private let tenure = Mutex<(lease: StoreLease, tenure: Int?)?>(nil)
 
     /// How often a position advanced only by skipped entries (other namespaces, filtered out) is saved:
     /// often enough that a quiet trigger's token never falls out of the retained history.
@@ -96,6 +101,21 @@ final class TriggerProgress: Sendable {
     }
 
     var snapshot: Snapshot { inner.withLock { $0 } }
+
+    /// Runs the trigger under `lease`'s current tenure (none: it does not hold the lease, and must not run).
+    func own(_ lease: StoreLease) {
+        let current = lease.tenure
+        tenure.withLock { $0 = (lease, current) }
+    }
+
+    /// Whether this node may deliver the trigger's events and save its state: it holds the lease under the tenure
+    /// it started with (always, without a lease).
+    var isOwned: Bool {
+        tenure.withLock { owner in
+            guard let owner else { return true }
+            return owner.tenure.map(owner.lease.holds) ?? false
+        }
+    }
     var state: TriggerState { inner.withLock { $0.state } }
 
     /// Changes the state and saves it.
@@ -377,6 +397,8 @@ final class TriggerProgress: Sendable {
                 return (snapshot.state, paced)
             }
             guard let next else { return }
+            // The lease was lost: the next holder owns the saved state now, and this one's is stale.
+            guard isOwned else { continue }
             do {
                 try await ledger.save(next.state)
                 inner.withLock { $0.failedSaves = 0 }

@@ -7,16 +7,21 @@ extension TriggerRuntime {
     /// Every defined trigger, in definition order. Before `start()` it shows the saved state.
     package func statuses() async throws -> [TriggerStatus] {
         let logEnd = try? await store.watch().startingPoint.sequence
-        let saved = progress.isEmpty ? try await ledger.loadStates() : [:]
+        // A trigger another node runs shows what that node saved.
+        let standby = progress.values.contains { $0.snapshot.runState == .standby }
+        let saved = progress.isEmpty || standby ? try await ledger.loadStates() : [:]
         var statuses: [TriggerStatus] = []
         for definition in definitions {
             let snapshot = progress[definition.name]?.snapshot
             var state = snapshot?.state ?? TriggerState(name: definition.name, identity: definition.identity)
-            if snapshot == nil, let stored = saved[definition.name], stored.identity == definition.identity {
+            if snapshot == nil || snapshot?.runState == .standby, let stored = saved[definition.name],
+                stored.identity == definition.identity
+            {
                 state = stored
             }
             let runState: TriggerStatus.State =
                 switch snapshot?.runState {
+                case .standby: .standby
                 case .starting, .running: .running
                 case .suspended: .suspended
                 case .disabled: .disabled
@@ -48,7 +53,8 @@ extension TriggerRuntime {
                     processed: state.processed,
                     failedAttempts: state.failedAttempts, deadLettered: state.deadLettered,
                     inFlight: snapshot?.inFlight ?? 0, suspension: state.suspension,
-                    isInMemoryOnly: progress[definition.name]?.isInMemoryOnly ?? false, warnings: state.warnings))
+                    isInMemoryOnly: progress[definition.name]?.isInMemoryOnly ?? false, warnings: state.warnings,
+                    node: state.node))
         }
         return statuses
     }
@@ -127,6 +133,7 @@ extension TriggerRuntime {
         let names = Set(new.map(\.name))
         for name in old.keys where !names.contains(name) {
             await halt(name)
+            releaseLease(of: name)
             if let item = progress.removeValue(forKey: name) { await item.flush() }
             try await ledger.deleteState(of: name)
         }

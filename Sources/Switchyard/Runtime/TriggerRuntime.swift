@@ -46,6 +46,12 @@ package actor TriggerRuntime {
     var latestAuthenticationEvents: [String: AuthenticationEventDeliveries] = [:]
     /// Whether `start()` ran and `stop()` did not since.
     package private(set) var isRunning = false
+    /// The lease of each database and scheduled trigger (`TriggerRuntime+Leases`), and the task that hears it change.
+    var leases: [String: StoreLease] = [:]
+    var leaseWatchers: [String: Task<Void, Never>] = [:]
+    /// Where database triggers without a token start (`start(newTriggersAfter:)`), also when a trigger's lease is
+    /// acquired later.
+    var startLogEnd: Int64 = 0
 
     package init(
         store: DocumentStore, definitions: [TriggerDefinition], configuration: TriggerRuntimeConfiguration = .init(),
@@ -76,6 +82,7 @@ package actor TriggerRuntime {
             }
         }
         isRunning = true
+        startLogEnd = logEnd
         for definition in definitions { launch(definition, logEnd: logEnd) }
     }
 
@@ -90,10 +97,12 @@ package actor TriggerRuntime {
         for task in tasks { await task.value }
         feeds = [:]
         for item in progress.values {
-            if [.starting, .running].contains(item.snapshot.runState) { item.setRunState(.stopped) }
+            if [.starting, .running, .standby].contains(item.snapshot.runState) { item.setRunState(.stopped) }
             await item.flush()
             item.stopRetryingSaves()
         }
+        // Last, once the state is saved: another node takes the triggers over from there.
+        releaseLeases()
     }
 
     /// Returns when every running trigger has caught up with the change log as it was when called, no
@@ -133,7 +142,7 @@ package actor TriggerRuntime {
             }
             switch snapshot.runState {
             case .starting: return false
-            case .suspended, .disabled, .stopped: return true
+            case .suspended, .disabled, .stopped, .standby: return true
             case .running:
                 switch definition.kind {
                 case .database:
@@ -192,6 +201,11 @@ package actor TriggerRuntime {
         guard isRunning, let item = progress[definition.name] else { return }
         if definition.disabled {
             item.setRunState(.disabled)
+            return
+        }
+        // Another node's: this one waits for the lease, and takes the trigger over from its saved state.
+        guard holdsLease(of: definition, for: item) else {
+            item.setRunState(.standby)
             return
         }
         if let suspension = item.state.suspension {

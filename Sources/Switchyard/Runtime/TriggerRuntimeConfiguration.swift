@@ -16,17 +16,22 @@ public struct TriggerRuntimeConfiguration: Sendable {
     /// Where the runtime tells what an operator should hear of as it happens (a trigger that skipped events
     /// because its resume point had left the change log): standard error by default.
     public var log: (@Sendable (String) -> Void)?
+    /// This process's name among the nodes sharing a store's database (`serve --node-name`): shown as the holder
+    /// of the triggers it runs. Recorded only on a shared database.
+    public var node: String?
 
     public init(
         clock: any TriggerClock = WallClock(), retry: RetryPolicy = RetryPolicy(),
         storageRetry: RetryPolicy = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(30)),
-        stateDatabase: String = "local", log: (@Sendable (String) -> Void)? = Self.standardError
+        stateDatabase: String = "local", log: (@Sendable (String) -> Void)? = Self.standardError,
+        node: String? = nil
     ) {
         self.clock = clock
         self.retry = retry
         self.storageRetry = storageRetry
         self.stateDatabase = stateDatabase
         self.log = log
+        self.node = node
     }
 
     /// Writes a line to standard error, as `serve` prints its own notes.

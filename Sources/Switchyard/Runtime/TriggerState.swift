@@ -25,6 +25,9 @@ struct TriggerState: Sendable, Equatable {
     var failedAttempts = 0
     var deadLettered = 0
     var warnings: [String] = []
+    /// The node that holds the trigger's lease and runs it (`TriggerRuntimeConfiguration.node`), when the store's
+    /// database is shared by several; written by that node when it takes the trigger over.
+    var node: String?
 
     init(name: String, identity: String) {
         self.name = name
@@ -87,6 +90,7 @@ extension TriggerState {
         document.append("failedAttempts", .int64(Int64(failedAttempts)))
         document.append("deadLettered", .int64(Int64(deadLettered)))
         document.append("warnings", .array(warnings.map { .string($0) }))
+        if let node { document.append("node", .string(node)) }
         return document
     }
 
@@ -114,6 +118,7 @@ extension TriggerState {
         failedAttempts = Int(clamping: document["failedAttempts"]?.int64Value ?? 0)
         deadLettered = Int(clamping: document["deadLettered"]?.int64Value ?? 0)
         warnings = document["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        node = document["node"]?.stringValue
     }
 }
 

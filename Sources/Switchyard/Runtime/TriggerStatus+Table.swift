@@ -5,7 +5,8 @@ extension TriggerStatus {
     /// The status table `switchyard triggers` prints: one row per trigger, then a line under each suspended
     /// trigger saying why (and that it resumes by itself when the cause was storage), one with its heartbeat and
     /// the cluster time it processed through, one for what it skipped after its resume point left the log, one
-    /// when its state is in memory only, and one per warning.
+    /// for the node holding it (a database several nodes share), one when its state is in memory only, and one per
+    /// warning.
     package static func table(_ statuses: [TriggerStatus]) -> [String] {
         let header = [
             "NAME", "TYPE", "ORDER", "FUNCTION", "STATE", "PROCESSED", "FAILED", "DEAD", "PENDING", "LAG", "LAST EVENT",
@@ -34,6 +35,7 @@ extension TriggerStatus {
             if let time = status.lastClusterTime { beat.append("processed through cluster time \(time.statusText)") }
             if !beat.isEmpty { lines.append("  " + beat.joined(separator: "; ")) }
             if let gap = status.resumeGap { lines.append("  resume point lost: \(gap.description)") }
+            if let node = status.node { lines.append("  held by node \(node)") }
             if status.isInMemoryOnly {
                 lines.append("  state in memory only: the store could not save it; saved when storage returns")
             }

@@ -12,6 +12,9 @@ package struct TriggerStatus: Sendable, Equatable {
         case disabled
         /// Not running because the runtime is stopped (or the store closed under it).
         case stopped
+        /// Run by another node on the store's shared database (`node`), which holds its lease: this node takes it
+        /// over if that one stops or fails.
+        case standby
     }
 
     package var name: String
@@ -54,6 +57,8 @@ package struct TriggerStatus: Sendable, Equatable {
     package var isInMemoryOnly: Bool
     /// Things the runtime worked around (a lost resume point tolerated, pre-images unavailable), newest last.
     package var warnings: [String]
+    /// On a database several nodes share: the node that holds the trigger's lease and runs it (`serve --node-name`).
+    package var node: String?
 
     /// A status as someone else reported it (a running server's admin API).
     package init(
@@ -62,7 +67,7 @@ package struct TriggerStatus: Sendable, Equatable {
         lastClusterTime: BSONTimestamp? = nil, heartbeat: Date? = nil, lagSeconds: Double? = nil,
         resumeGap: TriggerResumeGap? = nil, pendingLogEntries: Int? = nil, processed: Int = 0,
         failedAttempts: Int = 0, deadLettered: Int = 0, inFlight: Int = 0, suspension: TriggerSuspension? = nil,
-        isInMemoryOnly: Bool = false, warnings: [String] = []
+        isInMemoryOnly: Bool = false, warnings: [String] = [], node: String? = nil
     ) {
         self.name = name
         self.type = type
@@ -84,5 +89,6 @@ package struct TriggerStatus: Sendable, Equatable {
         self.suspension = suspension
         self.isInMemoryOnly = isInMemoryOnly
         self.warnings = warnings
+        self.node = node
     }
 }

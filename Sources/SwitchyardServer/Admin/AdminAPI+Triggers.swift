@@ -109,7 +109,7 @@ extension TriggerStatus {
     /// `{name, type, function, state, ordering?, maxConcurrency?, processed, failedAttempts, deadLettered, inFlight,
     /// pendingLogEntries?, lagSeconds?, heartbeat?, lastClusterTime?, lastEventId?, lastEventTime?,
     /// lastProcessedAt?, resumeGap?: {after, through, skippedEntries, time}, suspension?: {reason, code?,
-    /// failedEventId?, time, resumesWhenStorageReturns}, inMemoryOnly, warnings}`; `ordering` is `ordered`,
+    /// failedEventId?, time, resumesWhenStorageReturns}, inMemoryOnly, warnings, node?}`; `ordering` is `ordered`,
     /// `unordered` or `byDocumentKey` (database triggers).
     var adminDocument: BSONDocument {
         var document: BSONDocument = [
@@ -147,6 +147,7 @@ extension TriggerStatus {
         }
         document.append("inMemoryOnly", .bool(isInMemoryOnly))
         document.append("warnings", .array(warnings.map { .string($0) }))
+        if let node { document.append("node", .string(node)) }
         return document
     }
 }

@@ -185,6 +185,7 @@ extension TriggerStatus {
             pendingLogEntries: document["pendingLogEntries"].flatMap(\.int64Value).map { Int($0) },
             processed: count("processed"), failedAttempts: count("failedAttempts"), deadLettered: count("deadLettered"),
             inFlight: count("inFlight"), suspension: suspension,
-            isInMemoryOnly: document["inMemoryOnly"]?.boolValue ?? false, warnings: warnings)
+            isInMemoryOnly: document["inMemoryOnly"]?.boolValue ?? false, warnings: warnings,
+            node: document["node"]?.stringValue)
     }
 }
