@@ -188,8 +188,8 @@ package struct TriggerRecorder: Sendable {
         return scratch
     }
 
-    /// Adds to each delivered change the trigger's runs on it (its function's, not its error handler's) and the
-    /// messages they sent.
+    /// Adds to each delivered change the trigger's runs on it (its function's, not its error handler's), the
+    /// messages they sent and the changes they made (read by their invocation ids, in one read).
     private func attachRuns(
         of trigger: TriggerDefinition, to changes: inout [TriggerRecording.Change], since: Date?, notes: inout [String]
     ) async throws {
