@@ -12,9 +12,9 @@ struct RecordCommand: Command {
 
         Writes FILE, a recording of what database trigger NAME received in the window: each change event
         its route took from the change log (its operation types, match, project, fullDocument and
-        pre-image options applied), the runs the invocation log holds for it (outcome, error, log lines)
-        and the messages those runs sent (outbox entries carry their run). Writes are not recorded: the
-        change log does not say which run made a change. Also the app's data as of the window's start:
+        pre-image options applied), the runs the invocation log holds for it (outcome, error, log lines),
+        the messages those runs sent (outbox entries carry their run) and the changes they made (the
+        change log tags each entry with the run that wrote it). Also the app's data as of the window's start:
         the data now with every later change undone from its pre-image. Documents of collections that
         keep no pre-images cannot be undone; they are recorded as they are now, with a warning (printed
         and in the file). The file is JSON lines of relaxed Extended JSON, written whole or not at all.

@@ -14,8 +14,9 @@ struct ReplayCommand: Command {
         sends going to an outbox that delivers nothing; the data directory is not touched), makes the
         window's changes again in order, and after each event the trigger took runs the function on it
         as a first attempt. Prints, per event, whether the run did the same as the first recorded
-        attempt (outcome, error, messages sent) and what differs, with the writes the run makes now;
-        then a summary (events, same, different).
+        attempt (outcome, error, messages sent, writes made) and what differs, both sides; then a
+        summary (events, same, different). Writes compare without an inserted document's ObjectId _id
+        and the values of dates, which a run makes afresh.
 
         Exit status: 0 when every run did the same, 1 when any differs, 2 for an unreadable recording,
         a trigger the app no longer has, or an unknown function.

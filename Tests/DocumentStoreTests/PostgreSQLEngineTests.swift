@@ -43,4 +43,30 @@ import Testing
         #expect(try await again.database("app").collection("books").findOne(["_id": 1]) == ["_id": 1, "title": "Dune"])
         await again.close()
     }
+
+    @Test func aDatabaseWithoutChangeOriginsGainsThemOnOpen() async throws {
+        let directory = TemporaryDirectory()
+        let configuration = try await configuration(.postgresql, directory: directory)
+        var store = try await DocumentStore.open(configuration)
+        try await store.database("app").collection("books").insertOne(["_id": 1])
+        await store.close()
+        // As a store of before the change log kept which writes appended an entry left it.
+        let url = try await offPool { try PostgreSQLServer.shared().database(directory.database) }
+        let connection = try PostgreSQLConnection(try PostgreSQLLocation(url: url))
+        _ = try connection.execute(
+            """
+            DROP INDEX switchyard.changes_origin;
+            ALTER TABLE switchyard.changes DROP COLUMN origin;
+            DELETE FROM switchyard.metadata WHERE name = 'untaggedThrough';
+            """)
+        connection.close()
+
+        store = try await DocumentStore.open(configuration)
+        let books = store.database("app").collection("books")
+        try await StoreWriteOrigin.$current.withValue("run-1") { try await books.insertOne(["_id": 2]) }
+        #expect(try await store.changes(origins: ["run-1"])["run-1"]?.map(\.documentKey) == [["_id": 2]])
+        // The two entries of the first store (the collection's creation, the insert) were appended untagged.
+        #expect(try await store.changeOriginsTaggedAfter() == 2)
+        await store.close()
+    }
 }

@@ -65,6 +65,33 @@ import Testing
         #expect(try connection.integer("PRAGMA user_version") == SQLiteSchema.current)
     }
 
+    @Test func storeOfLayoutOneGainsTaggedChangesOnOpen() async throws {
+        let directory = TemporaryDirectory()
+        let data = directory.path + "/data"
+        var store = try await DocumentStore.open(.sqlite(directory: data))
+        try await store.database("app").collection("books").insertOne(["_id": 1])
+        await store.close()
+        // Layout 1: the change log had no `origin` column.
+        let connection = try SQLiteConnection(path: data + "/store.sqlite", create: false)
+        try connection.execute(
+            """
+            DROP INDEX changes_origin;
+            ALTER TABLE changes DROP COLUMN origin;
+            PRAGMA user_version = 1;
+            """)
+        let untagged = try connection.integer("SELECT max(seq) FROM changes")
+        connection.close()
+
+        store = try await DocumentStore.open(.sqlite(directory: data))
+        let books = store.database("app").collection("books")
+        #expect(try await books.countDocuments() == 1)
+        try await StoreWriteOrigin.$current.withValue("run-1") { try await books.insertOne(["_id": 2]) }
+        #expect(try await store.changes(origins: ["run-1"])["run-1"]?.map(\.documentKey) == [["_id": 2]])
+        // The entries logged before the column existed are known to be untagged.
+        #expect(try await store.changeOriginsTaggedAfter() == Int64(untagged))
+        await store.close()
+    }
+
     @Test func storeOfALaterLayoutIsRefused() async throws {
         let directory = TemporaryDirectory()
         let data = directory.path + "/data"

@@ -47,7 +47,7 @@ import Testing
         #expect(record.stdout.hasPrefix("recorded 2 event(s) of trigger onBookPushNotification with 2 run(s)"))
         #expect(record.stderr.isEmpty)
         let lines = try String(contentsOfFile: directory.path + "/books.jsonl", encoding: .utf8).split(separator: "\n")
-        #expect(lines.first?.hasPrefix(#"{"format":"switchyard-trigger-recording","version":1"#) == true)
+        #expect(lines.first?.hasPrefix(#"{"format":"switchyard-trigger-recording","version":2"#) == true)
 
         let same = try switchyard(["replay", "books.jsonl"], in: directory.path)
         #expect(same.status == 0, "\(same.stdout)\(same.stderr)")

@@ -27,6 +27,14 @@ enum ReplayFixture {
             _ = try await context.services.messaging.send(
                 PushMessage(target: .topic("books"), data: ["title": title.uppercased()]))
         }
+        registry.register("announceElsewhere") { (event: ChangeEvent, context: FunctionContext) async throws in
+            let title = event.fullDocument?["title"]?.stringValue ?? "?"
+            context.log("announcing \(title)")
+            _ = try await context.services.messaging.send(PushMessage(target: .topic("books"), data: ["title": title]))
+            try await context.services.mongodb().db("shop").collection("announcements").insertOne([
+                "title": .string(title)
+            ])
+        }
         registry.register("refuse") { (_: ChangeEvent, _: FunctionContext) async throws in throw Refused() }
         registry.register("ping") { (arguments: [BSON], _: FunctionContext) async throws -> BSON in .array(arguments) }
         return registry
@@ -39,10 +47,11 @@ enum ReplayFixture {
                 scope: .collection(database: "shop", collection: "books"), operations: [.insert, .update],
                 fullDocument: true, match: ["fullDocument.genre": "sf"])))
 
-    static func app() async throws -> SwitchyardApp {
+    /// The app on `store` (default: in memory).
+    static func app(store: StoreConfiguration = .memory) async throws -> SwitchyardApp {
         let configuration = AppConfiguration(
             definition: AppDefinition(triggers: [trigger]), environment: .development, values: AppValues())
-        return try await SwitchyardApp.open(configuration: configuration, registry: registry(), store: .memory)
+        return try await SwitchyardApp.open(configuration: configuration, registry: registry(), store: store)
     }
 
     static func recorder(_ app: SwitchyardApp) -> TriggerRecorder {

@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import DocumentStore
 @testable import Switchyard
 
 @Suite struct TriggerRecorderTests {
@@ -99,7 +100,68 @@ import Testing
             String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self).split(separator: "\n")[0]
                 .utf8)
         #expect(header["format"] == "switchyard-trigger-recording")
-        #expect(header["version"] == .int32(1))
+        #expect(header["version"] == .int32(2))
+    }
+
+    @Test func aRunsWritesAreRecordedWithWhatTheyWrote() async throws {
+        let app = try await ReplayFixture.app()
+        defer { Task { await app.stop() } }
+        try await app.start()
+        try await Self.insert(app, ["_id": 1, "title": "Dune", "genre": "sf"])
+        // Someone else's write to the same collection is not the run's.
+        try await app.store.database("shop").collection("announced").insertOne(["title": "by hand"])
+        let recording = try await ReplayFixture.recorder(app).record(ReplayFixture.trigger)
+        let run = try #require(recording.changes.first { $0.delivered != nil }?.runs.first)
+        let writes = try #require(run.writes)
+        #expect(writes.count == 1)
+        #expect(writes.first?["operationType"] == "insert")
+        #expect(writes.first?["ns"] == ["db": "shop", "coll": "announced"])
+        #expect(writes.first?["fullDocument"]?.documentValue?["title"] == "Dune")
+        #expect(
+            writes.first?["documentKey"]?.documentValue?["_id"] == writes.first?["fullDocument"]?.documentValue?["_id"])
+        #expect(recording.notes.isEmpty)
+
+        let directory = try TemporaryDirectory()
+        try recording.write(to: directory.path + "/books.jsonl")
+        let read = try TriggerRecording(contentsOf: directory.path + "/books.jsonl")
+        #expect(read.changes.compactMap { $0.runs.first?.writes } == [writes])
+    }
+
+    @Test func anOldDataDirectoryOpensAndRecordsWritesFromThenOn() async throws {
+        let directory = try TemporaryDirectory()
+        let old = try await ReplayFixture.app(store: .sqlite(directory: directory.path))
+        try await old.start()
+        try await Self.insert(old, ["_id": 1, "title": "Dune", "genre": "sf"])
+        await old.stop()
+        // The store's layout before the change log kept which run made a change.
+        let connection = try SQLiteConnection(path: directory.path + "/store.sqlite", create: false)
+        try connection.execute(
+            "DROP INDEX changes_origin; ALTER TABLE changes DROP COLUMN origin; PRAGMA user_version = 1;")
+        connection.close()
+
+        let app = try await ReplayFixture.app(store: .sqlite(directory: directory.path))
+        defer { Task { await app.stop() } }
+        try await app.start()
+        try await Self.insert(app, ["_id": 2, "title": "Hyperion", "genre": "sf"])
+        let recording = try await ReplayFixture.recorder(app).record(ReplayFixture.trigger)
+        let runs = recording.changes.filter { $0.delivered != nil }.map { $0.runs.first }
+        #expect(runs.count == 2)
+        #expect(runs.first??.writes == nil)
+        #expect(runs.last??.writes?.first?["fullDocument"]?.documentValue?["title"] == "Hyperion")
+        #expect(recording.notes.contains { $0.contains("have no writes recorded") })
+    }
+
+    @Test func aVersionOneFileReadsAsRunsWithUnknownWrites() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write(
+            "old.jsonl",
+            #"{"format": "switchyard-trigger-recording", "version": 1, "trigger": "announce", "function": "announce"}"#
+                + "\n"
+                + #"{"change": {"_id": {"_data": "0000000000000001"}, "operationType": "insert", "ns": {"db": "shop", "coll": "books"}, "documentKey": {"_id": 1}, "fullDocument": {"_id": 1}}, "event": {"_id": {"_data": "0000000000000001"}, "operationType": "insert"}, "runs": [{"invocation": {"$oid": "65f000000000000000000001"}, "attempt": 1, "start": {"$date": "2026-01-01T00:00:00Z"}, "durationMs": 1.0, "outcome": "success", "logs": [], "messages": []}]}"#
+                + "\n")
+        let read = try TriggerRecording(contentsOf: directory.path + "/old.jsonl")
+        #expect(read.changes.first?.runs.count == 1)
+        #expect(read.changes.first?.runs.first?.writes == nil)
     }
 
     @Test func aFileThatIsNotARecordingSaysWhereAndWhy() throws {
@@ -121,7 +183,8 @@ import Testing
         )
         #expect(
             try problem(#"{"format": "switchyard-trigger-recording", "version": 9}"#)
-                == "file.jsonl:1:1: recording format version 9 is not supported (this switchyard reads version 1)")
+                == "file.jsonl:1:1: recording format version 9 is not supported (this switchyard reads versions 1 to 2)"
+        )
         #expect(try problem(header + "\n{\"x\": 1}\n") == "file.jsonl:2:1: expected a snapshot or a change line")
         #expect(try problem(header + "\n") == nil)
         #expect(try problem("") == "file.jsonl:1:1: empty file: not a trigger recording (switchyard record writes one)")

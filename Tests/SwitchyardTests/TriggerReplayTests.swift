@@ -43,10 +43,11 @@ import Testing
         let report = try await TriggerReplay(configuration: configuration, registry: ReplayFixture.registry()).run(
             recording, function: "announceLoudly")
         #expect(report.differences.count == 2)
-        #expect(report.differences.first?.differences == [.messages])
+        // It writes nothing where `announce` wrote the book to `announced`.
+        #expect(report.differences.first?.differences == [.messages, .writes])
         #expect(report.events.first?.now.messages.first?["message"]?.documentValue?["data"] == ["title": "DUNE"])
         #expect(report.lines.last == "2 event(s), 0 same, 2 different")
-        #expect(report.lines.contains { $0.hasSuffix(": DIFFERENT (messages)") })
+        #expect(report.lines.contains { $0.hasSuffix(": DIFFERENT (messages, writes)") })
     }
 
     @Test func aFunctionThatThrowsDiffersInOutcomeAndError() async throws {
@@ -54,11 +55,37 @@ import Testing
         let report = try await TriggerReplay(configuration: configuration, registry: ReplayFixture.registry()).run(
             recording, function: "refuse")
         let first = try #require(report.events.first)
-        #expect(first.differences == [.outcome, .error, .messages])
+        #expect(first.differences == [.outcome, .error, .messages, .writes])
         #expect(first.then?.outcome == .success)
         #expect(first.now.outcome == .failure)
         #expect(first.now.error?.contains("refused") == true)
         #expect(report.document["summary"]?.documentValue?["different"] == .int64(2))
+    }
+
+    @Test func aFunctionWritingElsewhereDiffersInWritesThenAndNow() async throws {
+        let (recording, configuration) = try await Self.recording()
+        let report = try await TriggerReplay(configuration: configuration, registry: ReplayFixture.registry()).run(
+            recording, function: "announceElsewhere")
+        let first = try #require(report.events.first)
+        #expect(first.differences == [.writes])
+        #expect(first.then?.writes?.map { $0["ns"] } == [["db": "shop", "coll": "announced"]])
+        #expect(first.now.writes?.map { $0["ns"] } == [["db": "shop", "coll": "announcements"]])
+        #expect(report.lines.contains { $0.hasSuffix(": DIFFERENT (writes)") })
+        #expect(report.lines.contains { $0.hasPrefix("    wrote then: insert shop.announced ") && $0.contains("Dune") })
+        #expect(report.lines.contains { $0.hasPrefix("    wrote now:  insert shop.announcements ") })
+        #expect(report.document["events"]?.arrayValue?.first?.documentValue?["differences"] == ["writes"])
+    }
+
+    @Test func writesWithoutARecordedSideAreNotCompared() async throws {
+        var (recording, configuration) = try await Self.recording()
+        // As a recording of runs made before the data directory tagged their writes.
+        for index in recording.changes.indices {
+            for run in recording.changes[index].runs.indices { recording.changes[index].runs[run].writes = nil }
+        }
+        let report = try await TriggerReplay(configuration: configuration, registry: ReplayFixture.registry()).run(
+            recording, function: "announceElsewhere")
+        #expect(report.differences.isEmpty)
+        #expect(report.events.first?.now.writes?.count == 1)
     }
 
     @Test func anEventWithoutARecordedRunIsReportedApart() async throws {

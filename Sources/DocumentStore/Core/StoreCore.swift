@@ -59,6 +59,9 @@ final class StoreCore {
     /// The access the running write is held to, set for the length of one write: every document it inserts,
     /// replaces or removes is authorized inside the transaction, so a refusal rolls the whole write back.
     var access: (any DocumentAccess)?
+    /// The tag of the running write's task (`StoreWriteOrigin`), set for the length of one write: every change-log
+    /// entry it appends keeps it.
+    var writeOrigin: String?
     /// Fields every change event of the open multi-statement transaction carries (`StoreTransaction.eventFields`).
     var transactionFields: BSONDocument? {
         didSet { transactionClusterTime = nil }
@@ -253,7 +256,8 @@ final class StoreCore {
             if transactionFields != nil { transactionClusterTime = clusterTime }
         }
         ChangeEventEncoding.stamp(&event, clusterTime: clusterTime, wallTime: now.milliseconds)
-        var record = ChangeRecord(sequence: lastSequence + 1, wallTime: now.milliseconds, event: event)
+        var record = ChangeRecord(
+            sequence: lastSequence + 1, wallTime: now.milliseconds, event: event, origin: writeOrigin)
         let appended = try engine.appendChange(record)
         if let version = appended.catalogVersion, version != catalogVersion { throw staleCatalog() }
         let sequence = appended.sequence

@@ -493,10 +493,12 @@ final class StoreWorker: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Runs `body` in the next group commit; returns once its transaction is committed.
+    /// Runs `body` in the next group commit; returns once its transaction is committed. The change-log entries it
+    /// appends keep the calling task's `StoreWriteOrigin`.
     func write<T: Sendable>(_ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T) async throws(StoreError)
         -> T
     {
+        let body = Self.tagging(body, with: StoreWriteOrigin.current)
         if let transaction = callersTransaction {
             // A failing statement undoes only itself; whether the transaction goes on is its owner's choice.
             return try await transaction.perform { core throws(StoreError) in
@@ -509,6 +511,18 @@ final class StoreWorker: @unchecked Sendable {
             if !enqueue({ writes.append(write) }) { continuation.resume(returning: .failure(Self.closedError)) }
         }
         return try result.get()
+    }
+
+    /// `body` with the core's `writeOrigin` set to `origin` while it runs; `body` itself for an untagged write.
+    private static func tagging<T: Sendable>(
+        _ body: @escaping @Sendable (StoreCore) throws(StoreError) -> T, with origin: String?
+    ) -> @Sendable (StoreCore) throws(StoreError) -> T {
+        guard let origin else { return body }
+        return { core throws(StoreError) in
+            core.writeOrigin = origin
+            defer { core.writeOrigin = nil }
+            return try body(core)
+        }
     }
 
     /// Finishes queued work, closes the engine and stops the thread.

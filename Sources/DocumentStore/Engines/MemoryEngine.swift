@@ -13,6 +13,10 @@ final class MemoryEngine: StorageEngine {
     /// Per index, entries sorted by (key, document row).
     private var entries: [Int64: SortedByteMap<Void>] = [:]
     private var changeLog: [ChangeRecord] = []
+    /// The sequences of the tagged entries, by tag, in log order: a run's writes are found without a scan of the log.
+    private var originSequences: [String: [Int64]] = [:]
+    /// The tagged entries in log order, so that pruning drops their sequences from `originSequences` in its own time.
+    private var taggedEntries: [(sequence: Int64, origin: String)] = []
     private var metadataValues: [String: Int64] = [:]
     private var nextId: Int64 = 1
 
@@ -239,8 +243,29 @@ final class MemoryEngine: StorageEngine {
     func appendChange(_ change: ChangeRecord) throws(StoreError) -> (sequence: Int64, catalogVersion: Int64?) {
         changeLog.append(change)
         recordUndo { [unowned self] in changeLog.removeLast() }
+        if let origin = change.origin {
+            originSequences[origin, default: []].append(change.sequence)
+            taggedEntries.append((change.sequence, origin))
+            recordUndo { [unowned self] in
+                taggedEntries.removeLast()
+                originSequences[origin]?.removeLast()
+                if originSequences[origin]?.isEmpty == true { originSequences[origin] = nil }
+            }
+        }
         return (change.sequence, nil)
     }
+
+    func changes(origin: String) throws(StoreError) -> [ChangeRecord] {
+        (originSequences[origin] ?? []).compactMap { sequence in
+            let index = changeLog.partitioningIndex { $0.sequence >= sequence }
+            guard index < changeLog.count, changeLog[index].sequence == sequence else { return nil }
+            var record = changeLog[index]
+            record.origin = nil
+            return record
+        }
+    }
+
+    func originsTaggedAfter() throws(StoreError) -> Int64 { 0 }
 
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord] {
         let start = changeLog.partitioningIndex { $0.sequence > sequence }
@@ -260,6 +285,15 @@ final class MemoryEngine: StorageEngine {
         let removed = Array(changeLog[..<end])
         changeLog.removeFirst(end)
         recordUndo { [unowned self] in changeLog.insert(contentsOf: removed, at: 0) }
+        let untagged = taggedEntries.partitioningIndex { $0.sequence > sequence }
+        guard untagged > 0 else { return }
+        let (origins, tagged) = (originSequences, taggedEntries)
+        for entry in taggedEntries[..<untagged] {
+            originSequences[entry.origin]?.removeFirst()
+            if originSequences[entry.origin]?.isEmpty == true { originSequences[entry.origin] = nil }
+        }
+        taggedEntries.removeFirst(untagged)
+        recordUndo { [unowned self] in (originSequences, taggedEntries) = (origins, tagged) }
     }
 
     func metadata(_ name: String) throws(StoreError) -> Int64? { metadataValues[name] }

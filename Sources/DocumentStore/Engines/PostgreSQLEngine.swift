@@ -248,16 +248,27 @@ final class PostgreSQLEngine: SharedStorageEngine {
     /// rolls its sequence back), and a change stream that has read sequence N never sees a smaller one commit later.
     /// The store's own proposal (`change.sequence`) is that of an instance alone on the log; the database's wins.
     func appendChange(_ change: ChangeRecord) throws(StoreError) -> (sequence: Int64, catalogVersion: Int64?) {
-        let rows = try connection.query(
-            """
-            WITH tick AS (UPDATE switchyard.clock SET sequence = sequence + 1 RETURNING sequence, catalog),
-            logged AS (INSERT INTO switchyard.changes(seq, wall_time, event) SELECT sequence, $1, $2 FROM tick)
-            SELECT sequence, catalog, pg_notify($3, $4) FROM tick
-            """,
-            [
-                .int64(change.wallTime), .bytes(change.event), .text(PostgreSQLCommitListener.channel),
-                .text(instance),
-            ])
+        let parameters: [PostgreSQLValue] = [
+            .int64(change.wallTime), .bytes(change.event), .text(PostgreSQLCommitListener.channel), .text(instance),
+        ]
+        // Untagged entries (most) keep the statement without the column.
+        let rows: PostgreSQLRows
+        if let origin = change.origin {
+            rows = try connection.query(
+                """
+                WITH tick AS (UPDATE switchyard.clock SET sequence = sequence + 1 RETURNING sequence, catalog),
+                logged AS (
+                    INSERT INTO switchyard.changes(seq, wall_time, event, origin) SELECT sequence, $1, $2, $5 FROM tick)
+                SELECT sequence, catalog, pg_notify($3, $4) FROM tick
+                """, parameters + [.text(origin)])
+        } else {
+            rows = try connection.query(
+                """
+                WITH tick AS (UPDATE switchyard.clock SET sequence = sequence + 1 RETURNING sequence, catalog),
+                logged AS (INSERT INTO switchyard.changes(seq, wall_time, event) SELECT sequence, $1, $2 FROM tick)
+                SELECT sequence, catalog, pg_notify($3, $4) FROM tick
+                """, parameters)
+        }
         guard rows.count == 1 else {
             throw .storageFailure("PostgreSQL at \(connection.location) has no clock row in switchyard.clock")
         }
@@ -298,6 +309,18 @@ final class PostgreSQLEngine: SharedStorageEngine {
         return (0..<rows.count).map { row in
             ChangeRecord(sequence: rows.int64(row, 0), wallTime: rows.int64(row, 1), event: rows.blob(row, 2))
         }
+    }
+
+    func changes(origin: String) throws(StoreError) -> [ChangeRecord] {
+        let rows = try connection.query(
+            "SELECT seq, wall_time, event FROM switchyard.changes WHERE origin = $1 ORDER BY seq", [.text(origin)])
+        return (0..<rows.count).map { row in
+            ChangeRecord(sequence: rows.int64(row, 0), wallTime: rows.int64(row, 1), event: rows.blob(row, 2))
+        }
+    }
+
+    func originsTaggedAfter() throws(StoreError) -> Int64 {
+        try metadata("untaggedThrough") ?? 0
     }
 
     func oldestChanges(limit: Int) throws(StoreError) -> [(sequence: Int64, wallTime: Int64, bytes: Int)] {

@@ -3,6 +3,8 @@
 ///
 /// `clock` is one row, the database's last change-log sequence and catalog version (`SharedStorageEngine`): added
 /// beside the tables of layout 1, it starts after the log a store of before it left (or what was pruned of it).
+/// So is `changes.origin`, the tag of the writes that appended an entry (indexed only where set): where an older
+/// store's log had none, `untaggedThrough` in `metadata` says up to which sequence entries were appended untagged.
 enum PostgreSQLSchema {
     static let version: Int64 = 1
 
@@ -28,7 +30,7 @@ enum PostgreSQLSchema {
             CREATE TABLE IF NOT EXISTS switchyard.index_entries(
                 idx bigint NOT NULL, key bytea NOT NULL, doc bigint NOT NULL, PRIMARY KEY (idx, key, doc));
             CREATE TABLE IF NOT EXISTS switchyard.changes(
-                seq bigint PRIMARY KEY, wall_time bigint NOT NULL, event bytea NOT NULL);
+                seq bigint PRIMARY KEY, wall_time bigint NOT NULL, event bytea NOT NULL, origin text);
             CREATE TABLE IF NOT EXISTS switchyard.metadata(name text PRIMARY KEY, value bigint NOT NULL);
             INSERT INTO switchyard.metadata(name, value) VALUES('schema', \(version)) ON CONFLICT (name) DO NOTHING;
             CREATE TABLE IF NOT EXISTS switchyard.clock(
@@ -36,6 +38,13 @@ enum PostgreSQLSchema {
             INSERT INTO switchyard.clock(id, sequence, catalog)
             SELECT 1, greatest(max(seq), (SELECT value FROM switchyard.metadata WHERE name = 'prunedThrough'), 0), 0
             FROM switchyard.changes ON CONFLICT (id) DO NOTHING;
+            INSERT INTO switchyard.metadata(name, value) SELECT 'untaggedThrough', sequence FROM switchyard.clock
+            WHERE NOT EXISTS (
+                SELECT 1 FROM information_schema.columns
+                WHERE table_schema = 'switchyard' AND table_name = 'changes' AND column_name = 'origin')
+            ON CONFLICT (name) DO NOTHING;
+            ALTER TABLE switchyard.changes ADD COLUMN IF NOT EXISTS origin text;
+            CREATE INDEX IF NOT EXISTS changes_origin ON switchyard.changes(origin, seq) WHERE origin IS NOT NULL;
             COMMIT;
             """)
         let rows = try connection.query("SELECT value FROM switchyard.metadata WHERE name = 'schema'")

@@ -317,12 +317,38 @@ final class SQLiteEngine: StorageEngine {
     }
 
     func appendChange(_ change: ChangeRecord) throws(StoreError) -> (sequence: Int64, catalogVersion: Int64?) {
-        try run("INSERT INTO changes(seq, wall_time, event) VALUES(?, ?, ?)") {
+        guard let origin = change.origin else {
+            try run("INSERT INTO changes(seq, wall_time, event) VALUES(?, ?, ?)") {
+                $0.bind(1, change.sequence)
+                $0.bind(2, change.wallTime)
+                $0.bind(3, change.event)
+            }
+            return (change.sequence, nil)
+        }
+        try run("INSERT INTO changes(seq, wall_time, event, origin) VALUES(?, ?, ?, ?)") {
             $0.bind(1, change.sequence)
             $0.bind(2, change.wallTime)
             $0.bind(3, change.event)
+            $0.bind(4, origin)
         }
         return (change.sequence, nil)
+    }
+
+    func changes(origin: String) throws(StoreError) -> [ChangeRecord] {
+        let sql: StaticString = "SELECT seq, wall_time, event FROM changes WHERE origin = ? ORDER BY seq"
+        let statement = try connection.statement(sql)
+        defer { statement.finish() }
+        statement.bind(1, origin)
+        var records: [ChangeRecord] = []
+        while try statement.step(sql) {
+            records.append(
+                ChangeRecord(sequence: statement.int64(0), wallTime: statement.int64(1), event: statement.blob(2)))
+        }
+        return records
+    }
+
+    func originsTaggedAfter() throws(StoreError) -> Int64 {
+        try metadata(SQLiteSchema.untaggedThrough) ?? 0
     }
 
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord] {

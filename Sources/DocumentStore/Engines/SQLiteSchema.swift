@@ -1,7 +1,9 @@
 /// The SQLite engine's tables. The layout's version is the file's `user_version`; `current` has index entries
-/// point at their document's rowid. Files of earlier layouts are upgraded when opened (`SQLiteSchema+Migrations`).
+/// point at their document's rowid (layout 1) and change-log entries carry the tag of the writes that appended them
+/// (layout 2: `origin`, indexed only where set, so untagged appends cost what they did). Files of earlier layouts
+/// are upgraded when opened (`SQLiteSchema+Migrations`).
 enum SQLiteSchema {
-    static let current = 1
+    static let current = 2
 
     private static let tables = """
         CREATE TABLE IF NOT EXISTS collections(
@@ -15,7 +17,8 @@ enum SQLiteSchema {
             idx INTEGER NOT NULL, key BLOB NOT NULL, doc INTEGER NOT NULL,
             PRIMARY KEY(idx, key, doc)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS changes(
-            seq INTEGER PRIMARY KEY, wall_time INTEGER NOT NULL, event BLOB NOT NULL);
+            seq INTEGER PRIMARY KEY, wall_time INTEGER NOT NULL, event BLOB NOT NULL, origin TEXT);
+        CREATE INDEX IF NOT EXISTS changes_origin ON changes(origin) WHERE origin IS NOT NULL;
         CREATE TABLE IF NOT EXISTS metadata(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
         """
 

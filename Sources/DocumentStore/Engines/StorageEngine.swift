@@ -16,11 +16,13 @@ struct IndexRecord: Sendable, Equatable {
     var specification: BSONDocument
 }
 
-/// One row of the change log: the sequence number behind resume tokens and the stored event.
+/// One row of the change log: the sequence number behind resume tokens and the stored event, with the tag of the
+/// writes that appended it (`StoreWriteOrigin`), which only `changes(origin:)` reads back.
 struct ChangeRecord: Sendable, Equatable {
     var sequence: Int64
     var wallTime: Int64
     var event: [UInt8]
+    var origin: String? = nil
 }
 
 /// An engine's handle for a stored document, stable while the document exists (SQLite: its rowid).
@@ -95,6 +97,11 @@ protocol StorageEngine: AnyObject {
     /// sequence and return no version.
     func appendChange(_ change: ChangeRecord) throws(StoreError) -> (sequence: Int64, catalogVersion: Int64?)
     func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [ChangeRecord]
+    /// The retained entries appended by writes tagged `origin`, in log order (their `origin` left out).
+    func changes(origin: String) throws(StoreError) -> [ChangeRecord]
+    /// The sequence after which every entry carries its writes' tag: entries up to it were appended before the
+    /// log kept tags (a store migrated from a layout without them); 0 when all were.
+    func originsTaggedAfter() throws(StoreError) -> Int64
     /// Sequence, wall time and size of the oldest retained changes, oldest first.
     func oldestChanges(limit: Int) throws(StoreError) -> [(sequence: Int64, wallTime: Int64, bytes: Int)]
     func changeLogSummary() throws(StoreError) -> (count: Int, bytes: Int, lastSequence: Int64?)

@@ -158,10 +158,14 @@ final class FunctionRuntime: Sendable {
         let context = FunctionContext(
             runtime: self, loaded: loaded, user: user, runningAsSystem: runningAsSystem, depth: 0, lines: run.lines,
             exchange: exchange)
-        // The records of what the run did (the outbox's sends) commit with its writes (`CarriedInserts`).
+        // The records of what the run did (the outbox's sends) commit with its writes (`CarriedInserts`); its writes'
+        // change-log entries are tagged with the run they count as (`TriggerRecorder` reads them back).
+        let invocationId = run.scope ?? run.id
         let deadlineOutcome = await FunctionDeadline.run(limit: run.limit) {
-            try await FunctionRunScope.$invocationId.withValue(run.scope ?? run.id) {
-                try await CarriedInserts.carrying { try await body(input, context) }
+            try await FunctionRunScope.$invocationId.withValue(invocationId) {
+                try await StoreWriteOrigin.$current.withValue(invocationId.hex) {
+                    try await CarriedInserts.carrying { try await body(input, context) }
+                }
             }
         }
         let (outcome, record) = Self.ended(

@@ -34,10 +34,27 @@ extension ReplayReport {
                     lines.append("    sent now:  \(message.extendedJSON(mode: .relaxed))")
                 }
             }
+            if differences.contains(.writes) {
+                for write in then.writes ?? [] { lines.append("    wrote then: \(Self.describe(write))") }
+                for write in event.now.writes ?? [] { lines.append("    wrote now:  \(Self.describe(write))") }
+            }
             for line in event.now.logs { lines.append("    log now: \(line)") }
         }
         lines.append(summary)
         return lines
+    }
+
+    /// `update shop.books {"_id":1} {"updatedFields":…}`: a write's operation, target and what it wrote.
+    private static func describe(_ write: BSONDocument) -> String {
+        let ns = write["ns"]?.documentValue
+        return [
+            write["operationType"]?.stringValue,
+            ns.map { "\($0["db"]?.stringValue ?? "").\($0["coll"]?.stringValue ?? "")" },
+            write["documentKey"].map { $0.extendedJSON(mode: .relaxed) },
+            (write["fullDocument"] ?? write["updateDescription"] ?? write["to"]).map {
+                $0.extendedJSON(mode: .relaxed)
+            },
+        ].compactMap { $0 }.joined(separator: " ")
     }
 
     /// `success, 1 message, 2 writes`.

@@ -11,8 +11,9 @@ public struct ReplayReport: Sendable {
         public var logs: [String]
         /// The send requests (`{"message": …}`) of the messages the run sent, in order.
         public var messages: [BSONDocument]
-        /// The changes the run made, `{operationType, ns: {db, coll}, documentKey?}` in log order; nil for a
-        /// recorded run (the change log does not say which run made a change).
+        /// The changes the run made in log order, `{operationType, ns: {db, coll}, documentKey?, fullDocument?,
+        /// updateDescription?, to?}`; nil for a recorded run whose writes the recording does not have (made before
+        /// the data directory kept which run made a change, or a version 1 recording).
         public var writes: [BSONDocument]?
 
         public init(
@@ -29,7 +30,7 @@ public struct ReplayReport: Sendable {
 
     /// What differs between then and now.
     public enum Difference: String, Sendable, Equatable {
-        case outcome, error, messages
+        case outcome, error, messages, writes
     }
 
     /// One event: then against now.
@@ -53,6 +54,11 @@ public struct ReplayReport: Sendable {
             if then.outcome != now.outcome { found.append(.outcome) }
             if then.error != now.error { found.append(.error) }
             if then.messages != now.messages { found.append(.messages) }
+            if let writes = then.writes, let nowWrites = now.writes,
+                writes.map(Run.comparable) != nowWrites.map(Run.comparable)
+            {
+                found.append(.writes)
+            }
             return found
         }
     }

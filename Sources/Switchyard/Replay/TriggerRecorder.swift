@@ -4,8 +4,9 @@ import Foundation
 
 /// Makes a `TriggerRecording` of one database trigger from an app's store: the change log's events in the
 /// window that the trigger's route takes (its operation types, `match`, `project`, `fullDocument` and pre-image
-/// options, through `ChangeEventRoute`), each with the runs the invocation log holds for it and the messages the
-/// outbox says those runs sent; and the store's data as of the window's start.
+/// options, through `ChangeEventRoute`), each with the runs the invocation log holds for it, the messages the
+/// outbox says those runs sent and the changes the log says they made (its entries are tagged with the run whose
+/// writes appended them, `StoreWriteOrigin`); and the store's data as of the window's start.
 ///
 /// The snapshot is the data now with every later change taken back: inserts removed, updates, replaces and deletes
 /// undone from their pre-images. A collection that keeps no pre-images cannot be taken back so: its changed
@@ -143,7 +144,7 @@ package struct TriggerRecorder: Sendable {
                 TriggerRecording.Change(
                     change: event, delivered: try route.deliverable(received, currentDocument: current)))
         }
-        try await attachRuns(of: trigger, to: &changes, since: window.first.map(Self.time))
+        try await attachRuns(of: trigger, to: &changes, since: window.first.map(Self.time), notes: &notes)
         return TriggerRecording(
             trigger: trigger.name, function: trigger.function, since: since, until: until, notes: notes,
             snapshot: snapshot.collections, changes: changes)
@@ -187,11 +188,11 @@ package struct TriggerRecorder: Sendable {
         return scratch
     }
 
-    /// Adds to each delivered change the trigger's runs on it (its function's, not its error handler's) and the
-    /// messages they sent.
-    private func attachRuns(of trigger: TriggerDefinition, to changes: inout [TriggerRecording.Change], since: Date?)
-        async throws
-    {
+    /// Adds to each delivered change the trigger's runs on it (its function's, not its error handler's), the
+    /// messages they sent and the changes they made (read by their invocation ids, in one read).
+    private func attachRuns(
+        of trigger: TriggerDefinition, to changes: inout [TriggerRecording.Change], since: Date?, notes: inout [String]
+    ) async throws {
         var positions: [String: Int] = [:]
         for (index, change) in changes.enumerated() where change.delivered != nil {
             positions[change.change.id.data] = index
@@ -203,9 +204,22 @@ package struct TriggerRecorder: Sendable {
             since: since.map { $0.addingTimeInterval(-1) })
         let runs = records.filter { record in record.eventId.map { positions[$0] != nil } ?? false }
         let messages = try await outbox.requests(ofInvocations: runs.map(\.id))
+        let writes = try await store.changes(origins: runs.map(\.id.hex))
+        // A run starts after its event was logged: on an event past the untagged entries, all its writes are tagged.
+        let untaggedThrough = try await store.changeOriginsTaggedAfter()
         for record in runs.sorted(by: { $0.attempt < $1.attempt }) {
             guard let eventId = record.eventId, let index = positions[eventId] else { continue }
-            changes[index].runs.append(TriggerRecording.Run(record, messages: messages[record.id] ?? []))
+            let tagged = changes[index].change.id.sequence > untaggedThrough
+            changes[index].runs.append(
+                TriggerRecording.Run(
+                    record, messages: messages[record.id] ?? [],
+                    writes: tagged ? (writes[record.id.hex] ?? []).map(\.runWrite) : nil))
+        }
+        if changes.contains(where: { $0.runs.contains { $0.writes == nil } }) {
+            notes.append(
+                "the runs of events logged before this data directory kept which run made a change (through "
+                    + "\(ResumeToken(sequence: untaggedThrough))) have no writes recorded: replay shows their writes now"
+            )
         }
     }
 

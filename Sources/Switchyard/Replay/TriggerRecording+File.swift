@@ -3,11 +3,12 @@ import DocumentStore
 import Foundation
 
 /// A recording's file: JSON lines of relaxed Extended JSON. The first line is the header
-/// `{"format": "switchyard-trigger-recording", "version": 1, "trigger", "function", "since", "until",
-/// "recordedAt", "events", "notes", "writes"}`; then one line per snapshot document
+/// `{"format": "switchyard-trigger-recording", "version": 2, "trigger", "function", "since", "until",
+/// "recordedAt", "events", "notes"}`; then one line per snapshot document
 /// `{"snapshot": {"db", "coll"}, "document"}`; then one line per change of the window, in log order,
 /// `{"change", "event"?, "runs"?: [{"invocation", "attempt", "start", "durationMs", "outcome", "error"?, "logs",
-/// "messages"}]}` (`event` and `runs` for the changes the trigger took).
+/// "messages", "writes"}]}` (`event` and `runs` for the changes the trigger took; `writes` null where the change
+/// log could not say). Version 1 files, whose runs have no `writes`, are read as runs with unknown writes.
 extension TriggerRecording {
     /// Why a recording cannot be read: where and what.
     package struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -34,7 +35,6 @@ extension TriggerRecording {
             "function": .string(function), "since": since.map { .datetime(BSONDate($0)) } ?? .null,
             "until": until.map { .datetime(BSONDate($0)) } ?? .null, "recordedAt": .datetime(BSONDate(recordedAt)),
             "events": .int64(Int64(eventCount)), "notes": .array(notes.map { .string($0) }),
-            "writes": .string(Self.writesNote),
         ])
         for collection in snapshot {
             let namespace: BSONDocument = [
@@ -92,10 +92,10 @@ extension TriggerRecording {
             throw FileError(
                 path, line: headerLine, "not a trigger recording: the first line has no format \"\(Self.format)\"")
         }
-        guard let version = header["version"]?.int64Value, version == Self.version else {
+        guard let version = header["version"]?.int64Value, Self.readableVersions.contains(version) else {
             throw FileError(
                 path, line: headerLine,
-                "recording format version \(header["version"].map { $0.extendedJSON(mode: .relaxed) } ?? "missing") is not supported (this switchyard reads version \(Self.version))"
+                "recording format version \(header["version"].map { $0.extendedJSON(mode: .relaxed) } ?? "missing") is not supported (this switchyard reads versions \(Self.readableVersions.lowerBound) to \(Self.readableVersions.upperBound))"
             )
         }
         guard let trigger = header["trigger"]?.stringValue, let function = header["function"]?.stringValue else {
@@ -164,6 +164,7 @@ extension TriggerRecording.Run {
         if let error { document.append("error", .string(error)) }
         document.append("logs", .array(logs.map { .string($0) }))
         document.append("messages", .array(messages.map { .document($0) }))
+        document.append("writes", writes.map { .array($0.map { .document($0) }) } ?? .null)
         return document
     }
 
@@ -178,6 +179,7 @@ extension TriggerRecording.Run {
                 id: id, function: "", attempt: Int(attempt), userId: "", start: start.date,
                 duration: .milliseconds(milliseconds), outcome: outcome, error: document["error"]?.stringValue,
                 logs: logs.compactMap(\.stringValue)),
-            messages: messages.compactMap(\.documentValue))
+            messages: messages.compactMap(\.documentValue),
+            writes: document["writes"]?.arrayValue?.compactMap(\.documentValue))
     }
 }

@@ -8,10 +8,9 @@ import Foundation
 /// writes one, `switchyard replay` and `TestApp.replay` run its events again (`TriggerReplay`).
 package struct TriggerRecording: Sendable {
     package static let format = "switchyard-trigger-recording"
-    package static let version = 1
-    /// What the file says about writes: the change log does not say which run made a change.
-    package static let writesNote =
-        "writes are not recorded: the change log does not say which run made a change; replay shows a run's writes now"
+    /// Version 2 has each run's writes; version 1 files (without them) are read too.
+    package static let version = 2
+    package static let readableVersions: ClosedRange<Int64> = 1...2
 
     /// One recorded run of the trigger's function on an event (one attempt).
     package struct Run: Sendable, Equatable {
@@ -24,8 +23,12 @@ package struct TriggerRecording: Sendable {
         package var logs: [String]
         /// The send requests (`{"message": …}`) of the outbox entries that carry the run's invocation id.
         package var messages: [BSONDocument]
+        /// The changes the run made, in log order (`ChangeEvent.runWrite`: operation, namespace, document key, the
+        /// document or update written), from the change-log entries its writes were tagged in; nil when the log
+        /// cannot say (entries of a store from before it kept tags, or a version 1 recording).
+        package var writes: [BSONDocument]?
 
-        package init(_ record: InvocationRecord, messages: [BSONDocument]) {
+        package init(_ record: InvocationRecord, messages: [BSONDocument], writes: [BSONDocument]? = nil) {
             id = record.id
             attempt = record.attempt
             start = record.start
@@ -34,6 +37,7 @@ package struct TriggerRecording: Sendable {
             error = record.error
             logs = record.logs
             self.messages = messages
+            self.writes = writes
         }
     }
 

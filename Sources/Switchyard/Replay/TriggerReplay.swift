@@ -8,8 +8,8 @@ import Synchronization
 /// stopped, so only the replayed function runs), the window's changes are made again in order, and after each
 /// change the trigger took, `function` (by default the trigger's) runs on the event as a first attempt, with a
 /// context like the real one (its sends go to an outbox that delivers nothing). Each run is compared with the
-/// first attempt recorded then: outcome, error and the messages sent; the changes it made are reported (the
-/// recording has none to compare with). The replayed runs' own writes stay in the scratch copy, so later
+/// first attempt recorded then: outcome, error, the messages sent and the changes made (where the recording has
+/// them: `ReplayReport.Run.writes`). The replayed runs' own writes stay in the scratch copy, so later
 /// events see them as well as the recorded changes. What a function reaches beyond the app (its HTTP calls) is
 /// reached for real.
 package struct TriggerReplay: Sendable {
@@ -97,13 +97,11 @@ package struct TriggerReplay: Sendable {
         }
         var records = app.invocations.follow().makeAsyncIterator()
         let handler = app.triggerHandler
-        var position = try await app.changeLogEnd()
         var comparisons: [ReplayReport.Comparison] = []
         comparisons.reserveCapacity(recording.eventCount)
         for change in recording.changes {
             try await store.reapply(change.change)
             guard let event = change.delivered else { continue }
-            position = try await Self.logEnd(of: store, after: position)
             let eventId = event.id.data
             try? await handler(
                 TriggerInvocation(trigger: definition, input: .database(event), eventId: eventId, attempt: 1))
@@ -115,9 +113,11 @@ package struct TriggerReplay: Sendable {
                 }
             }
             guard let record else { break }  // the app stopped
-            let writes = try await Self.writes(in: store, after: &position)
+            // The run's writes are the entries tagged with its invocation id: one read, however long the log.
+            let writes = try await store.changes(origins: [record.id.hex])[record.id.hex] ?? []
             let then = change.runs.first.map { run in
-                ReplayReport.Run(outcome: run.outcome, error: run.error, logs: run.logs, messages: run.messages)
+                ReplayReport.Run(
+                    outcome: run.outcome, error: run.error, logs: run.logs, messages: run.messages, writes: run.writes)
             }
             comparisons.append(
                 ReplayReport.Comparison(
@@ -125,44 +125,10 @@ package struct TriggerReplay: Sendable {
                     documentKey: change.change.documentKey, then: then, attemptsThen: change.runs.count,
                     now: ReplayReport.Run(
                         outcome: record.outcome, error: record.error, logs: record.logs, messages: sent.take(),
-                        writes: writes)))
+                        writes: writes.map(\.runWrite))))
         }
         return ReplayReport(
             trigger: definition.name, function: definition.function, events: comparisons, notes: recording.notes)
-    }
-
-    /// How many log entries one read of the scratch change log takes.
-    private static let readLimit = 1_000
-
-    /// The log's end, read on from `position` (past the change just made again).
-    private static func logEnd(of store: DocumentStore, after position: Int64) async throws -> Int64 {
-        var position = position
-        while true {
-            let batch = try await store.changes(after: ResumeToken(sequence: position), limit: readLimit)
-            // Sequences rise by one per entry: a read of fewer entries than it could take reached the end.
-            let read = batch.position - position
-            position = batch.position
-            if read < Int64(readLimit) { return position }
-        }
-    }
-
-    /// The changes logged after `position` (the run's writes), moving `position` past them.
-    private static func writes(in store: DocumentStore, after position: inout Int64) async throws -> [BSONDocument] {
-        var writes: [BSONDocument] = []
-        while true {
-            let batch = try await store.changes(after: ResumeToken(sequence: position), limit: readLimit)
-            let reachedEnd = batch.position - position < Int64(readLimit)
-            for event in batch.events {
-                var write: BSONDocument = ["operationType": .string(event.operationType.rawValue)]
-                if let namespace = event.namespace {
-                    write.append("ns", ["db": .string(namespace.database), "coll": .string(namespace.collection)])
-                }
-                if let key = event.documentKey { write.append("documentKey", .document(key)) }
-                writes.append(write)
-            }
-            position = batch.position
-            if reachedEnd { return writes }
-        }
     }
 }
 
