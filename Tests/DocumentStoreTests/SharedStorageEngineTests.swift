@@ -108,4 +108,27 @@ import Testing
         await first.close()
         await second.close()
     }
+
+    /// Each instance prunes the change log by what all of them appended: the log keeps the retention's events, not
+    /// that many per instance.
+    @Test func instancesPruneTheSharedLogToOneRetention() async throws {
+        let directory = TemporaryDirectory()
+        var configuration = try await configuration(.postgresql, directory: directory)
+        configuration.changeLogRetention = ChangeLogRetention(maximumEvents: 10)
+        let stores = [try await DocumentStore.open(configuration), try await DocumentStore.open(configuration)]
+        for (turn, store) in [0, 1, 0, 1, 0].enumerated() {
+            let books = stores[store].database("app").collection("books")
+            for index in 0..<8 { try await books.insertOne(["_id": .string("\(turn)-\(index)")]) }
+            // Read on the writer's thread, after the prune that follows its last commit.
+            let log = try await stores[store].worker.read { core throws(StoreError) in
+                try core.engine.changeLogSummary()
+            }
+            #expect(log.count <= 10, "after turn \(turn)")
+        }
+        // The log starts where the last prune of either ended, and either resumes from there.
+        let start = try await stores[1].changeLogStart()
+        #expect(start == 40 + 1 - 10)  // 40 inserts and the collection's create, 10 of them kept
+        #expect(try await stores[0].changeLogStart() == start)
+        for store in stores { await store.close() }
+    }
 }

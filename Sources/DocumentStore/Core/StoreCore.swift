@@ -266,6 +266,10 @@ final class StoreCore {
         lastSequence = sequence
         logCount += 1
         logBytes += event.count
+        // On a shared database the log holds every instance's appends, not only the ones counted here: its
+        // sequences have no gaps, so it holds those after the last prune this instance knows of (a prune by
+        // another makes that too many, which the next prune corrects).
+        if shared != nil { logCount = Int(sequence - prunedThrough) }
         if oldestWallTime == nil { oldestWallTime = now.milliseconds }
     }
 
@@ -280,6 +284,7 @@ final class StoreCore {
 
     /// Deletes the oldest events beyond the retention limits (in the current transaction).
     func pruneChangeLog() throws(StoreError) {
+        if shared != nil { try readSharedLogExtent() }
         let cutoff = retention.maximumAgeSeconds.map { Self.now().milliseconds - Int64($0 * 1000) }
         var through: Int64?
         var count = logCount
@@ -302,10 +307,22 @@ final class StoreCore {
         }
         guard let through else { return }
         try engine.deleteChanges(through: through)
-        try engine.setMetadata("prunedThrough", through)
-        prunedThrough = through
+        if through > prunedThrough {
+            try engine.setMetadata("prunedThrough", through)
+            prunedThrough = through
+        }
         logCount = count
         logBytes = bytes
+        oldestWallTime = try engine.oldestChanges(limit: 1).first?.wallTime
+    }
+
+    /// The log as every instance on the shared database left it, before pruning: where the last prune of any of
+    /// them ended, how many entries follow it up to this instance's last append, their bytes when a byte limit
+    /// applies (the one figure that takes reading the log), and its oldest entry's time.
+    private func readSharedLogExtent() throws(StoreError) {
+        prunedThrough = max(prunedThrough, try engine.metadata("prunedThrough") ?? 0)
+        logCount = Int(max(0, lastSequence - prunedThrough))
+        if retention.maximumBytes != nil { logBytes = try engine.changeLogSummary().bytes }
         oldestWallTime = try engine.oldestChanges(limit: 1).first?.wallTime
     }
 }

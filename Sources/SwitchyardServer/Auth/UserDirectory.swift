@@ -30,7 +30,8 @@ package final class UserDirectory: Sendable {
     let now: @Sendable () -> Date
     /// Users and sessions as last read, so that checking a request's token queries nothing while neither
     /// collection is written (every writer goes through the app's store, which the cache watches; see
-    /// `CollectionReadCache`): a logout, a revoked session or a deleted user is seen by the very next request.
+    /// `CollectionReadCache`): a logout, a revoked session or a deleted user is seen by the very next request. On a
+    /// database several `serve` processes share, the cache does not see another node's writes (docs/CLUSTER.md).
     private let userCache: CollectionReadCache<String, UserRecord?>
     private let sessionCache: CollectionReadCache<String, UserSession?>
     private let userVersion: CollectionWriteVersion
@@ -70,7 +71,11 @@ package final class UserDirectory: Sendable {
     private var sessions: DocumentCollection { sessionCache.collection }
 
     /// Indexes the collections and drops sessions past their expiry (revoked or not: their tokens are dead).
+    /// Every collection is made here, before the server answers: on a database several `serve` processes share, a
+    /// collection another node made a moment ago is read here only once that node's notification arrived, so a
+    /// user's first login on one node would otherwise find no user on another for that moment.
     func prepare() async throws {
+        _ = try await users.createIndex(["createdAt": -1, "_id": -1])
         _ = try await sessions.createIndex(["userId": 1])
         _ = try await credentials.createIndex(["userId": 1])
         try await sessions.deleteMany(["expiresAt": ["$lt": .datetime(BSONDate(now()))]])
