@@ -10,6 +10,7 @@ extension CommandDispatcher {
     static let maxWireVersion: Int32 = 21
 
     func hello(_ arguments: CommandArguments, client: ClientConnection) async throws -> BSONDocument {
+        if let wait = try awaitedTopologyChange(arguments) { await awaitedHellos.wait(upTo: wait) }
         var reply: BSONDocument = [:]
         if arguments.name == "hello" {
             reply["isWritablePrimary"] = .bool(true)
@@ -42,6 +43,20 @@ extension CommandDispatcher {
             reply["compression"] = [.string("zlib")]
         }
         return CommandReply.ok(reply)
+    }
+
+    /// How long an awaitable hello waits: its `maxAwaitTimeMS` when it names this server's run and topology as it
+    /// stands (a hello naming another run, or an older topology, is answered at once).
+    private func awaitedTopologyChange(_ arguments: CommandArguments) throws(StoreError) -> Duration? {
+        guard let known = try arguments.document("topologyVersion"),
+            let milliseconds = try arguments.integer("maxAwaitTimeMS")
+        else { return nil }
+        guard milliseconds >= 0 else {
+            throw StoreError(code: .badValue, message: "maxAwaitTimeMS must be a non-negative integer")
+        }
+        guard known["processId"] == .objectId(processId), known["counter"]?.int64Value == 0 else { return nil }
+        // Capped at a day, which no driver asks for, so the timer's nanoseconds never overflow.
+        return .milliseconds(min(milliseconds, 86_400_000))
     }
 
     func buildInfo() -> BSONDocument {

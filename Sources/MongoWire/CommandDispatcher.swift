@@ -13,6 +13,7 @@ package final class CommandDispatcher: Sendable {
     let cursors = CursorRegistry()
     let retryableWrites = RetryableWrites()
     let transactions: WireTransactions
+    let awaitedHellos = AwaitedHellos()
     /// Identifies this server's run in `topologyVersion`, new at every start.
     let processId = ObjectId()
     let startTime = Date()
@@ -36,6 +37,7 @@ package final class CommandDispatcher: Sendable {
 
     func close() {
         cursors.closeAll()
+        awaitedHellos.close()
     }
 
     /// Every command this server answers, for listCommands.

@@ -16,6 +16,7 @@ final class WireConnection: Sendable {
     /// The connection's TLS session, when the server speaks TLS.
     let tls: WireTLSSession?
     private let replyIds = Atomic<Int32>(1)
+    private let executor = ConnectionExecutor()
 
     init(socket: Int32, id: Int64, peer: WirePeer, dispatcher: CommandDispatcher, tls: WireTLSSession? = nil) {
         self.socket = socket
@@ -58,18 +59,10 @@ final class WireConnection: Sendable {
         replyIds.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
-    /// Runs the command on the concurrency pool and waits here, on the connection's own thread.
+    /// Runs the command on this connection's thread (see `ConnectionExecutor`), waiting for its reply.
     private func runBlocking(_ request: WireRequest, client: ClientConnection) -> BSONDocument {
-        let done = DispatchSemaphore(value: 0)
-        let result = Mutex<BSONDocument>([:])
         let dispatcher = self.dispatcher
-        Task {
-            let reply = await dispatcher.run(request, client: client)
-            result.withLock { $0 = reply }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0 }
+        return executor.run { await dispatcher.run(request, client: client) }
     }
 
     /// The next whole message, or nil when the peer closed or sent a length no message can have.

@@ -32,8 +32,17 @@ import Testing
 
     /// The reply to one ping, or nil when the server closed the connection instead.
     static func ping(_ socket: Int32) throws -> BSONDocument? {
-        let request = try WireCodecTests.opMsg(["ping": .int32(1), "$db": "admin"])
-        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        try Self.send(["ping": .int32(1), "$db": "admin"], on: socket)
+        return try Self.reply(on: socket)
+    }
+
+    static func send(_ command: BSONDocument, on socket: Int32) throws {
+        let request = try WireCodecTests.opMsg(command)
+        _ = request.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// The body of the next OP_MSG reply, or nil when the server closed the connection instead.
+    static func reply(on socket: Int32) throws -> BSONDocument? {
         var reply: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while reply.count < 4 || reply.count < Int(reply[0]) | Int(reply[1]) << 8 {
@@ -42,6 +51,45 @@ import Testing
             reply += buffer.prefix(count)
         }
         return try BSONDocument(bsonBytes: reply.dropFirst(21))
+    }
+
+    /// A driver's streaming monitor sends each hello with the topologyVersion it knows: one naming this server's run
+    /// waits for a change (here only the server stopping, which ends the wait), so the monitor does not ask again at once; one naming
+    /// another run is answered at once.
+    @Test func awaitableHelloWaitsUntilTheServerStops() async throws {
+        let store = try await DocumentStore.open(.memory)
+        let server = try WireServer.start(store: store, configuration: .init(port: 0))
+        let port = server.port
+        let (monitor, other) = try await offPool { (try Self.connect(port), try Self.connect(port)) }
+        defer { for socket in [monitor, other] { close(socket) } }
+        let (first, stale, pendingAfterPing) = try await offPool {
+            try Self.send(["hello": .int32(1), "$db": "admin"], on: monitor)
+            let first = try Self.reply(on: monitor)
+            try Self.send(
+                [
+                    "hello": .int32(1), "$db": "admin", "maxAwaitTimeMS": .int64(600_000),
+                    "topologyVersion": ["processId": .objectId(ObjectId()), "counter": .int64(0)],
+                ], on: monitor)
+            let stale = try Self.reply(on: monitor)
+            try Self.send(
+                [
+                    "hello": .int32(1), "$db": "admin", "maxAwaitTimeMS": .int64(600_000),
+                    "topologyVersion": first?["topologyVersion"] ?? .null,
+                ], on: monitor)
+            // Answered on another connection meanwhile, while the awaited hello has no reply yet.
+            _ = try Self.ping(other)
+            var byte: UInt8 = 0
+            let pending = recv(monitor, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+            return (first, stale, pending > 0)
+        }
+        #expect(first?["isWritablePrimary"] == .bool(true))
+        #expect(stale?["isWritablePrimary"] == .bool(true))
+        #expect(!pendingAfterPing)
+        await server.stop()
+        // The stop ends the wait rather than waiting out its ten minutes, and closes the connection.
+        let awaited = try await offPool { try Self.reply(on: monitor) }
+        #expect(awaited == nil)
+        await store.close()
     }
 
     @Test func connectionsBeyondThePerPeerBoundAreClosed() async throws {
