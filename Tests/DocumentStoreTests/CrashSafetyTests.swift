@@ -1,6 +1,7 @@
 import BSON
 import Foundation
 import Messaging
+import TestSupport
 import Testing
 
 @testable import DocumentStore
@@ -35,7 +36,7 @@ import Testing
             }
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
         return lines
     }
 

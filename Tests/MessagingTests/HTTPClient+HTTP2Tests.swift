@@ -33,7 +33,7 @@ import Testing
             ]
             openssl.standardError = FileHandle.nullDevice
             try openssl.run()
-            openssl.waitUntilExit()
+            openssl.waitForExit()
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nghttpd")
             process.arguments = [
                 "--address=127.0.0.1", "-d", directory.path, String(port),

@@ -11,12 +11,31 @@ struct AdminDataSession: Sendable {
     /// The admin token `serve` wrote into its data directory.
     let token: String
 
-    /// A session for the server at `root` (`http://HOST:PORT`) whose data directory is `dataDirectory`.
-    init(http: HTTPClient, root: String, dataDirectory: String) throws {
+    /// A session for the server at `root` (`http://HOST:PORT`) whose data directory is `dataDirectory`, once the
+    /// server takes the token in the directory: a server answers its client API a moment before it writes its token,
+    /// and a restarted one's directory holds the previous run's until then (a deadline of a minute, not a measure).
+    init(http: HTTPClient, root: String, dataDirectory: String) async throws {
         self.http = http
         base = "\(root)/admin/v1"
-        let text = try String(contentsOfFile: "\(dataDirectory)/admin.token", encoding: .utf8)
-        token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            let token = (try? String(contentsOfFile: "\(dataDirectory)/admin.token", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            if let token, !token.isEmpty,
+                let answer = try? await http.get(url: "\(base)/app", headers: ["Authorization": "Bearer \(token)"]),
+                answer.status == 200
+            {
+                self.token = token
+                return
+            }
+            guard Date() < deadline else { throw TokenNotTaken(dataDirectory: dataDirectory) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    struct TokenNotTaken: Error, CustomStringConvertible {
+        let dataDirectory: String
+        var description: String { "the server took no token from \(dataDirectory)/admin.token within a minute" }
     }
 
     /// Inserts `document` (Extended JSON) into `product.<collection>`.

@@ -62,7 +62,7 @@ import Testing
             }
             // Writers stream books (inserted and retitled by the back office, favoured by the reader) until the
             // server is killed under them.
-            let admin = try AdminDataSession(
+            let admin = try await AdminDataSession(
                 http: client, root: "http://127.0.0.1:\(port)", dataDirectory: data.path)
             let streaming = (0..<Self.writers).map { writer in
                 Task { [token, userId] in

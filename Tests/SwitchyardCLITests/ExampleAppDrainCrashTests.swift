@@ -34,7 +34,7 @@ import Testing
             let server = try ServerProcess(app, data: "\(data.path)/data", port: port)
             defer { server.kill() }
             try await server.awaitServing(client, base: base)
-            let admin = try AdminDataSession(http: client, root: root, dataDirectory: "\(data.path)/data")
+            let admin = try await AdminDataSession(http: client, root: root, dataDirectory: "\(data.path)/data")
             var left = try await Self.unprocessed(admin)
             if left < Self.refill {
                 try await Self.queue(Self.refill, from: queued, through: admin)
@@ -58,7 +58,7 @@ import Testing
         let server = try ServerProcess(app, data: "\(data.path)/data", port: port)
         defer { server.kill() }
         try await server.awaitServing(client, base: base)
-        let admin = try AdminDataSession(http: client, root: root, dataDirectory: "\(data.path)/data")
+        let admin = try await AdminDataSession(http: client, root: root, dataDirectory: "\(data.path)/data")
         let deadline = Date().addingTimeInterval(120)
         while try await Self.unprocessed(admin) > 0, Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))

@@ -84,7 +84,7 @@ import Testing
         // A book added (by the back office: only the system writes books), marked as a favourite by the reader,
         // changed and deleted.
         let book = ObjectId().hex
-        let admin = try AdminDataSession(http: http, root: root, dataDirectory: data.path)
+        let admin = try await AdminDataSession(http: http, root: root, dataDirectory: data.path)
         let added = try await admin.insert(
             "book",
             #"{"_id":{"$oid":"\#(book)"},"_partition":"PUBLIC","volumeInfo":{"title":"Pacific Linguistics","imageLinks":{"smallThumbnail":"\#(Self.cover)"}}}"#

@@ -133,21 +133,10 @@ import Testing
     private func swiftOnce(_ arguments: [String], in directory: String) throws -> (
         run: SwitchyardRun, killedBySignal: Bool
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift"] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let stderr = ReadToEnd(errors.fileHandleForReading)
-        let stdout = output.fileHandleForReading.readUntilEnd()
-        let run = SwitchyardRun(
-            status: process.statusAfterExit() ?? SIGKILL, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr.wait(), as: UTF8.self))
-        return (run, process.terminationReason == .uncaughtSignal)
+        // A build of the scaffold takes minutes on a loaded machine.
+        let finished = try FinishedProcess.runWaiting(
+            "/usr/bin/env", ["swift"] + arguments, in: directory, timeout: 1_800)
+        let run = SwitchyardRun(status: finished.status, stdout: finished.output, stderr: finished.errors)
+        return (run, finished.endedBySignal)
     }
 }

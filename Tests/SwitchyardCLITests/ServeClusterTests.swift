@@ -45,7 +45,7 @@ import Testing
         -> AdminDataSession
     {
         try await server.awaitServing(http, base: "\(root)/api/client/v2.0/app/switchyard-app")
-        return try AdminDataSession(http: http, root: root, dataDirectory: data)
+        return try await AdminDataSession(http: http, root: root, dataDirectory: data)
     }
 
     /// `read`'s first non-nil answer, asked again every 20 ms for up to a minute (a deadline, not a measure).

@@ -29,7 +29,7 @@ import Testing
         let server = try ServerProcess(repositoryRoot.path, data: data.path, port: port, store: url)
         defer { server.kill() }
         try await server.awaitServing(http, base: "\(root)/api/client/v2.0/app/switchyard-app")
-        let admin = try AdminDataSession(http: http, root: root, dataDirectory: data.path)
+        let admin = try await AdminDataSession(http: http, root: root, dataDirectory: data.path)
 
         let writes = Writes()
         let writer = Task {

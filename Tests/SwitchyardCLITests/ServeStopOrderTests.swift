@@ -24,7 +24,7 @@ import Testing
         let serving = try await running.awaitLine(containing: "serving app")
         let adminAPI = try #require(serving["adminAPI"] as? String)
         // The books come from the back office (only the system writes books), one insert each.
-        let admin = try AdminDataSession(
+        let admin = try await AdminDataSession(
             http: try HTTPClient(), root: String(adminAPI.dropLast("/admin/v1".count)),
             dataDirectory: data.path + "/data")
         for index in 0..<Self.books {

@@ -30,7 +30,7 @@ import Testing
             app.path, data: data.path, port: port, environment: ["SWITCHYARD_SECRET_STOREURL": url])
         defer { server.kill() }
         try await server.awaitServing(http, base: "\(root)/api/client/v2.0/app/switchyard-app")
-        let admin = try AdminDataSession(http: http, root: root, dataDirectory: data.path)
+        let admin = try await AdminDataSession(http: http, root: root, dataDirectory: data.path)
         let book = ObjectId()
         let added = try await admin.insert(
             "book", #"{"_id":{"$oid":"\#(book.hex)"},"_partition":"PUBLIC","volumeInfo":{"title":"Dune"}}"#)

@@ -146,7 +146,7 @@ final class Cluster: @unchecked Sendable {
             repositoryRoot.path, data: directory.path, port: port, store: url,
             arguments: ["--node-name", "n\(index)", "--mongodb-port", "0"])
         try await server.awaitServing(http, base: "\(root)/api/client/v2.0/app/switchyard-app")
-        return (server, try AdminDataSession(http: http, root: root, dataDirectory: directory.path))
+        return (server, try await AdminDataSession(http: http, root: root, dataDirectory: directory.path))
     }
 
     func kill(_ index: Int) { nodes[index].server.kill() }

@@ -41,47 +41,12 @@ func switchyard(
     _ arguments: [String], stdin: String = "", in directory: String? = nil, environment: [String: String] = [:],
     executable: URL? = switchyardExecutable
 ) throws -> SwitchyardRun {
-    let process = Process()
     guard let executable else { throw MissingExecutable() }
-    process.executableURL = executable
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
-        .merging(environment) { $1 }
-    let input = Pipe()
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    input.fileHandleForWriting.write(Data(stdin.utf8))
-    try input.fileHandleForWriting.close()
-    // Read standard error on its own thread, so a child filling that pipe cannot block on it forever.
-    let stderrData = ReadToEnd(errors.fileHandleForReading)
-    let stdout = output.fileHandleForReading.readUntilEnd()
-    return SwitchyardRun(
-        status: process.statusAfterExit() ?? SIGKILL, stdout: String(decoding: stdout, as: UTF8.self),
-        stderr: String(decoding: stderrData.wait(), as: UTF8.self))
-}
-
-/// Everything a file handle yields until end of file, read on a thread of its own.
-final class ReadToEnd: @unchecked Sendable {
-    // Safe: `data` is written once by the reading thread before `done` is signalled, and read only after.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readUntilEnd()
-            done.signal()
-        }
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
-    }
+    let run = try FinishedProcess.runWaiting(
+        executable.path, arguments, stdin: stdin, in: directory,
+        environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
+            .merging(environment) { $1 })
+    return SwitchyardRun(status: run.status, stdout: run.output, stderr: run.errors)
 }
 
 /// An app whose only function is `ping`, the callable the `Functions` target keeps for checking that calls get

@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import SwitchyardServer
@@ -39,6 +41,38 @@ import Testing
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let contents = try String(contentsOfFile: path, encoding: .utf8)
         #expect(contents == second.value + "\n")
+    }
+
+    /// A command or script reading the file while a restarted server replaces it finds a whole token, old or new.
+    @Test func aReaderWhileTheTokenIsReplacedFindsAWholeToken() async throws {
+        let directory = try TemporaryDirectory(prefix: "token")
+        let tokens = (0..<200).map { _ in AdminToken.generate() }
+        try tokens[0].write(toDirectory: directory.path)
+        let written = Set(tokens.map { $0.value + "\n" })
+        let writing = Atomic(true)
+        let reads = Atomic(0)
+        let reader = Task {
+            try await offPool {
+                var unexpected: [String] = []
+                while writing.load(ordering: .acquiring) {
+                    let text = directory.read("admin.token") ?? "(missing)"
+                    if !written.contains(text) { unexpected.append(text) }
+                    reads.add(1, ordering: .releasing)
+                }
+                return unexpected
+            }
+        }
+        // Replaced over and over for as long as it takes the reader to read it a few thousand times.
+        var replaced = 0
+        while replaced < tokens.count || reads.load(ordering: .acquiring) < 5_000 {
+            try tokens[replaced % tokens.count].write(toDirectory: directory.path)
+            replaced += 1
+        }
+        writing.store(false, ordering: .releasing)
+        let unexpected = try await reader.value
+        #expect(
+            unexpected.isEmpty,
+            "\(unexpected.count) of \(reads.load(ordering: .acquiring)) reads found no whole token: \(Set(unexpected))")
     }
 
     @Test func anUnwritableDirectoryIsAClearError() throws {

@@ -1,6 +1,7 @@
 import BSON
 import Foundation
 import Synchronization
+import TestSupport
 
 /// Debian's `chromium`, headless, driven through the DevTools protocol over `--remote-debugging-pipe`: JSON
 /// messages ending in a NUL byte, written to the browser's fd 3 and read from its fd 4 (no WebSocket needed).
@@ -100,6 +101,12 @@ final class HeadlessChromium: Sendable {
         let log = "\(profileDirectory)/chromium.log"
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        do {
+            try addClosingOfInheritedDescriptors(&actions, from: 5)
+        } catch {
+            for pipeEnd in [commands.read, commands.write, replies.read, replies.write] { Foundation.close(pipeEnd) }
+            throw error
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -2,21 +2,13 @@ import BSON
 import Foundation
 import Messaging
 import Switchyard
+import TestSupport
 import Testing
 
 @Suite struct LiveMessagingTests {
     /// A fresh private key in PEM from the openssl tool.
     static func privateKeyPEM(_ algorithm: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["genpkey"] + algorithm
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readUntilEnd()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try FinishedProcess.runWaiting("/usr/bin/openssl", ["genpkey"] + algorithm).output
     }
 
     func configuration(_ messaging: MessagingSettings = MessagingSettings(), values: AppValues) -> AppConfiguration {

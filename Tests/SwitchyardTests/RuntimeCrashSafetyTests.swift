@@ -35,7 +35,7 @@ import Testing
             }
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
         return printed
     }
 

@@ -205,7 +205,8 @@ public final class PostgreSQLServer: Sendable {
 
     /// Runs a tool to its end, its output in `log`; fails with the log's text when it exits with an error. Spawned
     /// and awaited with posix_spawn and waitpid: Foundation's `Process` missed the end of `runuser` (left a zombie)
-    /// and waited forever.
+    /// and waited forever. The tool gets no other descriptor of the test process: the server `pg_ctl` starts
+    /// outlives it.
     private static func run(_ runner: [String], _ tool: String, _ arguments: [String], log: String)
         throws(PostgreSQLServerError)
     {
@@ -216,6 +217,11 @@ public final class PostgreSQLServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        do {
+            try addClosingOfInheritedDescriptors(&actions)
+        } catch {
+            throw PostgreSQLServerError("cannot run \(command[0]): \(error)")
+        }
         var arguments: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
         var pid: pid_t = 0

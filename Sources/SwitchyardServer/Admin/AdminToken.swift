@@ -30,7 +30,9 @@ package struct AdminToken: Sendable, CustomStringConvertible {
     }
 
     /// Writes the token to `<directory>/admin.token`, readable by the owner only (the file is replaced, so a
-    /// file left with wider permissions does not keep them). Creates the directory when missing.
+    /// file left with wider permissions does not keep them). Creates the directory when missing. The token is
+    /// written to a file beside it and renamed over it: a script or command reading the file meanwhile finds the
+    /// previous token or this one, never an empty or missing file.
     /// - Returns: the file's path.
     @discardableResult
     package func write(toDirectory directory: String) throws(AdminTokenError) -> String {
@@ -40,16 +42,21 @@ package struct AdminToken: Sendable, CustomStringConvertible {
         } catch {
             throw AdminTokenError(message: "cannot create \(directory) for the admin token: \(error)")
         }
-        unlink(path)
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let staged = "\(path).\(getpid()).new"
+        unlink(staged)
+        let descriptor = open(staged, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw AdminTokenError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        defer { close(descriptor) }
         let bytes = Array((value + "\n").utf8)
         let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fchmod(descriptor, 0o600) == 0 else {
-            throw AdminTokenError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
+        let complete = written == bytes.count && fchmod(descriptor, 0o600) == 0
+        let reason = String(cString: strerror(errno))
+        close(descriptor)
+        guard complete, rename(staged, path) == 0 else {
+            let failure = complete ? String(cString: strerror(errno)) : reason
+            unlink(staged)
+            throw AdminTokenError(message: "cannot write \(path): \(failure)")
         }
         return path
     }
