@@ -110,8 +110,9 @@ final class LiveEventReader: Sendable {
         }
     }
 
-    /// The next event named `name`, skipping others; nil when the stream ends or `timeout` passes first.
-    func next(_ name: String, timeout: Duration = .seconds(20)) async -> Event? {
+    /// The next event named `name`, skipping others; nil when the stream ends or `timeout` passes first (a minute by
+    /// default: an event a trigger's run sends can take tens of seconds under the whole suite's load).
+    func next(_ name: String, timeout: Duration = .seconds(60)) async -> Event? {
         let events = self.events
         return await withTaskGroup(of: Event?.self) { group in
             group.addTask {
