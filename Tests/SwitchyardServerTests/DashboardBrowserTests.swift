@@ -1,7 +1,9 @@
 import BSON
 import Foundation
+import Functions
 import Messaging
 import Switchyard
+import TestSupport
 import Testing
 
 @testable import SwitchyardServer
@@ -304,6 +306,34 @@ import Testing
                 #expect(
                     try await page.evaluate(
                         "document.querySelector('#tab-triggers thead').innerText.includes('Heartbeat')") == true)
+            }
+        }
+    }
+
+    /// On a store shared by several nodes, each trigger's row says which node holds it, as `switchyard triggers`
+    /// does.
+    @Test func aTriggerOnASharedStoreShowsTheNodeHoldingIt() async throws {
+        let postgres = try await offPool { try PostgreSQLServer.shared() }
+        let database = "dashboard_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let url = try await offPool { try postgres.database(database) }
+        defer { postgres.dropDatabase(database) }
+        let openOnPostgreSQL: () async throws -> SwitchyardApp = {
+            let configuration = try AppConfiguration.load(
+                directory: AdminTestServer.appDirectory, environment: .development,
+                registeredFunctions: functionRegistry.names, variables: [:])
+            return try await SwitchyardApp.open(
+                configuration: configuration, registry: functionRegistry, store: try .postgresql(url: url),
+                options: .init(
+                    storage: .memory, variables: [:],
+                    triggers: TriggerRuntimeConfiguration(clock: UnschedulingClock(), node: "n1")))
+        }
+        try await AdminTestServer.run(app: openOnPostgreSQL) { server in
+            try await withBrowser { browser in
+                let page = try await browser.open(server.baseURL + "/#triggers")
+                let holder =
+                    #"document.querySelector('#triggers tr[data-trigger="onBookPushNotification"] .hint.node')?.textContent"#
+                try await page.wait(until: holder)
+                #expect(try await page.evaluate(holder) == "held by node n1")
             }
         }
     }

@@ -146,9 +146,10 @@ import Testing
         while true {
             do {
                 return try DataDirectoryClaim.take(directory)
-            } catch  where ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            } catch {
+                guard ContinuousClock.now < deadline else { throw error }
             }
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
