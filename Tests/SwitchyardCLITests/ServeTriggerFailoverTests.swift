@@ -62,6 +62,28 @@ import Testing
         try await Self.expectDelivered(written, failovers: 1, in: cluster)
     }
 
+    /// A node that does not hold the trigger refuses to suspend it and names the holder, which goes on running it:
+    /// a suspension saved by a standby node would be overwritten by the holder's next save.
+    @Test func aNodeThatDoesNotHoldTheTriggerRefusesToSuspendItAndNamesTheHolder() async throws {
+        let cluster = try await Cluster.start()
+        defer { cluster.stop() }
+        let holder = try await cluster.holder()
+        let other = (holder + 1) % 3
+        let refused = try await cluster.post(
+            "/triggers/\(Self.trigger)/suspend", through: other)
+        #expect(refused.status == 409, "\(refused.text)")
+        let error = try ExtendedJSON.parseDocument(refused.text)
+        #expect(error["error_code"] == "TriggerHeldByAnotherNode")
+        #expect(
+            error["error"]?.stringValue == "trigger '\(Self.trigger)' runs on node n\(holder): suspend it there",
+            "\(refused.text)")
+        #expect(try await cluster.post("/triggers/\(Self.trigger)/resume", through: other).status == 409)
+        // The holder still runs it, and delivers.
+        #expect(try await cluster.holder() == holder)
+        let book = try await cluster.addBook(through: other)
+        try await Self.expectDelivered([book], failovers: 0, in: cluster)
+    }
+
     /// Waits until every book in `written` was delivered, then checks the deliveries' order: each is the next book
     /// written, or a step back to redeliver what was in flight when the trigger changed hands (at most once per
     /// failover), never a step past an undelivered book.
@@ -169,6 +191,14 @@ final class Cluster: @unchecked Sendable {
             "book", #"{"_id":{"$oid":"\#(book)"},"_partition":"PUBLIC","volumeInfo":{"title":"\#(book)"}}"#)
         guard added.status == 201 else { throw NotAcknowledged(response: added.text) }
         return book
+    }
+
+    /// An admin API POST with an empty body to node `index`.
+    func post(_ path: String, through index: Int) async throws -> HTTPResponse {
+        let node = nodes[index]
+        return try await http.post(
+            url: node.admin.base + path, body: Array("{}".utf8),
+            headers: ["Authorization": "Bearer \(node.admin.token)"])
     }
 
     struct NotAcknowledged: Error {

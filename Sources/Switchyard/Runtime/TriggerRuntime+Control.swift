@@ -95,6 +95,7 @@ extension TriggerRuntime {
         guard !definition.disabled else {
             throw TriggerRuntimeError(code: .invalidState, message: "trigger '\(name)' is disabled")
         }
+        try await refuseOnStandby(item, name, "suspend")
         await halt(name)
         item.suspend(
             TriggerSuspension(reason: "suspended by request", time: configuration.clock.now()), replacing: true)
@@ -112,6 +113,7 @@ extension TriggerRuntime {
         guard isRunning, let item = progress[name] else {
             throw TriggerRuntimeError(code: .notRunning, message: "the trigger runtime is not running")
         }
+        try await refuseOnStandby(item, name, "resume")
         guard item.snapshot.runState == .suspended else {
             throw TriggerRuntimeError(code: .invalidState, message: "trigger '\(name)' is not suspended")
         }
@@ -122,6 +124,18 @@ extension TriggerRuntime {
         item.update { state in Self.move(&state, to: point, kind: definition.kind, logEnd: logEnd, now: now) }
         await item.flush()
         launch(definition, logEnd: logEnd)
+    }
+
+    /// A node that does not hold `name`'s lease leaves its suspension to the holder: what it saved the holder's next
+    /// save would overwrite, and the holder would go on running meanwhile. The refusal names the holder (as it
+    /// saved itself) so the operator can ask that node.
+    private func refuseOnStandby(_ item: TriggerProgress, _ name: String, _ action: String) async throws {
+        guard item.snapshot.runState == .standby else { return }
+        let holder = try? await ledger.loadStates()[name]?.node
+        throw TriggerRuntimeError(
+            code: .heldByAnotherNode,
+            message: "trigger '\(name)' runs on \(holder.flatMap { $0 }.map { "node \($0)" } ?? "another node"):"
+                + " \(action) it there")
     }
 
     /// Replaces the trigger set while running (or before `start`). Unchanged triggers keep running; a

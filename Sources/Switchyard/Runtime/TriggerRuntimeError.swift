@@ -10,6 +10,8 @@ package struct TriggerRuntimeError: Error, Sendable, Equatable, CustomStringConv
         package static let invalidState = Code(rawValue: "invalidState")
         package static let deadLetterNotFound = Code(rawValue: "deadLetterNotFound")
         package static let redeliveryFailed = Code(rawValue: "redeliveryFailed")
+        /// Another node holds the trigger's lease: only that node suspends or resumes it.
+        package static let heldByAnotherNode = Code(rawValue: "heldByAnotherNode")
     }
 
     package var code: Code

@@ -35,6 +35,7 @@ extension AdminAPI {
         case .notRunning: APIError(status: 409, code: "TriggersNotRunning", message: error.message)
         case .invalidState: APIError(status: 409, code: "InvalidTriggerState", message: error.message)
         case .redeliveryFailed: APIError(status: 500, code: "RedeliveryFailed", message: error.message)
+        case .heldByAnotherNode: APIError(status: 409, code: "TriggerHeldByAnotherNode", message: error.message)
         default: APIError(status: 400, code: error.code.rawValue, message: error.message)
         }
     }
