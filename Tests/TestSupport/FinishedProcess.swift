@@ -1,7 +1,8 @@
 import Foundation
 
-/// A child process run to its end, its input and output through files: no pipe to fill up, and none that a process
-/// the child leaves running can hold open, so the wait ends when the child does. A child still running after its
+/// A child process run to its end (started with `posix_spawn`: see `SpawnedChild`), its input and output through
+/// files: no pipe to fill up, and none that a process the child leaves running can hold open, so the wait ends when
+/// the child does. A child still running after its
 /// `timeout` is killed and its run has SIGKILL's status, so a hung command fails its test instead of hanging the
 /// suite.
 public enum FinishedProcess {
@@ -19,23 +20,14 @@ public enum FinishedProcess {
         _ executable: String, _ arguments: [String], stdin: String = "", in directory: String? = nil,
         environment: [String: String]? = nil, timeout: Duration = .seconds(300)
     ) async throws -> Run {
-        let child = try Child(executable, arguments, stdin: stdin, in: directory, environment: environment)
-        let process = child.process
+        let files = try Files(stdin: stdin)
+        let child = try files.start(executable, arguments, in: directory, environment: environment)
         let watchdog = Task {
             try await Task.sleep(for: timeout)
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            child.kill()
         }
         defer { watchdog.cancel() }
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, Error>) in
-            process.terminationHandler = { ended in continuation.resume(returning: ended.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        return child.finished(status: status, endedBySignal: child.process.terminationReason == .uncaughtSignal)
+        return files.finished(await child.termination())
     }
 
     /// `run`, waiting on the calling thread: for short tools in synchronous code (a key from `openssl`).
@@ -43,49 +35,37 @@ public enum FinishedProcess {
         _ executable: String, _ arguments: [String], stdin: String = "", in directory: String? = nil,
         environment: [String: String]? = nil, timeout: TimeInterval = 300
     ) throws -> Run {
-        let child = try Child(executable, arguments, stdin: stdin, in: directory, environment: environment)
-        try child.process.run()
-        guard let status = child.process.statusAfterExit(killingAfter: timeout) else {
-            return child.finished(status: SIGKILL, endedBySignal: true)
-        }
-        return child.finished(status: status, endedBySignal: child.process.terminationReason == .uncaughtSignal)
+        let files = try Files(stdin: stdin)
+        let child = try files.start(executable, arguments, in: directory, environment: environment)
+        if let ended = child.termination(within: timeout) { return files.finished(ended) }
+        child.kill()
+        return files.finished(child.termination(within: timeout) ?? .init(status: SIGKILL, endedBySignal: true))
     }
 
-    /// A child set up to read its input from, and write its output into, files of a directory of its own.
-    private struct Child {
-        let process = Process()
+    /// A child's input and output files, in a directory of their own.
+    private struct Files {
         let directory: TemporaryDirectory
-        let input: FileHandle
-        let output: FileHandle
-        let errors: FileHandle
 
-        init(
-            _ executable: String, _ arguments: [String], stdin: String, in workingDirectory: String?,
-            environment: [String: String]?
-        ) throws {
+        init(stdin: String) throws {
             directory = try TemporaryDirectory(prefix: "child")
             try directory.write("stdin", stdin)
-            _ = FileManager.default.createFile(atPath: directory.path + "/stdout", contents: nil)
-            _ = FileManager.default.createFile(atPath: directory.path + "/stderr", contents: nil)
-            input = try FileHandle(forReadingFrom: URL(fileURLWithPath: directory.path + "/stdin"))
-            output = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.path + "/stdout"))
-            errors = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.path + "/stderr"))
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            if let environment { process.environment = environment }
-            if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = errors
         }
 
-        func finished(status: Int32, endedBySignal: Bool) -> Run {
-            try? input.close()
-            try? output.close()
-            try? errors.close()
-            return Run(
-                status: status, endedBySignal: endedBySignal, output: directory.read("stdout") ?? "",
-                errors: directory.read("stderr") ?? "")
+        func start(
+            _ executable: String, _ arguments: [String], in workingDirectory: String?, environment: [String: String]?
+        )
+            throws -> SpawnedChild
+        {
+            try SpawnedChild(
+                executable, arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+                in: workingDirectory, input: directory.path + "/stdin", output: directory.path + "/stdout",
+                errors: directory.path + "/stderr")
+        }
+
+        func finished(_ termination: SpawnedChild.Termination) -> Run {
+            Run(
+                status: termination.status, endedBySignal: termination.endedBySignal,
+                output: directory.read("stdout") ?? "", errors: directory.read("stderr") ?? "")
         }
     }
 }
