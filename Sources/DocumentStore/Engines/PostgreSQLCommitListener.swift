@@ -134,9 +134,10 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
         var wrote: CommittedWrites?
         while let notification = PQnotifies(connection) {
             defer { PQfreemem(notification) }
-            guard let payload = notification.pointee.extra else { continue }
-            let notice = PostgreSQLCommitNotice.parse(String(cString: payload))
-            if notice.instance != instance { wrote = wrote?.union(notice.wrote) ?? notice.wrote }
+            guard let payload = notification.pointee.extra,
+                let others = PostgreSQLCommitNotice.wrote(String(cString: payload), unlessBy: instance)
+            else { continue }
+            wrote = wrote?.union(others) ?? others
         }
         return wrote
     }

@@ -21,16 +21,18 @@ enum PostgreSQLCommitNotice {
         return payload
     }
 
-    /// The instance a payload names and what it says its transaction wrote.
-    static func parse(_ payload: String) -> (instance: Substring, wrote: CommittedWrites) {
+    /// What a payload says its transaction wrote; nil when `instance` committed it (a listener's own instance,
+    /// whose notices it drops before reading the names).
+    static func wrote(_ payload: String, unlessBy instance: String) -> CommittedWrites? {
         let lines = payload.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines[0] != instance else { return nil }
         var namespaces = Set<Namespace>()
         for line in lines.dropFirst() {
             // Database names hold no dot (`Namespace.validate(database:)`): the first one ends it.
-            guard line != everyCollection, let dot = line.firstIndex(of: ".") else { return (lines[0], .every) }
+            guard line != everyCollection, let dot = line.firstIndex(of: ".") else { return .every }
             namespaces.insert(
                 Namespace(database: String(line[..<dot]), collection: String(line[line.index(after: dot)...])))
         }
-        return (lines[0], .collections(namespaces))
+        return .collections(namespaces)
     }
 }
