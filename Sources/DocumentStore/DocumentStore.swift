@@ -12,13 +12,15 @@ import BSON
 /// ```
 package final class DocumentStore: Sendable {
     let worker: StoreWorker
-    /// Moved after every write, for caches (see `DocumentCollection.writeVersion`).
-    let writeVersions = CollectionWriteVersions()
+    /// Moved after every write, for caches (see `DocumentCollection.writeVersion`); on a shared database, also after
+    /// other instances' commits (`StoreWorker`).
+    let writeVersions: CollectionWriteVersions
     /// The store instance's leases (`lease(_:changed:)`).
     private let leaseKeeper: any LeaseKeeper
 
-    private init(worker: StoreWorker, leaseKeeper: any LeaseKeeper) {
+    private init(worker: StoreWorker, writeVersions: CollectionWriteVersions, leaseKeeper: any LeaseKeeper) {
         self.worker = worker
+        self.writeVersions = writeVersions
         self.leaseKeeper = leaseKeeper
     }
 
@@ -40,8 +42,10 @@ package final class DocumentStore: Sendable {
         case .postgresql: inlineCommits = false
         case .memory: break
         }
+        let writeVersions = CollectionWriteVersions()
         let worker = try await StoreWorker.start(
-            maximumBatch: configuration.maximumGroupCommitSize, readers: readers, inlineCommits: inlineCommits
+            maximumBatch: configuration.maximumGroupCommitSize, readers: readers, inlineCommits: inlineCommits,
+            writeVersions: writeVersions
         ) { () throws(StoreError) in
             let storage: any StorageEngine
             switch engine {
@@ -70,7 +74,7 @@ package final class DocumentStore: Sendable {
         } else {
             leaseKeeper = LocalLeaseKeeper()
         }
-        return DocumentStore(worker: worker, leaseKeeper: leaseKeeper)
+        return DocumentStore(worker: worker, writeVersions: writeVersions, leaseKeeper: leaseKeeper)
     }
 
     /// Finishes queued work and closes the store; change streams end, later calls fail, leases are given up.

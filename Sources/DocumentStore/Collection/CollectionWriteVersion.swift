@@ -6,9 +6,17 @@ import Synchronization
 ///
 /// Every write through the store's API moves it once the write has committed (whether it changed anything,
 /// succeeded or failed), before the writer is answered; so does dropping or renaming the collection or its
-/// database. A cache checking it therefore sees every write acknowledged before the check. Writes from
-/// another process or another store object on the same files are not counted: Switchyard holds its data
-/// directory alone.
+/// database. A cache checking it therefore sees every write acknowledged before the check. On SQLite (and in
+/// memory), writes from another process or another store object on the same files are not counted: Switchyard
+/// holds its data directory alone.
+///
+/// On PostgreSQL, other store instances on the database (other `serve` nodes) tell of every transaction that
+/// writes the collection, logged or not (`local`'s too), once it has committed (a `NOTIFY`, which the server
+/// delivers only on commit), and this store's listener moves the version when it hears them; when it may have
+/// missed some (its connection was lost), it moves every version. That takes a moment: a read here between
+/// another instance's commit and this store hearing it (the notification's trip from the server to this store's
+/// listener, and the listener reading the clock) may still get what a cache kept before that commit. Only this
+/// store's own writes are seen by the very next read.
 ///
 /// ```swift
 /// let version = users.writeVersion
@@ -46,6 +54,16 @@ final class CollectionWriteVersions: Sendable {
     /// After a write to `namespace` committed (or failed).
     func advance(_ namespace: Namespace) {
         version(of: namespace).advance()
+    }
+
+    /// After another instance's commits wrote `wrote`.
+    func advance(_ wrote: CommittedWrites) {
+        switch wrote {
+        case .collections(let namespaces):
+            for namespace in namespaces { advance(namespace) }
+        case .every:
+            for version in versions.withLock({ Array($0.values) }) { version.advance() }
+        }
     }
 
     /// After a database was dropped: every collection of it that anyone watches.

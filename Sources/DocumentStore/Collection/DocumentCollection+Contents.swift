@@ -125,6 +125,7 @@ extension StoreCore {
                 for (document, _) in present { try removeDocument(existing, document) }
             }
             try engine.deleteCollection(id: existing.record.id)
+            wrote(namespace)
             catalog[namespace] = nil
         }
         // A collection that was there already is recreated unseen: the log never saw it dropped.

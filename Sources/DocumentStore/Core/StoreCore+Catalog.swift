@@ -21,6 +21,7 @@ extension StoreCore {
         let before = state.record.options
         state.record.options["changeStreamPreAndPostImages"] = enabled ? ["enabled": true] : nil
         try engine.updateCollection(state.record)
+        wrote(namespace)
         catalog[namespace] = state
         try appendChange([
             "operationType": "modify", "ns": namespaceDocument(namespace),
@@ -35,6 +36,7 @@ extension StoreCore {
         guard let state = collection(namespace) else { return false }
         try markCatalogChange()
         try engine.deleteCollection(id: state.record.id)
+        wrote(namespace)
         catalog[namespace] = nil
         try appendChange(["operationType": "drop", "ns": namespaceDocument(namespace)])
         return true
@@ -66,6 +68,8 @@ extension StoreCore {
         state.record.database = target.database
         state.record.name = target.collection
         try engine.updateCollection(state.record)
+        wrote(namespace)
+        wrote(target)
         catalog[namespace] = nil
         catalog[target] = state
         // `operationDescription` is for `showExpandedEvents` streams only (`StoreView.render`).
@@ -106,6 +110,7 @@ extension StoreCore {
         // Before the scan: the catalog change waits for the writes appending before it, and the scan then sees them.
         try markCatalogChange()
         let id = try engine.insertIndex(collection: state.record.id, specification: probe.specification)
+        wrote(namespace)
         var index = probe
         index.id = id
         var building = state
@@ -136,6 +141,7 @@ extension StoreCore {
         }
         try markCatalogChange()
         try engine.deleteIndex(id: state.indexes[position].id)
+        wrote(namespace)
         let index = state.indexes.remove(at: position)
         catalog[namespace] = state
         try appendIndexChange("dropIndexes", namespace, index)

@@ -95,13 +95,15 @@ extension StoreCore {
         guard let row = try engine.insertDocument(collection: state.record.id, key: key, body: prepared.body) else {
             throw duplicateKeyError(state, index: "_id_", key: BSON.document(["_id": prepared.id]).messageText)
         }
+        wrote(state.namespace)
         for (index, indexEntries) in entries {
             for entry in indexEntries { try engine.insertIndexEntry(index: index.id, key: entry.key, row: row) }
         }
         if let event = prepared.event {
             try appendChange(
                 encoded: event,
-                insert: CommittedChange.Insert(namespace: state.namespace, id: prepared.id, document: document))
+                insert: CommittedChange.Insert(namespace: state.namespace, id: prepared.id, document: document),
+                namespace: state.namespace)
         }
     }
 
@@ -127,6 +129,7 @@ extension StoreCore {
             }
         }
         try engine.updateDocument(row: row, body: body)
+        wrote(state.namespace)
         guard state.namespace.isChangeLogged else { return }  // as in `removeDocument`
         var event: BSONDocument = [
             "operationType": .string(operationType), "ns": namespaceDocument(state.namespace),
@@ -149,6 +152,7 @@ extension StoreCore {
             for entry in entries { try engine.deleteIndexEntry(index: index.id, key: entry.key, row: row) }
         }
         try engine.deleteDocument(row: row)
+        wrote(state.namespace)
         // Unlogged databases (`local`: logs pruned by the thousand) get no event: not even one to throw away.
         guard state.namespace.isChangeLogged else { return }
         var event: BSONDocument = [

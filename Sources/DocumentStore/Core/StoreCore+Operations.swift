@@ -68,6 +68,7 @@ extension StoreCore {
             throw duplicateKeyError(
                 state, index: "_id_", key: BSON.document(["_id": .objectId(document.id)]).messageText)
         }
+        wrote(state.namespace)
     }
 
     /// `updateOne`/`updateMany`/`replaceOne`. A multi-document update is atomic: if any document fails
@@ -156,6 +157,7 @@ extension StoreCore {
             var deleted = 0
             for key in keys {
                 guard try engine.deleteDocument(collection: state.record.id, key: key) else { continue }
+                wrote(state.namespace)
                 deleted += 1
                 if !multi { break }
             }

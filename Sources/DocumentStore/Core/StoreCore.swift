@@ -36,6 +36,7 @@ final class StoreCore {
         var logBytes: Int
         var clusterTime: BSONTimestamp
         var catalogVersion: Int64?
+        var unannounced: Set<Namespace>
     }
 
     let engine: any StorageEngine
@@ -76,6 +77,9 @@ final class StoreCore {
     /// Set when the open transaction found `catalog` older than the database's: it must be rolled back, the
     /// catalog read again (`loadCatalog`) and the work run again.
     private(set) var catalogIsStale = false
+    /// The collections the open transaction wrote that no notice of its appends names (shared engines only): the
+    /// other instances hear of them from `announceWrites`, before the commit.
+    private(set) var unannounced: Set<Namespace> = []
 
     init(engine: any StorageEngine, retention: ChangeLogRetention) throws(StoreError) {
         self.engine = engine
@@ -115,7 +119,7 @@ final class StoreCore {
     var snapshot: Snapshot {
         Snapshot(
             catalog: catalog, lastSequence: lastSequence, logCount: logCount, logBytes: logBytes,
-            clusterTime: clusterTime, catalogVersion: catalogVersion)
+            clusterTime: clusterTime, catalogVersion: catalogVersion, unannounced: unannounced)
     }
 
     func restore(_ snapshot: Snapshot) {
@@ -125,9 +129,24 @@ final class StoreCore {
         logBytes = snapshot.logBytes
         clusterTime = snapshot.clusterTime
         catalogVersion = snapshot.catalogVersion
+        unannounced = snapshot.unannounced
         if appendedChanges.last.map({ $0.sequence > snapshot.lastSequence }) ?? false {
             appendedChanges.removeAll { $0.sequence > snapshot.lastSequence }
         }
+    }
+
+    /// Notes that the open transaction wrote `namespace` (its documents, indexes or catalog entry), which the other
+    /// instances on a shared database must hear of once it commits, for their caches (`CollectionWriteVersion`).
+    func wrote(_ namespace: Namespace) {
+        if shared != nil { unannounced.insert(namespace) }
+    }
+
+    /// Tells the other instances, once the open transaction commits, of the collections it wrote that no notice
+    /// of its appends named; call it right before the commit.
+    func announceWrites() throws(StoreError) {
+        guard let shared, !unannounced.isEmpty else { return }
+        try shared.announce(unannounced)
+        unannounced.removeAll(keepingCapacity: true)
     }
 
     /// Forgets the entries appended so far (their transaction committed and they were published),
@@ -199,6 +218,7 @@ final class StoreCore {
         try markCatalogChange()
         let id = try engine.insertCollection(
             database: namespace.database, name: namespace.collection, options: options)
+        wrote(namespace)
         let state = CollectionState(
             record: CollectionRecord(
                 id: id, database: namespace.database, name: namespace.collection, options: options),
@@ -229,17 +249,22 @@ final class StoreCore {
     func appendChange(_ fields: BSONDocument, embedding embedded: (key: String, bytes: [UInt8])? = nil)
         throws(StoreError)
     {
-        if let database = fields["ns"]?.documentValue?["db"]?.stringValue,
-            Namespace.unloggedDatabases.contains(database)
-        {
-            return
+        let ns = fields["ns"]?.documentValue
+        let database = ns?["db"]?.stringValue
+        if let database, Namespace.unloggedDatabases.contains(database) { return }
+        var namespace: Namespace?
+        if let database, let collection = ns?["coll"]?.stringValue {
+            namespace = Namespace(database: database, collection: collection)
         }
-        try appendChange(encoded: try ChangeEventEncoding.encode(fields, embedding: embedded))
+        try appendChange(encoded: try ChangeEventEncoding.encode(fields, embedding: embedded), namespace: namespace)
     }
 
     /// Appends an event from `ChangeEventEncoding.encode`, stamped with this commit's times. `insert`
-    /// describes an insert's event for the streams that read it from memory.
-    func appendChange(encoded event: [UInt8], insert: CommittedChange.Insert? = nil) throws(StoreError) {
+    /// describes an insert's event for the streams that read it from memory; `namespace` is the collection the
+    /// event is about (nil for a database's), which the append's notice names on a shared engine.
+    func appendChange(encoded event: [UInt8], insert: CommittedChange.Insert? = nil, namespace: Namespace?)
+        throws(StoreError)
+    {
         var event = event
         var insert = insert
         if let transactionFields {
@@ -257,9 +282,11 @@ final class StoreCore {
         }
         ChangeEventEncoding.stamp(&event, clusterTime: clusterTime, wallTime: now.milliseconds)
         var record = ChangeRecord(
-            sequence: lastSequence + 1, wallTime: now.milliseconds, event: event, origin: writeOrigin)
+            sequence: lastSequence + 1, wallTime: now.milliseconds, event: event, origin: writeOrigin,
+            namespace: shared == nil ? nil : namespace)
         let appended = try engine.appendChange(record)
         if let version = appended.catalogVersion, version != catalogVersion { throw staleCatalog() }
+        if let namespace = record.namespace { unannounced.remove(namespace) }
         let sequence = appended.sequence
         record.sequence = sequence
         appendedChanges.append(CommittedChange(record: record, clusterTime: clusterTime, insert: insert))

@@ -41,6 +41,8 @@ final class StoreWorker: @unchecked Sendable {
     private var checkpointer: Checkpointer?
     private let maximumBatch: Int
     let notifier = ChangeNotifier()
+    /// The store's collections' write versions, which commits heard from other instances advance.
+    private let writeVersions: CollectionWriteVersions
     /// The catalog as of the last commit, for reads off this thread.
     let catalog = PublishedCatalog()
     /// Read connections for reads on their caller's thread; nil for the memory engine.
@@ -55,8 +57,11 @@ final class StoreWorker: @unchecked Sendable {
     /// How many times a batch that found the catalog stale runs, before its writers get the WriteConflict.
     private static let staleCatalogAttempts = 4
 
-    private init(maximumBatch: Int, readers: ReadConnectionPool?, inlineCommits: Bool) {
+    private init(
+        maximumBatch: Int, readers: ReadConnectionPool?, inlineCommits: Bool, writeVersions: CollectionWriteVersions
+    ) {
         self.maximumBatch = max(1, maximumBatch)
+        self.writeVersions = writeVersions
         self.readers = readers
         self.inlineCommits = inlineCommits
     }
@@ -64,10 +69,11 @@ final class StoreWorker: @unchecked Sendable {
     /// Starts the thread and opens the engine on it. `inlineCommits`: the engine's commit does not wait
     /// for the disk (no fsync), so a lone writer may run it on its own thread.
     static func start(
-        maximumBatch: Int, readers: ReadConnectionPool?, inlineCommits: Bool,
+        maximumBatch: Int, readers: ReadConnectionPool?, inlineCommits: Bool, writeVersions: CollectionWriteVersions,
         open: @escaping @Sendable () throws(StoreError) -> StoreCore
     ) async throws(StoreError) -> StoreWorker {
-        let worker = StoreWorker(maximumBatch: maximumBatch, readers: readers, inlineCommits: inlineCommits)
+        let worker = StoreWorker(
+            maximumBatch: maximumBatch, readers: readers, inlineCommits: inlineCommits, writeVersions: writeVersions)
         let opened: StoreError? = await withCheckedContinuation { continuation in
             let thread = Thread {
                 do {
@@ -79,8 +85,9 @@ final class StoreWorker: @unchecked Sendable {
                     if let shared = core.shared {
                         worker.catalogVersionSeen.store(core.catalogVersion ?? 0, ordering: .releasing)
                         do {
-                            worker.listener = try shared.startCommitListener { [weak worker] sequence, version in
-                                worker?.heard(sequence: sequence, catalogVersion: version)
+                            worker.listener = try shared.startCommitListener {
+                                [weak worker] sequence, version, wrote in
+                                worker?.heard(sequence: sequence, catalogVersion: version, wrote: wrote)
                             }
                         } catch {
                             core.engine.close()
@@ -271,14 +278,19 @@ final class StoreWorker: @unchecked Sendable {
     }
 
     /// Another instance committed through `sequence` (heard on the listener's thread): when it changed the catalog,
-    /// this thread reads it before any read queued after; the streams waiting on this store read the log.
-    private func heard(sequence: Int64, catalogVersion: Int64) {
+    /// this thread reads it before any read queued after; the collections it wrote advance their write versions
+    /// (after the catalog is read, when it changed: a read on the old catalog could miss a collection the commit
+    /// made, and be kept); the streams waiting on this store read the log.
+    private func heard(sequence: Int64, catalogVersion: Int64, wrote: CommittedWrites) {
         if catalogVersion > catalogVersionSeen.load(ordering: .acquiring) {
             _ = enqueue {
                 reads.append { [self] core in
                     if (core.catalogVersion ?? 0) < catalogVersion { refreshCatalog(core) }
+                    writeVersions.advance(wrote)
                 }
             }
+        } else {
+            writeVersions.advance(wrote)
         }
         notifier.othersCommitted(through: sequence)
     }
@@ -351,7 +363,13 @@ final class StoreWorker: @unchecked Sendable {
         // before the commit makes the data visible, and publish the new catalog before acknowledging.
         let catalogChanged = core.catalogGeneration != catalogGeneration
         if catalogChanged { catalog.beginChange() }
-        do {
+        do throws(StoreError) {
+            do {
+                try core.announceWrites()
+            } catch {
+                core.engine.rollbackTransaction()
+                throw error
+            }
             try core.engine.commitTransaction()
         } catch {
             core.restore(saved)

@@ -7,22 +7,24 @@ import Synchronization
 #endif
 
 /// The store instance's one listening connection (`LISTEN switchyard_changes`), on a thread of its own that sleeps
-/// in `poll` on the connection's socket: every transaction that appends to the change log notifies the channel
-/// (`PostgreSQLEngine.appendChange`), so a notification arrives only once it committed. Notifications of this
-/// instance's own commits (their payload is `instance`) are dropped: its store publishes those itself. For the
-/// others, once the pending ones are read, the listener reads the clock (one query however many arrived together)
-/// and hears its sequence and catalog version.
+/// in `poll` on the connection's socket: every transaction that appends to the change log or writes a collection
+/// notifies the channel (`PostgreSQLEngine.appendChange`, `announce`), so a notification arrives only once it
+/// committed. Notifications of this instance's own commits (their notice names `instance`) are dropped: its store
+/// publishes those itself. For the others, once the pending ones are read, the listener reads the clock (one query
+/// however many arrived together) and hears its sequence and catalog version with the collections their notices
+/// name (`PostgreSQLCommitNotice`).
 ///
 /// A lost connection is connected again (every `reconnectDelay`, until it is back or the listener closes); once it
-/// listens again, the clock it then reads is heard as one commit, which wakes every stream that may have missed
-/// something meanwhile to read the log from its position.
+/// listens again, the clock it then reads is heard as one commit that wrote every collection, which wakes every
+/// stream that may have missed something meanwhile to read the log from its position, and every cache to read
+/// again.
 final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
     // Unchecked: `connection` is touched by the listener's thread only, and by `close` after that thread ended;
     // the pipe's descriptors are fixed at init.
     private var connection: OpaquePointer?
     private let location: PostgreSQLLocation
     private let instance: String
-    private let heard: @Sendable (Int64, Int64) -> Void
+    private let heard: @Sendable (Int64, Int64, CommittedWrites) -> Void
     /// Written to by `close` to wake the thread from `poll`.
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -36,7 +38,8 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
     static let reconnectDelay: Int32 = 200
 
     init(
-        _ location: PostgreSQLLocation, instance: String, heard: @escaping @Sendable (Int64, Int64) -> Void
+        _ location: PostgreSQLLocation, instance: String,
+        heard: @escaping @Sendable (Int64, Int64, CommittedWrites) -> Void
     ) throws(StoreError) {
         self.location = location
         self.instance = instance
@@ -54,9 +57,10 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
             Glibc.close(wakeWrite)
             throw .cannotOpenStore("cannot listen to PostgreSQL at \(location): \(message)")
         }
-        // The store read the clock before this connection listened: a commit in between is heard now.
+        // The store read the clock before this connection listened: a commit in between is heard now, and whatever
+        // it wrote is unknown.
         let thread = Thread { [self] in
-            heard(clock.sequence, clock.catalogVersion)
+            heard(clock.sequence, clock.catalogVersion, .every)
             run()
             ended.signal()
         }
@@ -104,9 +108,9 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
             }
             // Notifications libpq read while it ran a query (the clock's, `LISTEN`) are in its buffer and never
             // wake `poll`: taken first, every time round.
-            if notifiedByOthers(connection) {
+            if let wrote = writesNotifiedByOthers(connection) {
                 if let clock = readClock(connection) {
-                    heard(clock.sequence, clock.catalogVersion)
+                    heard(clock.sequence, clock.catalogVersion, wrote)
                 } else {
                     reconnect()
                 }
@@ -125,14 +129,17 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
         }
     }
 
-    /// Takes the notifications libpq holds; true when one came from another instance.
-    private func notifiedByOthers(_ connection: OpaquePointer) -> Bool {
-        var others = false
+    /// Takes the notifications libpq holds: what those from other instances say was written; nil when none was.
+    private func writesNotifiedByOthers(_ connection: OpaquePointer) -> CommittedWrites? {
+        var wrote: CommittedWrites?
         while let notification = PQnotifies(connection) {
             defer { PQfreemem(notification) }
-            if let payload = notification.pointee.extra, String(cString: payload) != instance { others = true }
+            guard let payload = notification.pointee.extra,
+                let others = PostgreSQLCommitNotice.wrote(String(cString: payload), unlessBy: instance)
+            else { continue }
+            wrote = wrote?.union(others) ?? others
         }
-        return others
+        return wrote
     }
 
     /// Connects again until the connection listens or the listener closes, waiting `reconnectDelay` between tries.
@@ -149,10 +156,11 @@ final class PostgreSQLCommitListener: CommitListener, @unchecked Sendable {
         }
     }
 
-    /// Listens on the connection just made and hears the clock as one commit; false when it failed.
+    /// Listens on the connection just made and hears the clock as one commit that wrote anything (notices may have
+    /// been missed); false when it failed.
     private func hearAfterReconnecting() -> Bool {
         guard let clock = listen() else { return false }
-        heard(clock.sequence, clock.catalogVersion)
+        heard(clock.sequence, clock.catalogVersion, .every)
         return true
     }
 

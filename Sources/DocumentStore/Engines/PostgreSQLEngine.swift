@@ -13,11 +13,13 @@ import Foundation
 ///
 /// Several store instances may share the database (`SharedStorageEngine`): the change log is numbered by the
 /// database's clock row, and a transaction that appends to it or changes the catalog notifies
-/// `PostgreSQLCommitListener.channel`, in the statement that moves the clock, with this instance's name as the
-/// payload. The server delivers a notification only once its transaction commits, and one per transaction however
-/// many statements sent it (the payload is the same), so a batch of writes costs one; the listeners read the clock
-/// themselves. Sent with the COMMIT instead (with the last sequence as payload, in the same round trip), it was a
-/// statement the server parses and plans on every commit, where this one rides on a prepared statement.
+/// `PostgreSQLCommitListener.channel`, in the statement that moves the clock, with this instance's name and the
+/// appended event's collection as the payload (`PostgreSQLCommitNotice`). The server delivers a notification only
+/// once its transaction commits, and one per transaction for each distinct payload however many statements sent
+/// it, so a batch of writes to one collection costs one; the listeners read the clock themselves. Sent with the
+/// COMMIT instead (with the last sequence as payload, in the same round trip), it was a statement the server parses
+/// and plans on every commit, where this one rides on a prepared statement. Collections written with no append
+/// (`local`'s, unlogged) are named by one more statement before the commit (`announce`).
 final class PostgreSQLEngine: SharedStorageEngine {
     private let connection: PostgreSQLConnection
     /// This instance's name in its notifications, so that its listener drops its own.
@@ -248,8 +250,9 @@ final class PostgreSQLEngine: SharedStorageEngine {
     /// rolls its sequence back), and a change stream that has read sequence N never sees a smaller one commit later.
     /// The store's own proposal (`change.sequence`) is that of an instance alone on the log; the database's wins.
     func appendChange(_ change: ChangeRecord) throws(StoreError) -> (sequence: Int64, catalogVersion: Int64?) {
+        let notice = PostgreSQLCommitNotice.payload(instance: instance, wrote: change.namespace.map { [$0] } ?? [])
         let parameters: [PostgreSQLValue] = [
-            .int64(change.wallTime), .bytes(change.event), .text(PostgreSQLCommitListener.channel), .text(instance),
+            .int64(change.wallTime), .bytes(change.event), .text(PostgreSQLCommitListener.channel), .text(notice),
         ]
         // Untagged entries (most) keep the statement without the column.
         let rows: PostgreSQLRows
@@ -296,8 +299,17 @@ final class PostgreSQLEngine: SharedStorageEngine {
         return (rows.int64(0, 0), rows.int64(0, 1))
     }
 
-    func startCommitListener(_ heard: @escaping @Sendable (Int64, Int64) -> Void) throws(StoreError)
-        -> any CommitListener
+    func announce(_ namespaces: Set<Namespace>) throws(StoreError) {
+        _ = try connection.query(
+            "SELECT pg_notify($1, $2)",
+            [
+                .text(PostgreSQLCommitListener.channel),
+                .text(PostgreSQLCommitNotice.payload(instance: instance, wrote: namespaces)),
+            ])
+    }
+
+    func startCommitListener(_ heard: @escaping @Sendable (Int64, Int64, CommittedWrites) -> Void)
+        throws(StoreError) -> any CommitListener
     {
         try PostgreSQLCommitListener(connection.location, instance: instance, heard: heard)
     }

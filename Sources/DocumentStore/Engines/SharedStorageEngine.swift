@@ -9,15 +9,24 @@
 /// the same statement that numbers its change (`appendChange`, which returns the version), with no round trip of
 /// its own, and runs the write again on the new
 /// catalog (`StoreCore.catalogIsStale`). A notification (`CommitListener`) only makes it refresh sooner, for reads.
+///
+/// Caches of what collections hold are pushed, not checked: every transaction that writes a collection tells the
+/// other instances which ones once it commits (`announce`, or the notice of an append), and their listeners advance
+/// those collections' write versions (`CollectionWriteVersion`).
 protocol SharedStorageEngine: StorageEngine {
     /// Advances the catalog's version in the open transaction, before the catalog change's own writes; returns it.
     func advanceCatalogVersion() throws(StoreError) -> Int64
     /// The database's last sequence and the catalog's version, as committed (or as the open transaction left them).
     func clock() throws(StoreError) -> (sequence: Int64, catalogVersion: Int64)
+    /// Tells the other instances, once the open transaction commits, that it wrote `namespaces` (those its change-log
+    /// appends did not name already).
+    func announce(_ namespaces: Set<Namespace>) throws(StoreError)
     /// Starts hearing the commits other instances make, on a thread of its own; `heard` gets the database's last
-    /// sequence and catalog version after each, and once after a lost connection is back.
-    func startCommitListener(_ heard: @escaping @Sendable (_ sequence: Int64, _ catalogVersion: Int64) -> Void)
-        throws(StoreError) -> any CommitListener
+    /// sequence and catalog version after each (or each few heard together) with the collections they wrote, and
+    /// once after the listener starts and after a lost connection is back, with every collection.
+    func startCommitListener(
+        _ heard: @escaping @Sendable (_ sequence: Int64, _ catalogVersion: Int64, _ wrote: CommittedWrites) -> Void
+    ) throws(StoreError) -> any CommitListener
 }
 
 /// What hears other instances' commits (`SharedStorageEngine.startCommitListener`).

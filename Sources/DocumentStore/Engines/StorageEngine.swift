@@ -17,12 +17,15 @@ struct IndexRecord: Sendable, Equatable {
 }
 
 /// One row of the change log: the sequence number behind resume tokens and the stored event, with the tag of the
-/// writes that appended it (`StoreWriteOrigin`), which only `changes(origin:)` reads back.
+/// writes that appended it (`StoreWriteOrigin`), which only `changes(origin:)` reads back. `namespace`, the
+/// collection the event is about (nil for a database's), is not stored: a shared engine names it in the notice of
+/// the append's commit (`SharedStorageEngine`).
 struct ChangeRecord: Sendable, Equatable {
     var sequence: Int64
     var wallTime: Int64
     var event: [UInt8]
     var origin: String? = nil
+    var namespace: Namespace? = nil
 }
 
 /// An engine's handle for a stored document, stable while the document exists (SQLite: its rowid).

@@ -31,7 +31,8 @@ package final class UserDirectory: Sendable {
     /// Users and sessions as last read, so that checking a request's token queries nothing while neither
     /// collection is written (every writer goes through the app's store, which the cache watches; see
     /// `CollectionReadCache`): a logout, a revoked session or a deleted user is seen by the very next request. On a
-    /// database several `serve` processes share, the cache does not see another node's writes (docs/CLUSTER.md).
+    /// database several `serve` processes share, another node's writes are seen once its notification arrives
+    /// (`CollectionWriteVersion`, docs/CLUSTER.md).
     private let userCache: CollectionReadCache<String, UserRecord?>
     private let sessionCache: CollectionReadCache<String, UserSession?>
     private let userVersion: CollectionWriteVersion
