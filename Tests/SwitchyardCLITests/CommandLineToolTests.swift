@@ -2,40 +2,40 @@ import Foundation
 import Testing
 
 @Suite struct CommandLineToolTests {
-    @Test func helpListsEveryCommand() async throws {
-        let help = try await switchyard("--help")
+    @Test func helpListsEveryCommand() throws {
+        let help = try switchyard("--help")
         #expect(help.status == 0)
         for command in [
             "validate", "run", "call", "fire", "logs", "triggers", "resume", "outbox", "import", "generate-event",
             "ejson",
         ] {
             #expect(help.stdout.contains("\n  \(command) "), "\(command)")
-            let own = try await switchyard(command, "--help")
+            let own = try switchyard(command, "--help")
             #expect(own.status == 0)
             #expect(own.stdout.hasPrefix("USAGE: switchyard \(command)"), "\(command)")
         }
     }
 
-    @Test func anUnknownCommandSuggestsTheClosestOne() async throws {
-        let run = try await switchyard("valdate")
+    @Test func anUnknownCommandSuggestsTheClosestOne() throws {
+        let run = try switchyard("valdate")
         #expect(run.status == 2)
         #expect(run.stdout.isEmpty)
         #expect(
             run.stderr.hasPrefix(
                 "switchyard: unknown command 'valdate' (did you mean 'validate'?)\n\nUSAGE: switchyard"))
-        let far = try await switchyard("frobnicate")
+        let far = try switchyard("frobnicate")
         #expect(far.status == 2)
         #expect(far.stderr.hasPrefix("switchyard: unknown command 'frobnicate'\n"))
     }
 
-    @Test func optionsAreCheckedPerCommand() async throws {
-        let typo = try await switchyard("import", "export", "--forse")
+    @Test func optionsAreCheckedPerCommand() throws {
+        let typo = try switchyard("import", "export", "--forse")
         #expect(typo.status == 2)
         #expect(typo.stderr.hasPrefix("switchyard import: unknown option '--forse' (did you mean '--force'?)"))
-        let missing = try await switchyard("validate", "--config")
+        let missing = try switchyard("validate", "--config")
         #expect(missing.status == 2)
         #expect(missing.stderr.hasPrefix("switchyard validate: --config needs a value"))
-        let twice = try await switchyard("run", "--config", "a", "--config=b")
+        let twice = try switchyard("run", "--config", "a", "--config=b")
         #expect(twice.status == 2)
         #expect(twice.stderr.hasPrefix("switchyard run: --config is given more than once"))
     }

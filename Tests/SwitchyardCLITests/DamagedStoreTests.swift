@@ -76,7 +76,7 @@ import Testing
         first.kill()
         try damage.apply(to: data)
 
-        let refused = try await switchyard(arguments, in: app.path)
+        let refused = try switchyard(arguments, in: app.path)
         #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
         #expect(refused.stderr.contains(damage.file), "\(refused.stderr)")
         #expect(refused.stderr.contains("--accept-data-loss"), "\(refused.stderr)")

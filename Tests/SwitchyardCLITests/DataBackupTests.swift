@@ -25,10 +25,10 @@ import Testing
         let inserted = try await session.mongo("insertMany", #""collection":"book","documents":[\#(documents)]"#)
         #expect(inserted.status == 200, "\(inserted.text)")
 
-        let backup = try await switchyard(["data", "backup", "backup", "--data-dir", data], in: app.path)
+        let backup = try switchyard(["data", "backup", "backup", "--data-dir", data], in: app.path)
         #expect(backup.status == 0, "\(backup.stderr)")
         #expect(backup.stdout.contains("backup/store.sqlite"), "\(backup.stdout)")
-        let again = try await switchyard(["data", "backup", "backup", "--data-dir", data], in: app.path)
+        let again = try switchyard(["data", "backup", "backup", "--data-dir", data], in: app.path)
         #expect(again.status == 2, "a backup never overwrites another: \(again.stdout)\(again.stderr)")
         server.kill()
 
@@ -37,7 +37,7 @@ import Testing
         for file in ["store.sqlite", "store.identity"] {
             try FileManager.default.copyItem(atPath: "\(app.path)/backup/\(file)", toPath: "\(restored)/\(file)")
         }
-        let exported = try await switchyard(["data", "export", "out", "--data-dir", restored], in: app.path)
+        let exported = try switchyard(["data", "export", "out", "--data-dir", restored], in: app.path)
         #expect(exported.status == 0, "\(exported.stderr)")
         let lines = app.read("out/product.book.json")?.split(separator: "\n") ?? []
         #expect(lines.count == 300)

@@ -5,7 +5,7 @@ import Testing
 /// `switchyard validate` on an app whose HTTPS endpoints come in App Services' `http_endpoints/config.json`:
 /// problems located in that file, with suggestions, and exit code 2.
 @Suite struct EndpointConfigurationTests {
-    @Test func badEndpointsAreLocatedInTheirFileWithExitCode2() async throws {
+    @Test func badEndpointsAreLocatedInTheirFileWithExitCode2() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
         try app.write(
@@ -18,7 +18,7 @@ import Testing
                "validation_method": "VERIFY_PAYLOAD", "secret_name": "hookSecret"}
             ]
             """)
-        let run = try await switchyard(["validate", "--config", app.path])
+        let run = try switchyard(["validate", "--config", app.path])
         #expect(run.status == 2)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let file = "\(app.path)/http_endpoints/config.json"
@@ -33,7 +33,7 @@ import Testing
         try app.write(
             "http_endpoints/config.json",
             #"[{"route": "/ping", "http_method": "GET", "function_name": "ping", "respond_result": true}]"#)
-        let fixed = try await switchyard(["validate", "--config", app.path])
+        let fixed = try switchyard(["validate", "--config", app.path])
         #expect(fixed.status == 0, "\(fixed.stderr)")
     }
 }

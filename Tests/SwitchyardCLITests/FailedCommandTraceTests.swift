@@ -5,10 +5,8 @@ import Testing
 /// A command that fails before it does its work leaves no data directory behind: a newcomer's first mistakes
 /// must not create `.switchyard` with a lock, a store or an admin token in it.
 @Suite struct FailedCommandTraceTests {
-    func leavesNoDataDirectory(_ arguments: [String], status: Int32, app: TemporaryDirectory) async throws
-        -> SwitchyardRun
-    {
-        let run = try await switchyard(arguments, in: app.path)
+    func leavesNoDataDirectory(_ arguments: [String], status: Int32, app: TemporaryDirectory) throws -> SwitchyardRun {
+        let run = try switchyard(arguments, in: app.path)
         #expect(run.status == status, "\(arguments): \(run.stderr)")
         #expect(
             !FileManager.default.fileExists(atPath: "\(app.path)/.switchyard"),
@@ -17,29 +15,29 @@ import Testing
         return run
     }
 
-    @Test func badCallsFiresAndConfigurationsCreateNothing() async throws {
+    @Test func badCallsFiresAndConfigurationsCreateNothing() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
-        let unknown = try await leavesNoDataDirectory(["call", "pnig"], status: 2, app: app)
+        let unknown = try leavesNoDataDirectory(["call", "pnig"], status: 2, app: app)
         #expect(
             unknown.stderr == "switchyard call: FunctionNotFound: function not found: 'pnig' (did you mean 'ping'?)\n")
-        _ = try await leavesNoDataDirectory(["fire", "nosuchtrigger"], status: 2, app: app)
+        _ = try leavesNoDataDirectory(["fire", "nosuchtrigger"], status: 2, app: app)
         let withTrigger = try TemporaryDirectory()
         try withTrigger.write(
             "triggers.yaml",
             "triggers:\n  - {name: tick, type: database, function: sentTopicNotification, database: d, operations: [INSERT]}\n"
         )
-        _ = try await leavesNoDataDirectory(["fire", "tick", "--event", "nope.json"], status: 2, app: withTrigger)
-        let resumed = try await leavesNoDataDirectory(["resume", "tick"], status: 2, app: withTrigger)
+        _ = try leavesNoDataDirectory(["fire", "tick", "--event", "nope.json"], status: 2, app: withTrigger)
+        let resumed = try leavesNoDataDirectory(["resume", "tick"], status: 2, app: withTrigger)
         #expect(resumed.stderr == "switchyard resume: trigger 'tick' is not suspended\n")
         let broken = try TemporaryDirectory()
         try broken.write("triggers.yaml", "functions:\n  pnig: {}\n")
         for command in [["call", "ping"], ["run"], ["serve", "--port", "0"], ["data", "import", "seed"]] {
-            _ = try await leavesNoDataDirectory(command, status: 2, app: broken)
+            _ = try leavesNoDataDirectory(command, status: 2, app: broken)
         }
     }
 
-    @Test func aServerThatCannotListenCreatesNothing() async throws {
+    @Test func aServerThatCannotListenCreatesNothing() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
         let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -56,29 +54,29 @@ import Testing
             }
         }
         let port = UInt16(bigEndian: address.sin_port)
-        let run = try await leavesNoDataDirectory(["serve", "--port", "\(port)"], status: 1, app: app)
+        let run = try leavesNoDataDirectory(["serve", "--port", "\(port)"], status: 1, app: app)
         #expect(run.stderr.contains("cannot start"), "\(run.stderr)")
     }
 
-    @Test func anImportTheStoreRefusesCreatesNothing() async throws {
+    @Test func anImportTheStoreRefusesCreatesNothing() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
         try app.write("seed/product.book.json", "{\"_id\": 2}\n{\"_id\": 2}\n")
-        let run = try await leavesNoDataDirectory(["data", "import", "seed"], status: 2, app: app)
+        let run = try leavesNoDataDirectory(["data", "import", "seed"], status: 2, app: app)
         #expect(run.stderr.hasPrefix("seed/product.book.json:2:1: E11000 duplicate key error"))
     }
 
-    @Test func anUnreadableFileSaysWhy() async throws {
+    @Test func anUnreadableFileSaysWhy() throws {
         let app = try TemporaryDirectory()
         try app.write(
             "triggers.yaml",
             "triggers:\n  - {name: tick, type: database, function: sentTopicNotification, database: d, operations: [INSERT]}\n"
         )
-        let missing = try await switchyard(["fire", "tick", "--event", "nope.json"], in: app.path)
+        let missing = try switchyard(["fire", "tick", "--event", "nope.json"], in: app.path)
         #expect(missing.stderr == "switchyard fire: cannot read nope.json: no such file\n")
-        let directory = try await switchyard(["fire", "tick", "--event", "."], in: app.path)
+        let directory = try switchyard(["fire", "tick", "--event", "."], in: app.path)
         #expect(directory.stderr == "switchyard fire: cannot read .: is a directory\n")
-        let generated = try await switchyard(
+        let generated = try switchyard(
             ["generate-event", "delete", "--ns", "d.c", "--before", "nope.json"], in: app.path)
         #expect(generated.status == 2)
         #expect(generated.stderr == "switchyard generate-event: cannot read nope.json: no such file\n")

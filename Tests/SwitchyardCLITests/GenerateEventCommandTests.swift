@@ -20,10 +20,10 @@ import Testing
     }
 
     /// Runs `generate-event` with `book.json` written in a fresh directory; returns the event as JSON.
-    func event(_ arguments: [String], files: [String: String] = ["book.json": book]) async throws -> [String: Any] {
+    func event(_ arguments: [String], files: [String: String] = ["book.json": book]) throws -> [String: Any] {
         let directory = try TemporaryDirectory()
         for (name, contents) in files { try directory.write(name, contents) }
-        let run = try await switchyard(["generate-event"] + arguments, in: directory.path)
+        let run = try switchyard(["generate-event"] + arguments, in: directory.path)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.hasSuffix("}\n") && run.stdout.filter { $0 == "\n" }.count == 1)
         let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8))
@@ -38,16 +38,16 @@ import Testing
         #expect(event["clusterTime"] != nil && event["wallTime"] != nil)
     }
 
-    @Test func insert() async throws {
-        let event = try await event(["insert", "--ns", "product.book", "--document", "book.json"])
+    @Test func insert() throws {
+        let event = try event(["insert", "--ns", "product.book", "--document", "book.json"])
         expectCommonShape(event, "insert")
         #expect(same(event["fullDocument"], Self.book))
         #expect(event["updateDescription"] == nil)
         #expect(event["fullDocumentBeforeChange"] == nil)
     }
 
-    @Test func updateWithANestedSetReportsDottedPaths() async throws {
-        let event = try await event([
+    @Test func updateWithANestedSetReportsDottedPaths() throws {
+        let event = try event([
             "update", "--ns", "product.book", "--document", "book.json", "--full-document", "--pre-image",
             "--update", #"{"$set": {"meta.pages": 500, "meta.tags.0": "scifi"}, "$unset": {"title": ""}}"#,
         ])
@@ -63,8 +63,8 @@ import Testing
         #expect(same(event["fullDocumentBeforeChange"], Self.book))
     }
 
-    @Test func updateCarriesImagesOnlyWhenAsked() async throws {
-        let event = try await event([
+    @Test func updateCarriesImagesOnlyWhenAsked() throws {
+        let event = try event([
             "update", "--ns", "product.book", "--before", "book.json", "--update", #"{"$inc": {"meta.pages": 1}}"#,
         ])
         expectCommonShape(event, "update")
@@ -72,9 +72,9 @@ import Testing
         #expect(event["fullDocumentBeforeChange"] == nil)
     }
 
-    @Test func updateFromTheDocumentsBeforeAndAfter() async throws {
+    @Test func updateFromTheDocumentsBeforeAndAfter() throws {
         let after = #"{"_id": {"$oid": "64b7f0c2a1b2c3d4e5f60718"}, "title": "Dune Messiah", "year": 1969}"#
-        let event = try await event(
+        let event = try event(
             ["update", "--ns", "product.book", "--before", "book.json", "--document", "after.json"],
             files: ["book.json": Self.book, "after.json": after])
         let description = try #require(event["updateDescription"] as? [String: Any])
@@ -82,9 +82,9 @@ import Testing
         #expect(same(description["removedFields"], #"["meta"]"#))
     }
 
-    @Test func replace() async throws {
+    @Test func replace() throws {
         let replacement = #"{"title": "Children of Dune"}"#
-        let event = try await event(
+        let event = try event(
             ["replace", "--ns", "product.book", "--before", "book.json", "--document", "new.json", "--pre-image"],
             files: ["book.json": Self.book, "new.json": replacement])
         expectCommonShape(event, "replace")
@@ -94,19 +94,19 @@ import Testing
         #expect(event["updateDescription"] == nil)
     }
 
-    @Test func delete() async throws {
-        let event = try await event(["delete", "--ns", "product.book", "--document", "book.json", "--pre-image"])
+    @Test func delete() throws {
+        let event = try event(["delete", "--ns", "product.book", "--document", "book.json", "--pre-image"])
         expectCommonShape(event, "delete")
         #expect(event["fullDocument"] == nil)
         #expect(same(event["fullDocumentBeforeChange"], Self.book))
-        let without = try await self.event(["delete", "--ns", "product.book", "--before", "book.json"])
+        let without = try self.event(["delete", "--ns", "product.book", "--before", "book.json"])
         #expect(without["fullDocumentBeforeChange"] == nil)
     }
 
-    @Test func canonicalOutputKeepsTypes() async throws {
+    @Test func canonicalOutputKeepsTypes() throws {
         let directory = try TemporaryDirectory()
         try directory.write("book.json", Self.book)
-        let run = try await switchyard(
+        let run = try switchyard(
             ["generate-event", "insert", "--ns", "product.book", "--document", "book.json", "--canonical"],
             in: directory.path)
         #expect(run.status == 0)
@@ -115,12 +115,12 @@ import Testing
         #expect(run.stdout.contains(#""pages":{"$numberInt":"412"}"#))
         #expect(run.stdout.contains(#""wallTime":{"$date":{"$numberLong":""#))
         // The event reads back as Extended JSON, as `fire --event` will read it.
-        let back = try await switchyard(["ejson", "--relaxed"], stdin: run.stdout)
+        let back = try switchyard(["ejson", "--relaxed"], stdin: run.stdout)
         #expect(back.status == 0)
         #expect(back.stdout.contains(#""operationType":"insert""#))
     }
 
-    @Test func badInputExitsWithStatus2() async throws {
+    @Test func badInputExitsWithStatus2() throws {
         let directory = try TemporaryDirectory()
         try directory.write("book.json", Self.book)
         try directory.write("broken.json", "{\"a\": }")
@@ -153,7 +153,7 @@ import Testing
             ),
         ]
         for (arguments, message) in cases {
-            let run = try await switchyard(["generate-event"] + arguments, in: directory.path)
+            let run = try switchyard(["generate-event"] + arguments, in: directory.path)
             #expect(run.status == 2, "\(arguments)")
             #expect(run.stdout.isEmpty, "\(arguments)")
             #expect(run.stderr.hasPrefix(message), "\(arguments): \(run.stderr)")

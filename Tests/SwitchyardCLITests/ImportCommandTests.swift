@@ -5,10 +5,10 @@ import Testing
 @Suite struct ImportCommandTests {
     let export = repositoryRoot.appendingPathComponent("Tests/SwitchyardTests/Fixtures/BooksExport").path
 
-    @Test func writesThePackageAndSaysWhatIsLeftToDo() async throws {
+    @Test func writesThePackageAndSaysWhatIsLeftToDo() throws {
         let parent = try TemporaryDirectory()
         let output = "\(parent.path)/books"
-        let run = try await switchyard(["import", export, "--output", output, "--switchyard-path", repositoryRoot.path])
+        let run = try switchyard(["import", export, "--output", output, "--switchyard-path", repositoryRoot.path])
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
         let functions = [
@@ -38,10 +38,10 @@ import Testing
     }
 
     /// Finding: the closing lines said nothing of what to do next, nor of what was kept or left out.
-    @Test func namesWhatItKeptAndLeftOut() async throws {
+    @Test func namesWhatItKeptAndLeftOut() throws {
         let tutorial = repositoryRoot.appendingPathComponent("Tests/SwitchyardTests/Fixtures/TutorialExport").path
         let output = try TemporaryDirectory()
-        let run = try await switchyard(["import", tutorial, "--output", output.path])
+        let run = try switchyard(["import", tutorial, "--output", output.path])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(
@@ -58,11 +58,10 @@ import Testing
         #expect(lines.last?.hasPrefix("  swift run ") == true && lines.last?.hasSuffix(" serve --watch") == true)
     }
 
-    @Test func refusesToOverwriteWithoutForce() async throws {
+    @Test func refusesToOverwriteWithoutForce() throws {
         let output = try TemporaryDirectory()
         try output.write("triggers.yaml", "# mine\n")
-        let refused = try await switchyard(
-            ["import", export, "--switchyard-path", repositoryRoot.path], in: output.path)
+        let refused = try switchyard(["import", export, "--switchyard-path", repositoryRoot.path], in: output.path)
         #expect(refused.status == 2)
         #expect(refused.stdout.isEmpty)
         #expect(
@@ -73,28 +72,28 @@ import Testing
         #expect(output.read("triggers.yaml") == "# mine\n")
         #expect(output.read("values.json") == nil)
 
-        let forced = try await switchyard(["import", export, "--config", output.path, "--force"])
+        let forced = try switchyard(["import", export, "--config", output.path, "--force"])
         #expect(forced.status == 0)
         #expect(forced.stdout.hasPrefix("wrote \(output.path)/Package.swift\n"))
         #expect(output.read("triggers.yaml")?.hasPrefix("appId: books-qwert\n") == true)
     }
 
-    @Test func aMissingOrInvalidExportIsBadInput() async throws {
+    @Test func aMissingOrInvalidExportIsBadInput() throws {
         let output = try TemporaryDirectory()
-        let missing = try await switchyard(["import", "\(output.path)/nowhere"])
+        let missing = try switchyard(["import", "\(output.path)/nowhere"])
         #expect(missing.status == 2)
         #expect(missing.stderr == "switchyard import: \(output.path)/nowhere: no such directory\n")
 
         let broken = try TemporaryDirectory()
         try broken.write("triggers/bad.json", "{\"name\": \"bad\",\n  \"type\": 7}")
-        let invalid = try await switchyard(["import", broken.path, "--output", output.path])
+        let invalid = try switchyard(["import", broken.path, "--output", output.path])
         #expect(invalid.status == 2)
         #expect(invalid.stderr.hasPrefix("\(broken.path)/triggers/bad.json:"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
 
         let elsewhere = try TemporaryDirectory()
         try elsewhere.write("README.md", "not an export\n")
-        let notAnExport = try await switchyard(["import", elsewhere.path, "--output", output.path])
+        let notAnExport = try switchyard(["import", elsewhere.path, "--output", output.path])
         #expect(notAnExport.status == 2)
         #expect(
             notAnExport.stderr.hasPrefix(
@@ -102,7 +101,7 @@ import Testing
             ))
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
 
-        let noExport = try await switchyard("import")
+        let noExport = try switchyard("import")
         #expect(noExport.status == 2)
         #expect(noExport.stderr.hasPrefix("switchyard import: missing EXPORT_DIR"))
     }

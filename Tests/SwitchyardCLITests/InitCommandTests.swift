@@ -5,10 +5,9 @@ import Testing
 
 /// `switchyard init`'s checks and the files it writes; `InitScaffoldBuildTests` builds what it writes.
 @Suite struct InitCommandTests {
-    @Test func writesTheAppNamedAfterItsDirectory() async throws {
+    @Test func writesTheAppNamedAfterItsDirectory() throws {
         let parent = try TemporaryDirectory()
-        let run = try await switchyard(
-            ["init", "book-shop", "--switchyard-path", repositoryRoot.path], in: parent.path)
+        let run = try switchyard(["init", "book-shop", "--switchyard-path", repositoryRoot.path], in: parent.path)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.hasPrefix("wrote book-shop/Package.swift\n"))
         #expect(
@@ -29,25 +28,22 @@ import Testing
         #expect(parent.read("book-shop/README.md")?.contains("swift run BookShop serve --watch") == true)
     }
 
-    @Test func aURLDependencyNamesItsVersionOrBranch() async throws {
+    @Test func aURLDependencyNamesItsVersionOrBranch() throws {
         let parent = try TemporaryDirectory()
         let url = "https://example.com/team/Switchyard.git"
-        #expect(
-            try await switchyard(["init", "a", "--switchyard-url", url, "--from", "1.2.0"], in: parent.path).status == 0
-        )
+        #expect(try switchyard(["init", "a", "--switchyard-url", url, "--from", "1.2.0"], in: parent.path).status == 0)
         let versioned = try #require(parent.read("a/Package.swift"))
         #expect(versioned.contains(".package(url: \"\(url)\", from: \"1.2.0\")"))
         #expect(versioned.contains(".product(name: \"Switchyard\", package: \"switchyard\")"))
         #expect(
-            try await switchyard(["init", "b", "--switchyard-url", url, "--branch", "main"], in: parent.path).status
-                == 0)
+            try switchyard(["init", "b", "--switchyard-url", url, "--branch", "main"], in: parent.path).status == 0)
         #expect(parent.read("b/Package.swift")?.contains(".package(url: \"\(url)\", branch: \"main\")") == true)
     }
 
-    @Test func refusesADirectoryThatIsNotEmptyAndWrongOptions() async throws {
+    @Test func refusesADirectoryThatIsNotEmptyAndWrongOptions() throws {
         let parent = try TemporaryDirectory()
         try parent.write("taken/notes.txt", "mine")
-        let taken = try await switchyard(["init", "taken"], in: parent.path)
+        let taken = try switchyard(["init", "taken"], in: parent.path)
         #expect(taken.status == 2)
         #expect(
             taken.stderr
@@ -68,7 +64,7 @@ import Testing
             (["init", "x", "--switchyard-path", "/nonexistent"], "/nonexistent holds no Package.swift"),
         ]
         for (arguments, message) in cases {
-            let run = try await switchyard(arguments, in: parent.path)
+            let run = try switchyard(arguments, in: parent.path)
             #expect(run.status == 2, "\(arguments)")
             #expect(run.stderr.hasPrefix("switchyard init: \(message)"), "\(run.stderr)")
         }
@@ -84,41 +80,40 @@ import Testing
     static let scratch = repositoryRoot.appendingPathComponent(".build/init-scaffold").path
 
     /// `switchyard init book-shop` in `parent`; returns the app's directory.
-    func scaffold(in parent: TemporaryDirectory) async throws -> String {
-        let scaffold = try await switchyard(
-            ["init", "book-shop", "--switchyard-path", repositoryRoot.path], in: parent.path)
+    func scaffold(in parent: TemporaryDirectory) throws -> String {
+        let scaffold = try switchyard(["init", "book-shop", "--switchyard-path", repositoryRoot.path], in: parent.path)
         try #require(scaffold.status == 0, "\(scaffold.stderr)")
         return "\(parent.path)/book-shop"
     }
 
-    @Test func theScaffoldedAppBuildsAndItsTestsPass() async throws {
+    @Test func theScaffoldedAppBuildsAndItsTestsPass() throws {
         let parent = try TemporaryDirectory()
-        let app = try await scaffold(in: parent)
+        let app = try scaffold(in: parent)
         let scratch = Self.scratch
-        let build = try await swift(["build", "--build-tests", "--scratch-path", scratch], in: app)
+        let build = try swift(["build", "--build-tests", "--scratch-path", scratch], in: app)
         try #require(build.status == 0, "\(build.stdout)\n\(build.stderr)")
-        let test = try await swift(["test", "--skip-build", "--scratch-path", scratch], in: app)
+        let test = try swift(["test", "--skip-build", "--scratch-path", scratch], in: app)
         #expect(test.status == 0, "\(test.stdout)\n\(test.stderr)")
         #expect(test.stdout.contains("Test run with 2 tests in 1 suite passed"), "\(test.stdout)")
     }
 
     /// `switchyard import` of the tutorial-shaped export writes a package that builds, whose tests pass and
     /// whose stubs say which function is not ported yet when they run.
-    @Test func theImportedTutorialExportBuildsAndItsTestsPass() async throws {
+    @Test func theImportedTutorialExportBuildsAndItsTestsPass() throws {
         let parent = try TemporaryDirectory()
         let export = repositoryRoot.appendingPathComponent("Tests/SwitchyardTests/Fixtures/TutorialExport").path
-        let imported = try await switchyard(
+        let imported = try switchyard(
             ["import", export, "--output", "book-shelf", "--switchyard-path", repositoryRoot.path], in: parent.path)
         try #require(imported.status == 0, "\(imported.stderr)")
         let app = "\(parent.path)/book-shelf"
-        let build = try await swift(["build", "--build-tests", "--scratch-path", Self.scratch], in: app)
+        let build = try swift(["build", "--build-tests", "--scratch-path", Self.scratch], in: app)
         try #require(build.status == 0, "\(build.stdout)\n\(build.stderr)")
-        let test = try await swift(["test", "--skip-build", "--scratch-path", Self.scratch], in: app)
+        let test = try swift(["test", "--skip-build", "--scratch-path", Self.scratch], in: app)
         #expect(test.status == 0, "\(test.stdout)\n\(test.stderr)")
         #expect(test.stdout.contains("Test run with 2 tests in 1 suite passed"), "\(test.stdout)")
 
         try parent.write("book-shelf/secrets.json", #"{"fcmServiceAccountKey": "{}"}"#)
-        let call = try await swift(
+        let call = try swift(
             [
                 "run", "--skip-build", "--scratch-path", Self.scratch, "BookShelf", "call", "updateFCMUserToken",
                 "\"t\"",
@@ -130,17 +125,17 @@ import Testing
 
     /// Runs the toolchain's `swift` in `directory`, once more when SwiftPM itself was killed by a signal (it now
     /// and then dies of SIGSEGV in libdispatch's event loop, swiftlang/swift#87033, whatever it builds).
-    func swift(_ arguments: [String], in directory: String) async throws -> SwitchyardRun {
-        let (first, killed) = try await swiftOnce(arguments, in: directory)
-        return killed ? try await swiftOnce(arguments, in: directory).run : first
+    func swift(_ arguments: [String], in directory: String) throws -> SwitchyardRun {
+        let (first, killed) = try swiftOnce(arguments, in: directory)
+        return killed ? try swiftOnce(arguments, in: directory).run : first
     }
 
-    private func swiftOnce(_ arguments: [String], in directory: String) async throws -> (
+    private func swiftOnce(_ arguments: [String], in directory: String) throws -> (
         run: SwitchyardRun, killedBySignal: Bool
     ) {
         // A build of the scaffold takes minutes on a loaded machine.
-        let finished = try await FinishedProcess.run(
-            "/usr/bin/env", ["swift"] + arguments, in: directory, timeout: .seconds(1_800))
+        let finished = try FinishedProcess.runWaiting(
+            "/usr/bin/env", ["swift"] + arguments, in: directory, timeout: 1_800)
         let run = SwitchyardRun(status: finished.status, stdout: finished.output, stderr: finished.errors)
         return (run, finished.endedBySignal)
     }

@@ -25,8 +25,8 @@ extension InitScaffoldBuildTests {
 
     @Test func watchRebuildsAnEditedFunctionWhileItemsStreamAndKeepsServingThroughABrokenEdit() async throws {
         let parent = try TemporaryDirectory()
-        let app = try await scaffold(in: parent)
-        let build = try await swift(["build", "--scratch-path", Self.scratch, "--product", "BookShop"], in: app)
+        let app = try scaffold(in: parent)
+        let build = try swift(["build", "--scratch-path", Self.scratch, "--product", "BookShop"], in: app)
         try #require(build.status == 0, "\(build.stdout)\n\(build.stderr)")
         let running = try RunningSwitchyard(
             ["serve", "--watch", "--port", "0", "--log-format", "json"], in: app,

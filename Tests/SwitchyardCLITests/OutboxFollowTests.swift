@@ -10,7 +10,7 @@ import Testing
     /// `serve` answers FCM; `outbox --follow` prints what it recorded, with the tokens a topic reached.
     @Test func followPrintsMessagesSentToTheServedEmulatorWithTheTokensTheyReached() async throws {
         let app = try TemporaryDirectory()
-        let (server, url, base) = try await servedEmulator(in: app)
+        let (server, url, base) = try servedEmulator(in: app)
         defer { server.kill() }
 
         let token = try await accessToken(base: base)
@@ -22,7 +22,7 @@ import Testing
         defer { follower.kill() }
         let sent = try await post(url, #"{"message":{"topic":"books","data":{"id":"7"}}}"#, token: token)
         #expect(sent.status == 200, "\(sent.body)")
-        let printed = try #require(await follower.lines(atLeast: 1).last)
+        let printed = try #require(follower.lines(atLeast: 1).last)
         #expect(printed.contains(#""target":{"topic":"books"}"#))
         #expect(printed.contains(#""reachedTokens":["phone","tablet"]"#))
     }
@@ -31,7 +31,7 @@ import Testing
     /// with the `gcm.message_id` the tutorial's client filters on, and no Android view.
     @Test func outboxPrintsWhatARegisteredIPhoneReceives() async throws {
         let app = try TemporaryDirectory()
-        let (server, url, base) = try await servedEmulator(in: app)
+        let (server, url, base) = try servedEmulator(in: app)
         defer { server.kill() }
         let parts = url.split(separator: "/")
         let project = try #require(parts.firstIndex(of: "projects").map { String(parts[$0 + 1]) })
@@ -44,7 +44,7 @@ import Testing
         let sent = try await post(
             url, #"{"message":{"token":"phone","notification":{"title":"Dune changed"}}}"#, token: token)
         #expect(sent.status == 200, "\(sent.body)")
-        let printed = try await switchyard(["outbox"], in: app.path)
+        let printed = try switchyard(["outbox"], in: app.path)
         #expect(printed.status == 0, "\(printed.stderr)")
         let entry = try #require(printed.stdout.split(separator: "\n").last.map(String.init))
         #expect(entry.contains(#""aps":{"alert":{"title":"Dune changed"}}"#), "\(entry)")
@@ -54,13 +54,11 @@ import Testing
     }
 
     /// `serve` of the ping app in `app`, with the FCM emulator's `messages:send` URL it prints and the server's base.
-    private func servedEmulator(in app: TemporaryDirectory) async throws -> (
-        RunningSwitchyard, url: String, base: String
-    ) {
+    private func servedEmulator(in app: TemporaryDirectory) throws -> (RunningSwitchyard, url: String, base: String) {
         try app.write("triggers.yaml", pingApp)
         let server = try RunningSwitchyard(["serve", "--port", "0"], in: app.path)
         do {
-            let line = try #require(await server.lines(atLeast: 4).first { $0.contains("FCM emulator") })
+            let line = try #require(server.lines(atLeast: 4).first { $0.contains("FCM emulator") })
             let url = try #require(line.split(separator: " ").last.map(String.init))
             let base = try #require(url.range(of: "/v1/").map { String(url[..<$0.lowerBound]) })
             return (server, url, base)

@@ -141,15 +141,14 @@ import Testing
                 if command.text.contains("--follow") {
                     try await Task.sleep(for: .seconds(2))
                 } else {
-                    _ = await running.lines(atLeast: 1)
+                    _ = running.lines(atLeast: 1)
                 }
                 let status = running.interrupt()
                 #expect(
                     status == 0 || (command.text.contains("--follow") && status == SIGINT),
                     "\(command): exit \(status)\n\(running.text)")
             } else {
-                let run = try await switchyard(
-                    ["-c", text], in: directory, environment: environment, executable: shell)
+                let run = try switchyard(["-c", text], in: directory, environment: environment, executable: shell)
                 #expect(
                     run.status == command.expectedStatus,
                     "\(command): exit \(run.status)\n\(run.stdout)\(run.stderr)")

@@ -41,7 +41,7 @@ import Testing
 
     @Test func recordsATriggerAndReplaysItTheSameOrWithAnotherFunction() async throws {
         let directory = try await Self.appWithRuns()
-        let record = try await switchyard(
+        let record = try switchyard(
             ["record", "--trigger", "onBookPushNotification", "books.jsonl"], in: directory.path)
         #expect(record.status == 0, "\(record.stderr)")
         #expect(record.stdout.hasPrefix("recorded 2 event(s) of trigger onBookPushNotification with 2 run(s)"))
@@ -49,12 +49,12 @@ import Testing
         let lines = try String(contentsOfFile: directory.path + "/books.jsonl", encoding: .utf8).split(separator: "\n")
         #expect(lines.first?.hasPrefix(#"{"format":"switchyard-trigger-recording","version":2"#) == true)
 
-        let same = try await switchyard(["replay", "books.jsonl"], in: directory.path)
+        let same = try switchyard(["replay", "books.jsonl"], in: directory.path)
         #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
         #expect(same.stdout.hasSuffix("2 event(s), 2 same, 0 different\n"))
         #expect(same.stdout.contains("insert product.book {\"_id\":\"b1\"}: same (success, 1 message, 0 writes)"))
 
-        let other = try await switchyard(["replay", "books.jsonl", "--function", "onBookUpdated"], in: directory.path)
+        let other = try switchyard(["replay", "books.jsonl", "--function", "onBookUpdated"], in: directory.path)
         #expect(other.status == 1)
         // onBookUpdated needs values this app lacks: it throws where the topic function sent its message.
         #expect(other.stdout.contains("insert product.book {\"_id\":\"b1\"}: DIFFERENT (outcome, error, messages)"))
@@ -63,7 +63,7 @@ import Testing
             other.stdout.contains("    sent then: {\"message\":{\"data\":{\"bookId\":\"b1\",\"type\":\"book_added\"}"))
         #expect(other.stdout.hasSuffix("2 event(s), 0 same, 2 different\n"))
 
-        let json = try await switchyard(["replay", "books.jsonl", "--json"], in: directory.path)
+        let json = try switchyard(["replay", "books.jsonl", "--json"], in: directory.path)
         #expect(json.status == 0)
         let report = try ExtendedJSON.parseDocument(json.stdout)
         #expect(report["summary"] == ["events": 2, "same": 2, "different": 0, "unrecorded": 0])
@@ -83,7 +83,7 @@ import Testing
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
 
-        let record = try await switchyard(
+        let record = try switchyard(
             ["record", "--trigger", "onBookPushNotification", "--since", formatter.string(from: start), "out.jsonl"],
             in: directory.path)
         #expect(record.status == 0, "\(record.stderr)")
@@ -98,34 +98,33 @@ import Testing
 
     @Test func badInputIsRefusedWithStatusTwo() async throws {
         let directory = try await Self.appWithRuns()
-        let unknown = try await switchyard(
-            ["record", "--trigger", "onBookPushNotificaton", "out.jsonl"], in: directory.path)
+        let unknown = try switchyard(["record", "--trigger", "onBookPushNotificaton", "out.jsonl"], in: directory.path)
         #expect(unknown.status == 2)
         #expect(
             unknown.stderr
                 == "switchyard record: no trigger named 'onBookPushNotificaton' (did you mean 'onBookPushNotification'?)\n"
         )
-        let badTime = try await switchyard(
+        let badTime = try switchyard(
             ["record", "--trigger", "onBookPushNotification", "--since", "last tuesday", "out.jsonl"],
             in: directory.path)
         #expect(badTime.status == 2)
         #expect(badTime.stderr.hasPrefix("switchyard record: --since 'last tuesday' is not a time"))
-        let backwards = try await switchyard(
+        let backwards = try switchyard(
             ["record", "--trigger", "onBookPushNotification", "--since", "1m", "--until", "2h", "out.jsonl"],
             in: directory.path)
         #expect(backwards.status == 2)
         #expect(backwards.stderr == "switchyard record: --until must be after --since\n")
-        let unwritable = try await switchyard(
+        let unwritable = try switchyard(
             ["record", "--trigger", "onBookPushNotification", "missing/out.jsonl"], in: directory.path)
         #expect(unwritable.status == 2)
         #expect(unwritable.stderr.hasPrefix("switchyard record: cannot write missing/out.jsonl"))
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/out.jsonl"))
 
-        let missing = try await switchyard(["replay", "nope.jsonl"], in: directory.path)
+        let missing = try switchyard(["replay", "nope.jsonl"], in: directory.path)
         #expect(missing.status == 2)
         #expect(missing.stderr == "cannot read nope.jsonl: no such file\n")
-        _ = try await switchyard(["record", "--trigger", "onBookPushNotification", "books.jsonl"], in: directory.path)
-        let function = try await switchyard(["replay", "books.jsonl", "--function", "nope"], in: directory.path)
+        _ = try switchyard(["record", "--trigger", "onBookPushNotification", "books.jsonl"], in: directory.path)
+        let function = try switchyard(["replay", "books.jsonl", "--function", "nope"], in: directory.path)
         #expect(function.status == 2)
         #expect(function.stderr == "switchyard replay: no function named 'nope' is registered\n")
     }

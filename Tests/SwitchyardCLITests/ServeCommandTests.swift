@@ -221,17 +221,17 @@ import Testing
         #expect(running.text.contains("exported 1 collections to out"))
     }
 
-    @Test func theQueryTimeLimitIsSecondsAboveZero() async throws {
+    @Test func theQueryTimeLimitIsSecondsAboveZero() throws {
         for bad in ["0", "soon", "-1"] {
-            let run = try await switchyard(["serve", "--query-time-limit", bad])
+            let run = try switchyard(["serve", "--query-time-limit", bad])
             #expect(run.status == 2)
             #expect(
                 run.stderr.contains("--query-time-limit takes seconds, more than 0 and at most 86400, not '\(bad)'"))
         }
     }
 
-    @Test func aStoreThatIsNoPostgreSQLURLIsRefusedWithoutItsPassword() async throws {
-        let run = try await switchyard(["serve", "--store", "mysql://app:hunter2@db.example/books"])
+    @Test func aStoreThatIsNoPostgreSQLURLIsRefusedWithoutItsPassword() throws {
+        let run = try switchyard(["serve", "--store", "mysql://app:hunter2@db.example/books"])
         #expect(run.status == 2)
         #expect(
             run.stderr.contains(
@@ -241,22 +241,22 @@ import Testing
 }
 
 @Suite struct ServePushTests {
-    @Test func liveDeliveryWithoutCredentialsRefusesToStart() async throws {
+    @Test func liveDeliveryWithoutCredentialsRefusesToStart() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
-        let run = try await switchyard(["serve", "--config", app.path, "--port", "0", "--push", "live"])
+        let run = try switchyard(["serve", "--config", app.path, "--port", "0", "--push", "live"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--push live: no FCM credentials: give --service-account FILE"), "\(run.stderr)")
     }
 
-    @Test func anUnreadableServiceAccountFileIsNamedAndTheKeyNeverPrinted() async throws {
+    @Test func anUnreadableServiceAccountFileIsNamedAndTheKeyNeverPrinted() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
         let file = try app.write(
             "account.json",
             #"{"type": "service_account", "project_id": "p", "client_email": "e@p", "private_key": "-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleQ==\n-----END PRIVATE KEY-----\n"}"#
         )
-        let run = try await switchyard([
+        let run = try switchyard([
             "serve", "--config", app.path, "--port", "0", "--push", "live", "--service-account", file,
         ])
         #expect(run.status == 2)
@@ -264,11 +264,11 @@ import Testing
         #expect(!run.stderr.contains("c2VjcmV0LWtleQ") && !run.stdout.contains("c2VjcmV0LWtleQ"))
     }
 
-    @Test func pushModesAreChecked() async throws {
-        let bad = try await switchyard(["serve", "--push", "cloud"])
+    @Test func pushModesAreChecked() throws {
+        let bad = try switchyard(["serve", "--push", "cloud"])
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--push is emulator or live, not 'cloud'"))
-        let misplaced = try await switchyard(["serve", "--service-account", "a.json"])
+        let misplaced = try switchyard(["serve", "--service-account", "a.json"])
         #expect(misplaced.status == 2)
         #expect(misplaced.stderr.contains("--service-account is for --push live"))
     }

@@ -111,22 +111,22 @@ import Testing
     @Test func usersAddedWithTheCommandMustAuthenticate() async throws {
         let data = try TemporaryDirectory()
         let password = "tea for two"
-        let added = try await switchyard(
+        let added = try switchyard(
             ["users", "add", "librarian", "--config", repositoryRoot.path, "--data-dir", data.path + "/data"],
             stdin: password + "\n", in: repositoryRoot.path)
         #expect(added.status == 0 && added.stdout.contains("added user librarian"), "\(added.stderr)")
         #expect(!added.stdout.contains(password) && !added.stderr.contains(password))
-        let listed = try await switchyard(
+        let listed = try switchyard(
             ["users", "list", "--config", repositoryRoot.path, "--data-dir", data.path + "/data"],
             in: repositoryRoot.path)
         #expect(listed.stdout == "librarian  root\n", "\(listed.stdout)\(listed.stderr)")
-        let reader = try await switchyard(
+        let reader = try switchyard(
             [
                 "users", "add", "reader", "--roles", "read@authtests,readWrite@scratch", "--config",
                 repositoryRoot.path, "--data-dir", data.path + "/data",
             ], stdin: "page turner\n", in: repositoryRoot.path)
         #expect(reader.stdout == "added user reader (read@authtests, readWrite@scratch)\n", "\(reader.stderr)")
-        let misspelt = try await switchyard(
+        let misspelt = try switchyard(
             [
                 "users", "add", "other", "--roles", "reed@authtests", "--config", repositoryRoot.path, "--data-dir",
                 data.path + "/data",
@@ -152,9 +152,9 @@ import Testing
         #expect(!server.text.contains(password))
     }
 
-    @Test func usersAddRefusesAnEmptyPassword() async throws {
+    @Test func usersAddRefusesAnEmptyPassword() throws {
         let data = try TemporaryDirectory()
-        let run = try await switchyard(
+        let run = try switchyard(
             ["users", "add", "librarian", "--config", repositoryRoot.path, "--data-dir", data.path + "/data"],
             stdin: "\n", in: repositoryRoot.path)
         #expect(run.status == 2 && run.stderr.contains("no password"), "\(run.stderr)")
@@ -193,14 +193,14 @@ import Testing
         let inserted = try await Self.pymongo(uri + "&tlsCAFile=" + files + "/cert.pem", "insert_book", "product")
         #expect(inserted.status == 0, "\(inserted.stdout)\(inserted.stderr)")
 
-        let halfGiven = try await switchyard(
+        let halfGiven = try switchyard(
             ["serve", "--config", repositoryRoot.path, "--mongodb-tls-key", files + "/key.pem"],
             in: repositoryRoot.path)
         #expect(
             halfGiven.status == 2
                 && halfGiven.stderr.contains("--mongodb-tls-key needs --mongodb-tls-certificate"), "\(halfGiven.stderr)"
         )
-        let unreadable = try await switchyard(
+        let unreadable = try switchyard(
             [
                 "serve", "--config", repositoryRoot.path, "--mongodb-tls-certificate", files + "/key.pem",
                 "--mongodb-tls-key", files + "/key.pem",
@@ -211,11 +211,11 @@ import Testing
         #expect(!unreadable.stderr.contains("PRIVATE KEY"))
     }
 
-    @Test func anExplicitPortThatIsTakenFailsTheStart() async throws {
+    @Test func anExplicitPortThatIsTakenFailsTheStart() throws {
         let data = try TemporaryDirectory()
         let held = try HeldPort()
         defer { held.close() }
-        let run = try await switchyard(
+        let run = try switchyard(
             [
                 "serve", "--config", repositoryRoot.path, "--data-dir", data.path + "/data", "--port", "0",
                 "--mongodb-port", "\(held.port)",

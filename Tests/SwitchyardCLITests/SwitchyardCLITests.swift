@@ -11,66 +11,66 @@ import Testing
         return file
     }
 
-    @Test func versionAndHelp() async throws {
-        let version = try await switchyard("--version")
+    @Test func versionAndHelp() throws {
+        let version = try switchyard("--version")
         #expect(version.status == 0)
         #expect(version.stdout == "switchyard 0.1.0\n")
-        let help = try await switchyard("--help")
+        let help = try switchyard("--help")
         #expect(help.status == 0)
         #expect(help.stdout.contains("ejson"))
-        let ejsonHelp = try await switchyard("ejson", "--help")
+        let ejsonHelp = try switchyard("ejson", "--help")
         #expect(ejsonHelp.status == 0)
         #expect(ejsonHelp.stdout.contains("--relaxed"))
     }
 
-    @Test func usageErrorsPrintUsageAndExitWithStatus2() async throws {
+    @Test func usageErrorsPrintUsageAndExitWithStatus2() throws {
         for arguments in [
             [], ["--bogus"], ["bogus"], ["ejson", "--bogus"], ["ejson", "a", "b"],
             ["ejson", "--canonical", "--relaxed"],
         ] {
-            let process = try await switchyard(arguments)
+            let process = try switchyard(arguments)
             #expect(process.status == 2, "\(arguments)")
             #expect(process.stderr.contains("USAGE: switchyard"), "\(arguments)")
             #expect(process.stdout.isEmpty)
         }
     }
 
-    @Test func printsEachDocumentOfAnArrayOnItsOwnLine() async throws {
+    @Test func printsEachDocumentOfAnArrayOnItsOwnLine() throws {
         let file = try temporaryFile(
             #"[ {"a": 1, "when": {"$date": "2024-03-15T09:41:07.250Z"}}, {"b": {"$numberLong": "5"}} ]"#)
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let relaxed = try await switchyard("ejson", "--relaxed", file.path)
+        let relaxed = try switchyard("ejson", "--relaxed", file.path)
         #expect(relaxed.status == 0)
         #expect(relaxed.stdout == "{\"a\":1,\"when\":{\"$date\":\"2024-03-15T09:41:07.250Z\"}}\n{\"b\":5}\n")
-        let canonical = try await switchyard("ejson", file.path)
+        let canonical = try switchyard("ejson", file.path)
         #expect(
             canonical.stdout
                 == "{\"a\":{\"$numberInt\":\"1\"},\"when\":{\"$date\":{\"$numberLong\":\"1710495667250\"}}}\n"
                 + "{\"b\":{\"$numberLong\":\"5\"}}\n")
     }
 
-    @Test func readsStandardInputByDefault() async throws {
-        let run = try await switchyard("ejson", "--canonical", stdin: #"{"x": 1.5}"#)
+    @Test func readsStandardInputByDefault() throws {
+        let run = try switchyard("ejson", "--canonical", stdin: #"{"x": 1.5}"#)
         #expect(run.status == 0)
         #expect(run.stdout == "{\"x\":{\"$numberDouble\":\"1.5\"}}\n")
-        let dash = try await switchyard("ejson", "-", stdin: #"{"x": true}"#)
+        let dash = try switchyard("ejson", "-", stdin: #"{"x": true}"#)
         #expect(dash.stdout == "{\"x\":true}\n")
     }
 
-    @Test func badInputIsReportedWithFileLineAndColumn() async throws {
+    @Test func badInputIsReportedWithFileLineAndColumn() throws {
         let file = try temporaryFile("{\n  \"a\": {\"$oid\": \"xyz\"}\n}")
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let run = try await switchyard("ejson", file.path)
+        let run = try switchyard("ejson", file.path)
         #expect(run.status == 2)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr == "\(file.path):2:8: $oid must be 24 hexadecimal digits\n")
-        let stdin = try await switchyard("ejson", stdin: "{\"a\": 1,}")
+        let stdin = try switchyard("ejson", stdin: "{\"a\": 1,}")
         #expect(stdin.status == 2)
         #expect(stdin.stderr == "<stdin>:1:9: expected '\"' to start a key after ','\n")
     }
 
-    @Test func anUnreadableFileIsAFailure() async throws {
-        let run = try await switchyard("ejson", "/nonexistent/switchyard-input.json")
+    @Test func anUnreadableFileIsAFailure() throws {
+        let run = try switchyard("ejson", "/nonexistent/switchyard-input.json")
         #expect(run.status == 1)
         #expect(run.stderr.contains("cannot read /nonexistent/switchyard-input.json"))
     }

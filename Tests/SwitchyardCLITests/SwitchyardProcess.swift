@@ -30,8 +30,8 @@ let switchyardExecutable: URL? = {
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-func switchyard(_ arguments: String..., stdin: String = "") async throws -> SwitchyardRun {
-    try await switchyard(arguments, stdin: stdin)
+func switchyard(_ arguments: String..., stdin: String = "") throws -> SwitchyardRun {
+    try switchyard(arguments, stdin: stdin)
 }
 
 /// Runs the executable (by default this checkout's `switchyard`) in `directory` (else the test's own), with the
@@ -40,9 +40,9 @@ func switchyard(_ arguments: String..., stdin: String = "") async throws -> Swit
 func switchyard(
     _ arguments: [String], stdin: String = "", in directory: String? = nil, environment: [String: String] = [:],
     executable: URL? = switchyardExecutable
-) async throws -> SwitchyardRun {
+) throws -> SwitchyardRun {
     guard let executable else { throw MissingExecutable() }
-    let run = try await FinishedProcess.run(
+    let run = try FinishedProcess.runWaiting(
         executable.path, arguments, stdin: stdin, in: directory,
         environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SWITCHYARD_") }
             .merging(environment) { $1 })
@@ -102,18 +102,12 @@ final class RunningSwitchyard: @unchecked Sendable {
 
     /// Waits until the output has `count` lines (or the process ends, or a minute passes, so a broken
     /// follower fails the test instead of hanging it); returns the output so far.
-    func lines(atLeast count: Int) async -> [String] {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while text.filter({ $0 == "\n" }).count < count, !hasEnded, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return text.split(separator: "\n").map(String.init)
-    }
-
-    private var hasEnded: Bool {
+    func lines(atLeast count: Int) -> [String] {
+        let deadline = Date().addingTimeInterval(60)
         lock.lock()
         defer { lock.unlock() }
-        return ended
+        while output.filter({ $0 == "\n" }).count < count, !ended, lock.wait(until: deadline) {}
+        return output.split(separator: "\n").map(String.init)
     }
 
     func kill() {

@@ -20,78 +20,78 @@ import Testing
         """
     }
 
-    @Test func aValidAppIsOK() async throws {
+    @Test func aValidAppIsOK() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
         try app.write("values.json", values)
-        let run = try await switchyard(["validate", "--config", app.path])
+        let run = try switchyard(["validate", "--config", app.path])
         #expect(run.status == 0)
         #expect(run.stdout == "ok: 0 triggers, 2 values (environment: development)\n")
         #expect(run.stderr.isEmpty)
     }
 
-    @Test func theConfigurationIsTheDirectoryOrItsTriggersFile() async throws {
+    @Test func theConfigurationIsTheDirectoryOrItsTriggersFile() throws {
         let app = try TemporaryDirectory()
         try app.write("x/triggers.yaml", pingApp)
         try app.write("x/values.json", values)
         for given in ["x/triggers.yaml", "\(app.path)/x/triggers.yaml", "x", "x/"] {
-            let run = try await switchyard(["validate", "--config", given], in: app.path)
+            let run = try switchyard(["validate", "--config", given], in: app.path)
             #expect(run.status == 0, "\(given): \(run.stderr)")
             #expect(run.stdout == "ok: 0 triggers, 2 values (environment: development)\n")
         }
-        let other = try await switchyard(["validate", "--config", "x/values.json"], in: app.path)
+        let other = try switchyard(["validate", "--config", "x/values.json"], in: app.path)
         #expect(other.status == 2)
         #expect(other.stderr.hasPrefix("switchyard validate: --config takes the app's directory or its triggers.yaml"))
     }
 
-    @Test func valuesAreReadAsStrictJSON() async throws {
+    @Test func valuesAreReadAsStrictJSON() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
         try app.write("values.json", "{\n  'booksTopic': \"books\",\n}\n")
-        let run = try await switchyard(["validate", "--config", app.path])
+        let run = try switchyard(["validate", "--config", app.path])
         #expect(run.status == 2)
         #expect(run.stderr == "\(app.path)/values.json:2:3: keys need double quotes\n")
         try app.write("values.json", "{\n  \"booksTopic\": \"books\",\n}\n")
-        let trailing = try await switchyard(["validate", "--config", app.path])
+        let trailing = try switchyard(["validate", "--config", app.path])
         #expect(trailing.stderr == "\(app.path)/values.json:3:1: trailing comma: JSON allows no ',' before '}'\n")
     }
 
-    @Test func aMatchTheStoreRefusesIsReportedWhereItIs() async throws {
+    @Test func aMatchTheStoreRefusesIsReportedWhereItIs() throws {
         let app = try TemporaryDirectory()
         try app.write(
             "triggers.yaml",
             databaseTrigger(function: "sentTopicNotification", extra: "    match: {\"fullDocument.lang\": {$eqq: en}}"))
-        let run = try await switchyard(["validate", "--config", app.path])
+        let run = try switchyard(["validate", "--config", app.path])
         #expect(run.status == 2)
         #expect(run.stderr == "\(app.path)/triggers.yaml:9:35: 'match': unknown operator: $eqq\n")
         #expect(run.stdout.isEmpty)
     }
 
-    @Test func theConfigurationDefaultsToTheCurrentDirectory() async throws {
+    @Test func theConfigurationDefaultsToTheCurrentDirectory() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
-        let run = try await switchyard(["validate"], in: app.path)
+        let run = try switchyard(["validate"], in: app.path)
         #expect(run.status == 0)
         #expect(run.stdout == "ok: 0 triggers, 0 values (environment: development)\n")
     }
 
-    @Test func theEnvironmentComesFromTheFlagElseTheVariable() async throws {
+    @Test func theEnvironmentComesFromTheFlagElseTheVariable() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", pingApp)
         try app.write("values.json", values)
         try app.write("environments/production.json", #"{"values": {"apnsTeam": "ABC123"}}"#)
-        let variable = try await switchyard(
+        let variable = try switchyard(
             ["validate", "--config", app.path], environment: ["SWITCHYARD_ENV": "production"])
         #expect(variable.stdout == "ok: 0 triggers, 3 values (environment: production)\n")
-        let flag = try await switchyard(
+        let flag = try switchyard(
             ["validate", "--config", app.path, "--environment", "qa"], environment: ["SWITCHYARD_ENV": "production"])
         #expect(flag.stdout == "ok: 0 triggers, 2 values (environment: qa)\n")
-        let unknown = try await switchyard(["validate", "--config", app.path, "--environment", "prod"])
+        let unknown = try switchyard(["validate", "--config", app.path, "--environment", "prod"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.hasPrefix("switchyard validate: --environment: unknown environment 'prod'"))
     }
 
-    @Test func everyProblemIsReportedWithFileLineAndColumn() async throws {
+    @Test func everyProblemIsReportedWithFileLineAndColumn() throws {
         let app = try TemporaryDirectory()
         let schedule = """
               - name: every5
@@ -102,7 +102,7 @@ import Testing
         try app.write(
             "triggers.yaml", databaseTrigger(function: "ping", operations: "[INSRT, DELETE]", extra: schedule))
         try app.write("values.json", "{\n  \"fcm\": {\"secret\": \"fcmKey\"}\n}\n")
-        let run = try await switchyard(["validate"], in: app.path)
+        let run = try switchyard(["validate"], in: app.path)
         #expect(run.status == 2)
         #expect(run.stdout.isEmpty)
         #expect(
@@ -112,42 +112,41 @@ import Testing
                 values.json:2:10: secret 'fcmKey' is not set (set SWITCHYARD_SECRET_FCMKEY or add it to secrets.json)
 
                 """)
-        let withSecret = try await switchyard(
-            ["validate"], in: app.path, environment: ["SWITCHYARD_SECRET_FCMKEY": "key"])
+        let withSecret = try switchyard(["validate"], in: app.path, environment: ["SWITCHYARD_SECRET_FCMKEY": "key"])
         #expect(withSecret.status == 2)
         #expect(!withSecret.stderr.contains("values.json"))
     }
 
-    @Test func functionsAreCheckedAgainstTheRegisteredOnes() async throws {
+    @Test func functionsAreCheckedAgainstTheRegisteredOnes() throws {
         let app = try TemporaryDirectory()
         try app.write("triggers.yaml", databaseTrigger(function: "noSuchFunction"))
-        let unknown = try await switchyard(["validate"], in: app.path)
+        let unknown = try switchyard(["validate"], in: app.path)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.hasPrefix("triggers.yaml:5:15: unknown function 'noSuchFunction' ("))
         #expect(unknown.stderr.contains("ping"))
 
         // `ping` is callable: a database trigger cannot call it.
         try app.write("triggers.yaml", databaseTrigger(function: "ping"))
-        let wrongKind = try await switchyard(["validate"], in: app.path)
+        let wrongKind = try switchyard(["validate"], in: app.path)
         #expect(wrongKind.status == 2)
         #expect(
             wrongKind.stderr.hasPrefix(
                 "triggers.yaml: trigger 'onBook' is a database trigger but function 'ping' is callable"))
     }
 
-    @Test func aDirectoryWithoutTriggersIsBadInput() async throws {
+    @Test func aDirectoryWithoutTriggersIsBadInput() throws {
         let app = try TemporaryDirectory()
-        let run = try await switchyard(["validate", "--config", app.path])
+        let run = try switchyard(["validate", "--config", app.path])
         #expect(run.status == 2)
         #expect(run.stderr == "\(app.path)/triggers.yaml: file not found\n")
     }
 
-    @Test func unexpectedArgumentsAreUsageErrors() async throws {
-        let run = try await switchyard("validate", "extra")
+    @Test func unexpectedArgumentsAreUsageErrors() throws {
+        let run = try switchyard("validate", "extra")
         #expect(run.status == 2)
         #expect(run.stderr.hasPrefix("switchyard validate: unexpected argument 'extra'"))
         #expect(run.stderr.contains("USAGE: switchyard validate"))
-        let option = try await switchyard("validate", "--confg", ".")
+        let option = try switchyard("validate", "--confg", ".")
         #expect(option.status == 2)
         #expect(option.stderr.hasPrefix("switchyard validate: unknown option '--confg' (did you mean '--config'?)"))
     }
