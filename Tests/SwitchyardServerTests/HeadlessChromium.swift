@@ -110,16 +110,9 @@ final class HeadlessChromium: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group (killed whole), no signal blocked and default handlers, whatever the test run had.
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
+        // Its own process group (killed whole).
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        resetSignals(&attributes, flags: Int32(POSIX_SPAWN_SETPGROUP))
 
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]

@@ -18,6 +18,18 @@ public func addClosingOfInheritedDescriptors(
     }
 }
 
+/// Sets `attributes` so that the child starts with no signal blocked and every handler at its default, whatever the
+/// test run set for itself; `flags` (`POSIX_SPAWN_SETPGROUP`, say) are set beside.
+public func resetSignals(_ attributes: inout posix_spawnattr_t, flags: Int32 = 0) {
+    var none = sigset_t()
+    sigemptyset(&none)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags))
+}
+
 /// Why a child could not be set up to start.
 public struct SpawnError: Error, CustomStringConvertible {
     public var description: String

@@ -36,17 +36,10 @@ final class SpawnedChild: Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         try addClosingOfInheritedDescriptors(&actions)
         if let directory { try addChangeOfDirectory(&actions, to: directory) }
-        // Default signal handling and nothing blocked, whatever the test run set for itself.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        resetSignals(&attributes)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
